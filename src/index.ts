@@ -1,0 +1,5 @@
+// The public library API: everything a user of the package may rely on.
+export type * from "./llm/types.js";
+export { LlmError, type LlmErrorCode } from "./llm/errors.js";
+export type * from "./mcp/types.js";
+export type { Config, ServerConfig, LlmConfig, ToolMode } from "./config/schema.js";

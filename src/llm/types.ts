@@ -1,0 +1,65 @@
+/**
+ * Provider-neutral message, tool and stream types. Every provider adapter maps these to
+ * and from its own wire format in one place; nothing outside src/llm sees a provider's shapes.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A tool as offered to a model: the exposed (provider-legal) name and the MCP input schema. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters: JsonSchema;
+}
+
+export type ContentPart =
+  | { type: "text"; text: string }
+  /** base64 data */
+  | { type: "image"; data: string; mimeType: string };
+
+/** A tool call as the model made it; `arguments` is the raw JSON text, possibly invalid. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
+  | { role: "assistant"; content: string; toolCalls?: ToolCall[]; reasoning?: string }
+  | { role: "tool"; toolCallId: string; name: string; content: string | ContentPart[]; isError?: boolean };
+
+export type ToolChoice = "auto" | "required" | "none" | { name: string };
+
+export interface ChatRequest {
+  messages: Message[];
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "other";
+
+export type StreamEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  /** A complete tool call, emitted once its arguments are fully received. */
+  | { type: "tool-call"; call: ToolCall }
+  | { type: "usage"; usage: Usage }
+  | { type: "finish"; reason: FinishReason };
+
+/** What every provider adapter implements: one streamed chat completion per call. */
+export interface ChatModel {
+  readonly provider: string;
+  readonly modelId: string;
+  stream(request: ChatRequest): AsyncIterable<StreamEvent>;
+}

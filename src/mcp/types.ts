@@ -1,0 +1,70 @@
+import type { CallToolResult, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplate, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchema } from "../llm/types.js";
+
+/** One tool in the hub's registry. */
+export interface HubTool {
+  /** Exposed name: unique across servers and legal for every provider (^[a-zA-Z0-9_-]{1,64}$). */
+  name: string;
+  /** Config key of the server that owns it. */
+  server: string;
+  /** The name the server gave it; what tools/call is sent with. */
+  originalName: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+}
+
+export interface HubResource extends Resource {
+  server: string;
+}
+
+export interface HubResourceTemplate extends ResourceTemplate {
+  server: string;
+}
+
+export interface HubPrompt extends Prompt {
+  server: string;
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Overrides the server's toolTimeoutMs; each progress notification restarts it. */
+  timeoutMs?: number;
+  onProgress?: (progress: Progress) => void;
+}
+
+export type ServerStatus = "connecting" | "connected" | "failed" | "disabled" | "closed";
+
+export interface ServerState {
+  name: string;
+  transport: "stdio" | "streamable-http" | "sse";
+  status: ServerStatus;
+  /** serverInfo from initialize */
+  serverName?: string;
+  serverVersion?: string;
+  toolCount: number;
+  resourceCount: number;
+  promptCount: number;
+  connectMs?: number;
+  /** One line, for status "failed"; includes the tail of stderr where there is one. */
+  error?: string;
+}
+
+/** What the hub announces; the CLI and agent subscribe, the hub never prints. */
+export type HubEvent =
+  | { type: "tools-changed"; server: string }
+  | { type: "resources-changed"; server: string }
+  | { type: "prompts-changed"; server: string }
+  | { type: "resource-updated"; server: string; uri: string }
+  | { type: "server-status"; state: ServerState }
+  | { type: "progress"; server: string; tool: string; progress: Progress };
+
+export type { CallToolResult, GetPromptResult, ReadResourceResult };
