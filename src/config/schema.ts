@@ -7,6 +7,9 @@ import { z } from "zod";
  * copied from another host loads unchanged.
  */
 
+/** Only http(s): the hub speaks Streamable HTTP and SSE, and `z.url()` alone takes `file:` too. */
+const httpUrl = z.url({ protocol: /^https?$/ });
+
 const toolFilter = {
   /** Only these tools (original server names) are exposed. */
   includeTools: z.array(z.string()).optional(),
@@ -31,7 +34,7 @@ export const StdioServerSchema = z.looseObject({
 export const RemoteServerSchema = z.looseObject({
   /** "http" tries Streamable HTTP and falls back to legacy SSE; "sse" goes straight to SSE. */
   type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
-  url: z.string().url(),
+  url: httpUrl,
   headers: z.record(z.string(), z.string()).optional(),
   ...toolFilter,
 });
@@ -49,7 +52,7 @@ export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "op
 
 export const LlmConfigSchema = z.strictObject({
   provider: ProviderSchema.optional(),
-  baseURL: z.string().url().optional(),
+  baseURL: httpUrl.optional(),
   model: z.string().min(1).optional(),
   /** A literal key; prefer apiKeyEnv so the key stays out of the file. */
   apiKey: z.string().optional(),
@@ -73,7 +76,7 @@ export const ConfigSchema = z.looseObject({
   llm: LlmConfigSchema.optional(),
   /** Seed-003 form: `{"vllm": {"baseURL", "model", "systemPrompt"}}`, read as an `llm` section. */
   vllm: z
-    .looseObject({ baseURL: z.string().url().optional(), model: z.string().optional(), systemPrompt: z.string().optional() })
+    .looseObject({ baseURL: httpUrl.optional(), model: z.string().optional(), systemPrompt: z.string().optional() })
     .optional(),
   /** Tool allow-list over every server (exposed or original names). */
   tools: z.looseObject({ enabled: z.array(z.string()).optional(), disabled: z.array(z.string()).optional() }).optional(),

@@ -1,0 +1,180 @@
+/**
+ * Node 20's JSON.parse often reports a syntax error without its position ("Unexpected
+ * token '}', ... is not valid JSON"), so after it fails this scanner walks the text
+ * again to say where and what, in words a person editing a config file can act on.
+ */
+export interface JsonSyntaxError {
+  line: number;
+  column: number;
+  reason: string;
+}
+
+class Found extends Error {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export function locateJsonSyntaxError(text: string): JsonSyntaxError {
+  try {
+    new JsonScanner(text).document();
+  } catch (error) {
+    if (error instanceof Found) return { ...lineAndColumn(text, error.offset), reason: error.reason };
+    throw error;
+  }
+  // JSON.parse failed but the scanner accepts the text: fall back to the end of the text.
+  return { ...lineAndColumn(text, text.length), reason: "not valid JSON" };
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text[i] === "\n") {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+class JsonScanner {
+  private pos = 0;
+  private lastComma = 0;
+  constructor(private readonly text: string) {}
+
+  document(): void {
+    this.whitespace();
+    if (this.pos >= this.text.length) throw new Found(this.pos, "the file is empty");
+    this.value();
+    this.whitespace();
+    if (this.pos < this.text.length) this.fail("unexpected text after the end of the JSON value");
+  }
+
+  private fail(reason: string, offset = this.pos): never {
+    throw new Found(offset, reason);
+  }
+
+  /** Why the text at the current position cannot start what `expected` names. */
+  private unexpected(expected: string): string {
+    if (this.pos >= this.text.length) return "unexpected end of file";
+    const rest = this.text.slice(this.pos);
+    if (rest.startsWith("//") || rest.startsWith("/*")) return "comments are not allowed in JSON";
+    if (rest[0] === "'") return "strings must use double quotes";
+    const word = /^[A-Za-z_]\w*/.exec(rest)?.[0];
+    return `expected ${expected}, found ${word ?? JSON.stringify(rest[0])}`;
+  }
+
+  private whitespace(): void {
+    while (this.pos < this.text.length && " \t\n\r".includes(this.text[this.pos]!)) this.pos++;
+  }
+
+  private value(): void {
+    const ch = this.text[this.pos];
+    if (ch === "{") return this.object();
+    if (ch === "[") return this.array();
+    if (ch === '"') return this.string();
+    if (ch === "-" || (ch !== undefined && ch >= "0" && ch <= "9")) return this.number();
+    for (const literal of ["true", "false", "null"]) {
+      if (this.text.startsWith(literal, this.pos)) {
+        this.pos += literal.length;
+        return;
+      }
+    }
+    this.fail(this.unexpected("a value"));
+  }
+
+  private object(): void {
+    this.pos++; // {
+    this.whitespace();
+    if (this.text[this.pos] === "}") {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.whitespace();
+      if (this.text[this.pos] !== '"') {
+        if (this.text[this.pos] === "}") this.fail("trailing comma before '}'", this.lastComma);
+        this.fail(this.unexpected("a property name in double quotes"));
+      }
+      this.string();
+      this.whitespace();
+      if (this.text[this.pos] !== ":") this.fail(this.unexpected("':' after the property name"));
+      this.pos++;
+      this.whitespace();
+      this.value();
+      this.whitespace();
+      const next = this.text[this.pos];
+      if (next === ",") {
+        this.lastComma = this.pos++;
+        continue;
+      }
+      if (next === "}") {
+        this.pos++;
+        return;
+      }
+      this.fail(this.unexpected("',' or '}' after the property value"));
+    }
+  }
+
+  private array(): void {
+    this.pos++; // [
+    this.whitespace();
+    if (this.text[this.pos] === "]") {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.whitespace();
+      if (this.text[this.pos] === "]") this.fail("trailing comma before ']'", this.lastComma);
+      this.value();
+      this.whitespace();
+      const next = this.text[this.pos];
+      if (next === ",") {
+        this.lastComma = this.pos++;
+        continue;
+      }
+      if (next === "]") {
+        this.pos++;
+        return;
+      }
+      this.fail(this.unexpected("',' or ']' after the array element"));
+    }
+  }
+
+  private string(): void {
+    const start = this.pos;
+    this.pos++; // "
+    while (this.pos < this.text.length) {
+      const ch = this.text[this.pos]!;
+      if (ch === '"') {
+        this.pos++;
+        return;
+      }
+      if (ch === "\\") {
+        const escape = this.text[this.pos + 1];
+        if (escape === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 2, this.pos + 6))) this.fail("bad \\u escape in string");
+          this.pos += 6;
+        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
+          this.pos += 2;
+        } else {
+          this.fail(`bad escape \\${escape ?? ""} in string (write \\\\ for a backslash)`);
+        }
+        continue;
+      }
+      if (ch < " ") this.fail(ch === "\n" ? "line break inside a string" : "control character inside a string");
+      this.pos++;
+    }
+    this.fail("unterminated string", start);
+  }
+
+  private number(): void {
+    const match = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(this.text.slice(this.pos));
+    if (!match || match[0] === "-") this.fail("bad number");
+    this.pos += match[0].length;
+  }
+}
