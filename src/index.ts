@@ -3,3 +3,6 @@ export type * from "./llm/types.js";
 export { LlmError, type LlmErrorCode } from "./llm/errors.js";
 export type * from "./mcp/types.js";
 export type { Config, ServerConfig, LlmConfig, ToolMode } from "./config/schema.js";
+export { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig, type ResolvedConfig } from "./config/load.js";
+export { ConfigError } from "./config/errors.js";
+export { resolveLlmConfig, toolAllowList } from "./config/llm-config.js";
