@@ -1,4 +1,69 @@
-import type { Command } from "commander";
+import { Argument, InvalidArgumentError, type Command } from "commander";
+import { BUNDLED_SERVERS, type BundledServerName } from "../../servers/bundled.js";
+import { serveHttp } from "../../servers/http.js";
+import { serveStdio } from "../../servers/stdio.js";
 
-// Placeholder until this command group lands.
-export function registerServe(_program: Command): void {}
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Parses `--http [host:]port`: "3000", "0.0.0.0:3000", "[::1]:3000". */
+export function parseListenAddress(value: string): ListenAddress {
+  const match = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d+)$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port > 65_535) throw new InvalidArgumentError("Expected [host:]port, e.g. 3000 or 127.0.0.1:3000 (port 0 picks a free one).");
+  const host = match[1]?.replace(/^\[(.*)\]$/, "$1") ?? "127.0.0.1";
+  return { host, port };
+}
+
+function parseHostList(value: string): string[] {
+  return value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+}
+
+interface ServeOptions {
+  http?: ListenAddress;
+  allowedHosts?: string[];
+}
+
+/** Runs until the client leaves (stdio) or SIGINT/SIGTERM arrives, then closes cleanly. */
+async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
+  const factory = BUNDLED_SERVERS[name];
+  const handle = options.http
+    ? await serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts })
+    : await serveStdio(factory);
+
+  let stopped: () => void = () => {};
+  const stop = new Promise<void>((resolve) => {
+    stopped = resolve;
+  });
+  process.once("SIGINT", stopped);
+  process.once("SIGTERM", stopped);
+
+  if ("url" in handle) {
+    // stderr: in every mode stdout belongs to the protocol or to whoever parses our output.
+    process.stderr.write(`toolbridge ${name} server listening on ${handle.url}\n`);
+    await stop;
+  } else {
+    if (process.stdin.isTTY) process.stderr.write(`toolbridge ${name} server on stdio; Ctrl+C to stop\n`);
+    await Promise.race([stop, handle.closed]);
+  }
+  process.off("SIGINT", stopped);
+  process.off("SIGTERM", stopped);
+  await handle.close();
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http")
+    .addArgument(new Argument("<server>", "which server").choices(Object.keys(BUNDLED_SERVERS)))
+    .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
+    .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
+    .action(async (server: BundledServerName, options: ServeOptions) => {
+      await serve(server, options);
+    });
+}

@@ -1,0 +1,54 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { isIPv6 } from "node:net";
+
+// Protection against DNS rebinding: a web page on evil.example whose name is made to
+// resolve to 127.0.0.1 can reach a local server, but its requests still carry
+// Host: evil.example (and Origin: http://evil.example). Only names that really mean
+// this machine, or that the user chose, are let through.
+
+export interface HostPolicy {
+  /** Hostnames as URL parsing spells them: lower case, IPv6 in brackets. */
+  hostnames: ReadonlySet<string>;
+  port: number;
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+function hostnameOf(host: string): string | undefined {
+  try {
+    return new URL(`http://${isIPv6(host) ? `[${host}]` : host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loopback names, the bound host and any extra names the user allows, at the port listened on. */
+export function hostPolicy(boundHost: string, port: number, extraHosts: readonly string[] = []): HostPolicy {
+  const names = [...LOOPBACK_NAMES, boundHost, ...extraHosts].map(hostnameOf).filter((name): name is string => name !== undefined);
+  return { hostnames: new Set(names), port };
+}
+
+/** Why the request must be refused, or undefined when its Host and Origin are acceptable. */
+export function rejectForeignRequest(headers: IncomingHttpHeaders, policy: HostPolicy): string | undefined {
+  const host = headers.host;
+  if (!host) return "Missing Host header";
+  let hostUrl: URL;
+  try {
+    hostUrl = new URL(`http://${host}`);
+  } catch {
+    return `Invalid Host header: ${host}`;
+  }
+  if (!policy.hostnames.has(hostUrl.hostname) || Number(hostUrl.port || 80) !== policy.port) return `Host not allowed: ${host}`;
+
+  // Browsers send Origin on cross-origin requests. A local page on another port (a local
+  // inspector, say) is no rebinding attack, so only the Origin's hostname is checked.
+  const origin = headers.origin;
+  if (origin === undefined) return undefined;
+  let originHostname: string;
+  try {
+    originHostname = new URL(origin).hostname;
+  } catch {
+    return `Origin not allowed: ${origin}`;
+  }
+  return policy.hostnames.has(originHostname) ? undefined : `Origin not allowed: ${origin}`;
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isIPv6 } from "node:net";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { hostPolicy, rejectForeignRequest, type HostPolicy } from "./host-check.js";
+
+/** Makes a fresh server; over HTTP every session gets its own. */
+export type ServerFactory = () => McpServer;
+
+export interface HttpServeOptions {
+  /** Interface to bind; 127.0.0.1 unless given. */
+  host?: string;
+  /** 0 picks a free port; the handle's url tells which. */
+  port?: number;
+  /** Hostnames accepted in Host/Origin besides loopback names and the bound host (e.g. a LAN name when binding 0.0.0.0). */
+  allowedHosts?: string[];
+}
+
+export interface HttpServerHandle {
+  /** The Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  url: string;
+  /** Open sessions; each holds one server. */
+  sessionCount(): number;
+  /** Ends every session and stops listening. */
+  close(): Promise<void>;
+}
+
+export const MCP_PATH = "/mcp";
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sendError(res: ServerResponse, failure: HttpFailure): void {
+  res.writeHead(failure.status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: failure.code, message: failure.message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpFailure(413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new HttpFailure(400, -32700, "Parse error: request body is not valid JSON");
+  }
+}
+
+function urlHost(host: string): string {
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+/**
+ * Serves MCP over Streamable HTTP at /mcp with one server per session, Host/Origin
+ * checks against DNS rebinding, bound to 127.0.0.1 unless told otherwise.
+ */
+export async function serveHttp(factory: ServerFactory, options: HttpServeOptions = {}): Promise<HttpServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // Known only once listening: port 0 resolves then.
+  let policy: HostPolicy | undefined;
+
+  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
+    });
+    // Set before connect: the server chains its own close handling after this one.
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await factory().connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = policy ? rejectForeignRequest(req.headers, policy) : "Server is starting";
+    if (refusal !== undefined) throw new HttpFailure(403, -32000, refusal);
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_PATH) throw new HttpFailure(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
+
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const transport = sessions.get(sessionId);
+      if (!transport) throw new HttpFailure(404, -32001, "Session not found");
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method === "POST" && isInitializeRequest(body)) {
+      await startSession(req, res, body);
+      return;
+    }
+    throw new HttpFailure(400, -32000, "Bad Request: no valid session ID; start with an initialize request");
+  }
+
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      sendError(res, error instanceof HttpFailure ? error : new HttpFailure(500, -32603, "Internal server error"));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  policy = hostPolicy(host, port, options.allowedHosts);
+
+  return {
+    url: `http://${urlHost(host)}:${port}${MCP_PATH}`,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+      sessions.clear();
+      // Open SSE streams would otherwise hold close() until clients go away.
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeAllConnections();
+      await closed;
+    },
+  };
+}
