@@ -6,3 +6,7 @@ export type { Config, ServerConfig, LlmConfig, ToolMode } from "./config/schema.
 export { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig, type ResolvedConfig } from "./config/load.js";
 export { ConfigError } from "./config/errors.js";
 export { resolveLlmConfig, toolAllowList } from "./config/llm-config.js";
+export { createTimeServer } from "./servers/time/server.js";
+export { createMathServer } from "./servers/math/server.js";
+export { serveHttp, type ServerFactory, type HttpServeOptions, type HttpServerHandle } from "./servers/http.js";
+export { serveStdio, type StdioServerHandle } from "./servers/stdio.js";
