@@ -1,0 +1,161 @@
+/**
+ * From the text of one recognised call region to tool calls: loose JSON parsing (jsonrepair
+ * as the fallback), the key shapes models use for a call, and the checks that keep JSON
+ * which merely looks like data from becoming a call.
+ */
+import { jsonrepair } from "jsonrepair";
+import type { JsonSchema, ToolDefinition } from "../llm/types.js";
+
+export interface ParsedToolCall {
+  name: string;
+  /** Always an object: a call whose arguments are not an object is not taken as a call. */
+  arguments: Record<string, unknown>;
+}
+
+/** The tools calls may use: full definitions, or only their names. */
+export type ToolList = ReadonlyArray<ToolDefinition | string>;
+
+export interface KnownTools {
+  names: ReadonlySet<string>;
+  schemas: ReadonlyMap<string, JsonSchema>;
+}
+
+export function knownTools(tools: ToolList | undefined): KnownTools | undefined {
+  if (tools === undefined) return undefined;
+  const names = new Set<string>();
+  const schemas = new Map<string, JsonSchema>();
+  for (const tool of tools) {
+    if (typeof tool === "string") names.add(tool);
+    else {
+      names.add(tool.name);
+      schemas.set(tool.name, tool.parameters);
+    }
+  }
+  return { names, schemas };
+}
+
+interface Candidate extends ParsedToolCall {
+  /** The call named its arguments with a key (`arguments`, `parameters`, ...), not just a name. */
+  explicit: boolean;
+}
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+const nonEmptyString = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+
+/** JSON.parse, then jsonrepair for what models break (trailing commas, single quotes, unquoted keys, unclosed braces). */
+export function parseLooseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return JSON.parse(jsonrepair(text));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function argumentsObject(raw: unknown): JsonObject | undefined {
+  if (raw === undefined || raw === null) return {};
+  if (isObject(raw)) return raw;
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return {};
+    const parsed = parseLooseJson(raw);
+    return isObject(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+/** A tool definition printed by the model (name, description, JSON-schema parameters) is not a call. */
+function looksLikeDefinition(o: JsonObject, args: unknown): boolean {
+  return o.description !== undefined && isObject(args) && (isObject(args.properties) || args.type === "object");
+}
+
+function candidatesFrom(value: unknown, presetName: string | undefined): Candidate[] | undefined {
+  if (presetName !== undefined) {
+    return isObject(value) ? [{ name: presetName, arguments: value, explicit: true }] : undefined;
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return undefined;
+    const all: Candidate[] = [];
+    for (const item of value) {
+      const found = candidatesFrom(item, undefined);
+      if (found === undefined) return undefined;
+      all.push(...found);
+    }
+    return all;
+  }
+  if (!isObject(value)) return undefined;
+  if (Array.isArray(value.tool_calls)) return candidatesFrom(value.tool_calls, undefined);
+  // OpenAI's own shape, {"type": "function", "function": {"name", "arguments"}}.
+  if (isObject(value.function)) return candidatesFrom(value.function, undefined);
+  const name =
+    nonEmptyString(value.name) ?? nonEmptyString(value.tool_name) ?? nonEmptyString(value.tool) ?? nonEmptyString(value.function);
+  if (name === undefined) return undefined;
+  const rawArgs = value.arguments ?? value.parameters ?? value.args ?? value.input;
+  if (looksLikeDefinition(value, rawArgs)) return undefined;
+  const args = argumentsObject(rawArgs);
+  if (args === undefined) return undefined;
+  return [{ name, arguments: args, explicit: rawArgs !== undefined }];
+}
+
+/**
+ * The calls a parsed region holds, or undefined when it is not a call. `tagged` regions
+ * (`<tool_call>`, `[TOOL_CALLS]`, `<|python_tag|>`) were marked as calls by the model, so an
+ * unknown name still makes a call (the agent answers it with the valid names). Untagged JSON
+ * must name a known tool when tools are given, and have the call key shape when not.
+ */
+export function callsFromValue(
+  value: unknown,
+  opts: { presetName?: string; tagged: boolean; tools: KnownTools | undefined },
+): ParsedToolCall[] | undefined {
+  const found = candidatesFrom(value, opts.presetName);
+  if (found === undefined) return undefined;
+  if (!opts.tagged) {
+    const { tools } = opts;
+    const accepted = tools === undefined ? found.every((c) => c.explicit) : found.every((c) => tools.names.has(c.name));
+    if (!accepted) return undefined;
+  }
+  return found.map(({ name, arguments: args }) => ({ name, arguments: args }));
+}
+
+function typeOf(schema: JsonSchema | undefined, param: string): unknown {
+  const props = schema?.properties;
+  if (!isObject(props)) return undefined;
+  const prop = props[param];
+  return isObject(prop) ? prop.type : undefined;
+}
+
+/** A parameter value written as XML text, typed by the tool's schema when it is known. */
+function xmlValue(text: string, type: unknown): unknown {
+  if (type === "string") return text;
+  if (type !== undefined) return parseLooseJson(text) ?? text;
+  // Without a schema only strict JSON that is not a string (numbers, booleans, objects) is converted.
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "string" ? text : parsed;
+  } catch {
+    return text;
+  }
+}
+
+const FUNCTION_RE = /<function=([^>\s]+)>([\s\S]*?)(?:<\/function>|$)/g;
+const PARAMETER_RE = /<parameter=([^>\s]+)>\n?([\s\S]*?)\n?(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
+
+/** Qwen3-Coder's XML body: `<function=NAME><parameter=P>value</parameter>...</function>`. */
+export function callsFromXmlBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const calls: ParsedToolCall[] = [];
+  for (const fn of body.matchAll(FUNCTION_RE)) {
+    const name = fn[1] ?? "";
+    const schema = tools?.schemas.get(name);
+    const args: JsonObject = {};
+    for (const p of (fn[2] ?? "").matchAll(PARAMETER_RE)) {
+      const param = p[1] ?? "";
+      args[param] = xmlValue(p[2] ?? "", typeOf(schema, param));
+    }
+    calls.push({ name, arguments: args });
+  }
+  return calls.length > 0 ? calls : undefined;
+}

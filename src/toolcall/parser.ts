@@ -1,0 +1,612 @@
+/**
+ * The streaming tool-call parser: one incremental state machine that reads a model's text
+ * deltas (any size, one character to a whole message), detects the call format by itself
+ * (Hermes/Qwen `<tool_call>`, Qwen3-Coder XML, bare or fenced JSON, Llama 3 `<|python_tag|>`,
+ * Mistral `[TOOL_CALLS]`, `<function=...>`), separates `<think>` reasoning, and emits text
+ * at once, holding back only a suffix that could still begin a call.
+ *
+ * Linear time and memory whatever the chunking: every character is scanned a bounded number
+ * of times (a held-back literal is at most MAX_LITERAL long), a call's text is collected in
+ * parts and parsed once when its end is found, and nothing rescans the buffer per delta.
+ */
+import {
+  callsFromValue,
+  callsFromXmlBody,
+  knownTools,
+  parseLooseJson,
+  type KnownTools,
+  type ParsedToolCall,
+  type ToolList,
+} from "./call-shape.js";
+import { JsonScanner } from "./json-scanner.js";
+
+export type ToolCallParserEvent =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool-call"; name: string; arguments: Record<string, unknown> };
+
+export interface ToolCallParserOptions {
+  /** The tools calls may use. With it, untagged JSON must name one of them to be a call. */
+  tools?: ToolList;
+  /**
+   * The prompt already opened a reasoning block (QwQ, DeepSeek-R1 and Qwen3 thinking templates
+   * end the prompt with `<think>`), so the text is reasoning until `</think>`.
+   */
+  startInReasoning?: boolean;
+}
+
+export interface ToolCallParser {
+  push(delta: string): ToolCallParserEvent[];
+  end(): ToolCallParserEvent[];
+}
+
+export interface ParsedMessage {
+  calls: ParsedToolCall[];
+  content: string;
+  reasoning: string;
+}
+
+const enum State {
+  Text,
+  /** Collecting a literal that may still become a trigger (`<tool_c`, `{"na`, a fence). */
+  Match,
+  /** After an opener, before the call body: whitespace, then the body's first character. */
+  Lead,
+  /** Mistral's `[TOOL_CALLS]name[ARGS]` before the arguments object. */
+  Name,
+  Json,
+  /** Qwen3-Coder's `<function=...>` body inside `<tool_call>`. */
+  Xml,
+  /** After a call: whitespace, then the container's closer, another call, or text. */
+  Trailer,
+}
+
+type ContainerKind = "tool_call" | "python_tag" | "mistral" | "fence" | "function" | "bare";
+
+interface Container {
+  kind: ContainerKind;
+  /** The model marked the region as a call (a tag or special token), not merely wrote JSON. */
+  tagged: boolean;
+  closer: string | null;
+  name?: string;
+}
+
+type MatchResult =
+  | { kind: "partial" }
+  | { kind: "none" }
+  | { kind: "think-open" }
+  | { kind: "think-close" }
+  | { kind: "code-end" }
+  | { kind: "code-start" }
+  | { kind: "closer" }
+  | { kind: "bare" }
+  | { kind: "open"; container: Container };
+
+const MAX_LITERAL = 160;
+const MAX_LEAD = 2048;
+const MAX_NAME = 200;
+
+const TOOL_CALL: Container = { kind: "tool_call", tagged: true, closer: "</tool_call>" };
+const PYTHON_TAG: Container = { kind: "python_tag", tagged: true, closer: null };
+const MISTRAL: Container = { kind: "mistral", tagged: true, closer: null };
+const FENCE: Container = { kind: "fence", tagged: false, closer: "```" };
+const BARE: Container = { kind: "bare", tagged: false, closer: null };
+
+const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
+  ["<tool_call>", { kind: "open", container: TOOL_CALL }],
+  ["<|python_tag|>", { kind: "open", container: PYTHON_TAG }],
+  ["[TOOL_CALLS]", { kind: "open", container: MISTRAL }],
+  ["<think>", { kind: "think-open" }],
+  ["</think>", { kind: "think-close" }],
+];
+
+/** The first key of an untagged JSON object that may be a call; anything else stays prose. */
+const CALL_KEYS = [
+  "name",
+  "arguments",
+  "parameters",
+  "tool_name",
+  "tool",
+  "function",
+  "type",
+  "id",
+  "tool_calls",
+  "args",
+] as const;
+const JSON_FENCE_LANGS = new Set(["", "json", "jsonc", "json5", "tool_call", "tool_code", "tool_calls"]);
+
+const PARTIAL: MatchResult = { kind: "partial" };
+const NONE: MatchResult = { kind: "none" };
+
+const LT = 60;
+const BACKTICK = 96;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+
+const isSpace = (ch: string): boolean => ch === " " || ch === "\n" || ch === "\t" || ch === "\r";
+const isKeyChar = (ch: string): boolean => /^[A-Za-z_]$/.test(ch);
+
+/** Whether `lit` is, or may still become, the head of a JSON object or array of calls. */
+function jsonHead(lit: string): MatchResult {
+  let i = 0;
+  const n = lit.length;
+  if (lit.charAt(0) === "[") {
+    i = 1;
+    while (i < n && isSpace(lit.charAt(i))) i++;
+    if (i === n) return PARTIAL;
+    if (lit.charAt(i) !== "{") return NONE;
+  }
+  i++;
+  while (i < n && isSpace(lit.charAt(i))) i++;
+  if (i === n) return PARTIAL;
+  const q = lit.charAt(i);
+  const quoted = q === '"' || q === "'";
+  if (quoted) i++;
+  const keyStart = i;
+  while (i < n && isKeyChar(lit.charAt(i))) i++;
+  const key = lit.slice(keyStart, i);
+  if (i === n) return CALL_KEYS.some((k) => k.startsWith(key)) ? PARTIAL : NONE;
+  if (!(CALL_KEYS as readonly string[]).includes(key)) return NONE;
+  if (quoted) return lit.charAt(i) === q ? { kind: "bare" } : NONE;
+  if (key === "") return NONE;
+  while (i < n && isSpace(lit.charAt(i))) i++;
+  if (i === n) return PARTIAL;
+  return lit.charAt(i) === ":" ? { kind: "bare" } : NONE;
+}
+
+/** `<function=NAME>` (Functionary, Llama 3.1 custom tools) and `<function name="NAME">`. */
+function functionTag(lit: string): MatchResult {
+  const eq = "<function=";
+  const attr = '<function name="';
+  if (eq.startsWith(lit) || attr.startsWith(lit)) return PARTIAL;
+  let m: RegExpExecArray | null = null;
+  if (lit.startsWith(eq)) {
+    m = /^<function=([\w.:-]*)(>?)$/.exec(lit);
+    if (m === null) return NONE;
+    if (m[2] === "") return PARTIAL;
+  } else if (lit.startsWith(attr)) {
+    const r = /^<function name="([\w.:-]*)("?)(>?)$/.exec(lit);
+    if (r === null || (r[3] === ">" && r[2] === "")) return NONE;
+    if (r[3] === "") return PARTIAL;
+    m = r;
+  } else return NONE;
+  const name = m[1] ?? "";
+  return name === "" ? NONE : { kind: "open", container: { kind: "function", tagged: true, closer: "</function>", name } };
+}
+
+function fence(lit: string): MatchResult {
+  if ("```".startsWith(lit)) return PARTIAL;
+  if (!lit.startsWith("```")) return NONE;
+  const m = /^```([\w-]{0,20})[ \t]*(\n?)$/.exec(lit);
+  if (m === null) return NONE;
+  if (m[2] === "") return PARTIAL;
+  return JSON_FENCE_LANGS.has((m[1] ?? "").toLowerCase()) ? { kind: "open", container: FENCE } : { kind: "code-start" };
+}
+
+class StreamParser implements ToolCallParser {
+  private readonly tools: KnownTools | undefined;
+  private readonly scanner = new JsonScanner();
+  private out: ToolCallParserEvent[] = [];
+  private state = State.Text;
+  private reasoning: boolean;
+  private inCodeBlock = false;
+  private lit = "";
+  /** The closer a Match started from a Trailer may complete. */
+  private matchCloser: string | null = null;
+  private container: Container | null = null;
+  /** The opener and whitespace before a call body: given back as text if no call follows. */
+  private leadRaw = "";
+  private nameBuf = "";
+  private parts: string[] = [];
+  /** How much of the container's closer the last characters of the body matched. */
+  private closerAt = 0;
+  private trailerSpace = "";
+
+  constructor(options: ToolCallParserOptions) {
+    this.tools = knownTools(options.tools);
+    this.reasoning = options.startInReasoning === true;
+  }
+
+  push(delta: string): ToolCallParserEvent[] {
+    this.feed(delta);
+    return this.take();
+  }
+
+  end(): ToolCallParserEvent[] {
+    switch (this.state) {
+      case State.Match:
+        // Half of the closing tag of a finished call is dropped with it; anything else is text.
+        if (this.matchCloser?.startsWith(this.lit) === true) this.trailerSpace = "";
+        else {
+          if (this.matchCloser !== null) this.leaveTrailer();
+          this.emitText(this.lit);
+        }
+        this.matchCloser = null;
+        this.lit = "";
+        break;
+      case State.Lead:
+        this.giveBack(this.leadRaw);
+        break;
+      case State.Name:
+        this.giveBack(this.leadRaw + this.nameBuf);
+        break;
+      case State.Json:
+        this.finishJson(this.parts.join(""), "");
+        break;
+      case State.Xml:
+        this.finishXml(this.parts.join(""), "");
+        break;
+      case State.Trailer:
+      case State.Text:
+        break;
+    }
+    this.state = State.Text;
+    this.container = null;
+    return this.take();
+  }
+
+  private take(): ToolCallParserEvent[] {
+    const events = this.out;
+    this.out = [];
+    return events;
+  }
+
+  private feed(s: string): void {
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      switch (this.state) {
+        case State.Text:
+          i = this.scanText(s, i);
+          break;
+        case State.Json:
+          i = this.scanJson(s, i);
+          break;
+        case State.Xml:
+          i = this.scanXml(s, i);
+          break;
+        default:
+          // Character states return false when the character must be read again in the new state.
+          if (this.step(s.charAt(i))) i++;
+      }
+    }
+  }
+
+  private scanText(s: string, from: number): number {
+    const n = s.length;
+    const reasoning = this.reasoning;
+    const code = this.inCodeBlock;
+    let j = from;
+    for (; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (c === LT) {
+        if (!code) break;
+      } else if (c === BACKTICK) {
+        if (!reasoning) break;
+      } else if ((c === OPEN_BRACE || c === OPEN_BRACKET) && !reasoning && !code) break;
+    }
+    if (j > from) this.emitText(s.slice(from, j));
+    if (j < n) {
+      this.state = State.Match;
+      this.lit = s.charAt(j);
+      this.matchCloser = null;
+      return j + 1;
+    }
+    return j;
+  }
+
+  private scanJson(s: string, from: number): number {
+    const n = s.length;
+    const closer = this.container?.tagged === true || this.container?.kind === "fence" ? this.container.closer : null;
+    const scanner = this.scanner;
+    let j = from;
+    let closed = false;
+    let cut = false;
+    for (; j < n; j++) {
+      const c = s.charCodeAt(j);
+      // A tagged body that reaches its closing tag outside a string ends there, braces closed or not.
+      if (closer !== null && scanner.inString === 0) {
+        if (c === closer.charCodeAt(this.closerAt)) {
+          if (++this.closerAt === closer.length) {
+            cut = true;
+            j++;
+            break;
+          }
+          continue;
+        }
+        this.closerAt = c === closer.charCodeAt(0) ? 1 : 0;
+      }
+      if (scanner.step(c)) {
+        closed = true;
+        j++;
+        break;
+      }
+    }
+    this.parts.push(s.slice(from, j));
+    if (cut && closer !== null) {
+      const raw = this.parts.join("");
+      this.finishJson(raw.slice(0, raw.length - closer.length), closer);
+    } else if (closed) this.finishJson(this.parts.join(""), "");
+    return j;
+  }
+
+  private scanXml(s: string, from: number): number {
+    const closer = TOOL_CALL.closer ?? "";
+    const n = s.length;
+    let j = from;
+    let cut = false;
+    for (; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (c === closer.charCodeAt(this.closerAt)) {
+        if (++this.closerAt === closer.length) {
+          cut = true;
+          j++;
+          break;
+        }
+      } else this.closerAt = c === LT ? 1 : 0;
+    }
+    this.parts.push(s.slice(from, j));
+    if (cut) {
+      const raw = this.parts.join("");
+      this.finishXml(raw.slice(0, raw.length - closer.length), closer);
+    }
+    return j;
+  }
+
+  /** One character in a character state; false when it must be read again. */
+  private step(ch: string): boolean {
+    switch (this.state) {
+      case State.Match:
+        this.stepMatch(ch);
+        return true;
+      case State.Lead:
+        return this.stepLead(ch);
+      case State.Name:
+        return this.stepName(ch);
+      case State.Trailer:
+        return this.stepTrailer(ch);
+      default:
+        return false;
+    }
+  }
+
+  private classify(lit: string): MatchResult {
+    if (lit.length > MAX_LITERAL) return NONE;
+    if (this.reasoning) return lit === "</think>" ? { kind: "think-close" } : "</think>".startsWith(lit) ? PARTIAL : NONE;
+    if (this.inCodeBlock) return lit === "```" ? { kind: "code-end" } : "```".startsWith(lit) ? PARTIAL : NONE;
+    let partial = false;
+    const closer = this.matchCloser;
+    if (closer !== null) {
+      if (lit === closer) return { kind: "closer" };
+      partial = closer.startsWith(lit);
+    }
+    for (const [literal, result] of LITERALS) {
+      if (literal === lit) return result;
+      if (literal.startsWith(lit)) partial = true;
+    }
+    const first = lit.charAt(0);
+    const special =
+      first === "<" ? functionTag(lit) : first === "`" ? fence(lit) : first === "{" || first === "[" ? jsonHead(lit) : NONE;
+    if (special.kind !== "none") return special;
+    return partial ? PARTIAL : NONE;
+  }
+
+  private stepMatch(ch: string): void {
+    this.lit += ch;
+    const result = this.classify(this.lit);
+    if (result.kind === "partial") return;
+    const lit = this.lit;
+    this.lit = "";
+    this.state = State.Text;
+    if (result.kind === "closer") {
+      this.matchCloser = null;
+      this.trailerSpace = "";
+      this.container = null;
+      return;
+    }
+    if (this.matchCloser !== null) this.leaveTrailer();
+    switch (result.kind) {
+      case "none":
+        // Not a trigger: its first character is text, the rest is read again.
+        this.emitText(lit.charAt(0));
+        this.feed(lit.slice(1));
+        return;
+      case "think-open":
+        this.reasoning = true;
+        return;
+      case "think-close":
+        this.reasoning = false;
+        return;
+      case "code-start":
+        this.emitText(lit);
+        this.inCodeBlock = true;
+        return;
+      case "code-end":
+        this.emitText(lit);
+        this.inCodeBlock = false;
+        return;
+      case "open":
+        this.container = result.container;
+        this.leadRaw = lit;
+        this.state = State.Lead;
+        return;
+      case "bare":
+        this.container = BARE;
+        this.leadRaw = "";
+        this.startJson();
+        for (let k = 0; k < lit.length; k++) this.scanner.step(lit.charCodeAt(k));
+        this.parts.push(lit);
+        return;
+    }
+  }
+
+  private stepLead(ch: string): boolean {
+    const c = this.container;
+    if (c === null) return this.resumeText();
+    if (isSpace(ch) && this.leadRaw.length < MAX_LEAD) {
+      this.leadRaw += ch;
+      return true;
+    }
+    const named = c.name !== undefined || c.kind === "function";
+    if (ch === "{" || (ch === "[" && !named)) {
+      this.startJson();
+      return false;
+    }
+    if (c.kind === "tool_call" && ch === "<") {
+      this.parts = [];
+      this.closerAt = 0;
+      this.state = State.Xml;
+      return false;
+    }
+    if (c.kind === "mistral" && !named && /^[\w.-]$/.test(ch)) {
+      this.nameBuf = ch;
+      this.state = State.Name;
+      return true;
+    }
+    this.giveBack(this.leadRaw);
+    return false;
+  }
+
+  private stepName(ch: string): boolean {
+    const c = this.container;
+    if (c === null) return this.resumeText();
+    if (ch === "{") {
+      let name = this.nameBuf.trim();
+      if (name.endsWith("[ARGS]")) name = name.slice(0, -"[ARGS]".length).trim();
+      if (/^[\w.-]+$/.test(name)) {
+        this.container = { ...c, name };
+        this.leadRaw += this.nameBuf;
+        this.startJson();
+      } else this.giveBack(this.leadRaw + this.nameBuf);
+      return false;
+    }
+    if (/^[\w.\-[\] ]$/.test(ch) && this.nameBuf.length < MAX_NAME) {
+      this.nameBuf += ch;
+      return true;
+    }
+    this.giveBack(this.leadRaw + this.nameBuf);
+    return false;
+  }
+
+  private stepTrailer(ch: string): boolean {
+    const c = this.container;
+    if (c === null) return this.resumeText();
+    if (isSpace(ch)) {
+      this.trailerSpace += ch;
+      return true;
+    }
+    if (c.closer !== null && ch === c.closer.charAt(0)) {
+      this.state = State.Match;
+      this.lit = ch;
+      this.matchCloser = c.closer;
+      return true;
+    }
+    if (c.kind === "tool_call" && (ch === "{" || ch === "[")) {
+      // Several JSON calls inside one <tool_call> block.
+      this.trailerSpace = "";
+      this.leadRaw = "";
+      this.startJson();
+      return false;
+    }
+    if (c.kind === "python_tag" && ch === ";") {
+      this.trailerSpace = "";
+      this.leadRaw = ch;
+      this.state = State.Lead;
+      return true;
+    }
+    this.leaveTrailer();
+    return this.resumeText();
+  }
+
+  private startJson(): void {
+    this.scanner.reset();
+    this.parts = [];
+    this.closerAt = 0;
+    this.state = State.Json;
+  }
+
+  private finishJson(raw: string, closerText: string): void {
+    const c = this.container ?? BARE;
+    const value = parseLooseJson(raw);
+    const calls =
+      value === undefined ? undefined : callsFromValue(value, { presetName: c.name, tagged: c.tagged, tools: this.tools });
+    this.parts = [];
+    if (calls === undefined) {
+      this.emitText(this.leadRaw + raw + closerText);
+      // A fenced block that held no call is a code block: its closing fence is text too.
+      this.inCodeBlock = c.kind === "fence" && closerText === "";
+      this.container = null;
+      this.state = State.Text;
+      return;
+    }
+    this.emitCalls(calls);
+    const trailer = closerText === "" && (c.closer !== null || c.kind === "python_tag");
+    this.container = trailer ? c : null;
+    this.trailerSpace = "";
+    this.state = trailer ? State.Trailer : State.Text;
+  }
+
+  private finishXml(body: string, closerText: string): void {
+    const calls = callsFromXmlBody(body, this.tools);
+    this.parts = [];
+    if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
+    else this.emitCalls(calls);
+    this.container = null;
+    this.state = State.Text;
+  }
+
+  private emitCalls(calls: ParsedToolCall[]): void {
+    for (const call of calls) this.out.push({ type: "tool-call", name: call.name, arguments: call.arguments });
+  }
+
+  /** An opener that led to no call: its text goes out as text and reading resumes. */
+  private giveBack(text: string): void {
+    this.emitText(text);
+    if (this.container?.kind === "fence") this.inCodeBlock = true;
+    this.container = null;
+    this.state = State.Text;
+  }
+
+  private leaveTrailer(): void {
+    const space = this.trailerSpace;
+    this.trailerSpace = "";
+    this.matchCloser = null;
+    this.container = null;
+    if (space !== "") this.emitText(space);
+  }
+
+  private resumeText(): boolean {
+    this.state = State.Text;
+    return false;
+  }
+
+  private emitText(text: string): void {
+    if (text === "") return;
+    const type = this.reasoning ? "reasoning" : "text";
+    const last = this.out[this.out.length - 1];
+    if (last !== undefined && last.type === type) last.text += text;
+    else this.out.push({ type, text });
+  }
+}
+
+export function createToolCallParser(options: ToolCallParserOptions = {}): ToolCallParser {
+  return new StreamParser(options);
+}
+
+/**
+ * A whole message at once, through the same machine. A message that closes a reasoning block
+ * it never opened started inside one (the template opened it), unless told otherwise.
+ */
+export function parseToolCalls(text: string, options: ToolCallParserOptions = {}): ParsedMessage {
+  const close = text.indexOf("</think>");
+  const open = text.indexOf("<think>");
+  const startInReasoning = options.startInReasoning ?? (close >= 0 && (open < 0 || close < open));
+  const parser = createToolCallParser({ ...options, startInReasoning });
+  const result: ParsedMessage = { calls: [], content: "", reasoning: "" };
+  for (const event of [...parser.push(text), ...parser.end()]) {
+    if (event.type === "text") result.content += event.text;
+    else if (event.type === "reasoning") result.reasoning += event.text;
+    else result.calls.push({ name: event.name, arguments: event.arguments });
+  }
+  return result;
+}
