@@ -10,3 +10,6 @@ export { createTimeServer } from "./servers/time/server.js";
 export { createMathServer } from "./servers/math/server.js";
 export { serveHttp, type ServerFactory, type HttpServeOptions, type HttpServerHandle } from "./servers/http.js";
 export { serveStdio, type StdioServerHandle } from "./servers/stdio.js";
+export { Hub, type HubOptions } from "./mcp/hub.js";
+export { HubError, type HubErrorCode } from "./mcp/errors.js";
+export { TOOL_NAME_PATTERN, sanitizeName, qualifiedName } from "./mcp/tool-names.js";

@@ -1,4 +1,4 @@
-import type { CallToolResult, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplate, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ElicitRequestFormParams, ElicitResult, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplate, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema } from "../llm/types.js";
 
 /** One tool in the hub's registry. */
@@ -56,6 +56,12 @@ export interface ServerState {
   connectMs?: number;
   /** One line, for status "failed"; includes the tail of stderr where there is one. */
   error?: string;
+  /** The last lines the server wrote to stderr (stdio servers; the full text is in the log file). */
+  stderrTail?: string[];
+  /** Process id of a running stdio server. */
+  pid?: number;
+  /** How many times the hub restarted the server after it died. */
+  restarts: number;
 }
 
 /** What the hub announces; the CLI and agent subscribe, the hub never prints. */
@@ -66,5 +72,12 @@ export type HubEvent =
   | { type: "resource-updated"; server: string; uri: string }
   | { type: "server-status"; state: ServerState }
   | { type: "progress"; server: string; tool: string; progress: Progress };
+
+/**
+ * Answers a server's `elicitation/create` (form mode). With a handler the hub declares the
+ * elicitation capability (with `applyDefaults`, so an accepted form is completed with the
+ * schema's defaults); without one it declares none and servers do not ask.
+ */
+export type ElicitationHandler = (request: ElicitRequestFormParams, server: string) => Promise<ElicitResult>;
 
 export type { CallToolResult, GetPromptResult, ReadResourceResult };

@@ -1,0 +1,37 @@
+/**
+ * Errors from the hub, as values the agent and CLI can act on. `message` is one line a
+ * user can read; `server` names the server concerned where there is one.
+ */
+export type HubErrorCode =
+  /** No tool has that exposed or qualified name. */
+  | "unknown-tool"
+  /** No server has that config key. */
+  | "unknown-server"
+  /** No server lists that resource URI (or matches it with a template). */
+  | "unknown-resource"
+  | "unknown-prompt"
+  /** More than one server offers the prompt or resource: pass the server. */
+  | "ambiguous"
+  /** The server failed to start, died and could not be restarted, or is disabled. */
+  | "server-unavailable"
+  | "timeout"
+  | "cancelled"
+  /** The server answered the request with a JSON-RPC error (or an unreadable result). */
+  | "server-error"
+  /** The hub was closed. */
+  | "closed";
+
+export class HubError extends Error {
+  override readonly name = "HubError";
+  constructor(
+    readonly code: HubErrorCode,
+    message: string,
+    readonly details: { server?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: details.cause });
+  }
+
+  get server(): string | undefined {
+    return this.details.server;
+  }
+}

@@ -1,0 +1,285 @@
+import { readFileSync } from "node:fs";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConfig } from "../config/schema.js";
+import { Connection } from "./connection.js";
+import { HubError } from "./errors.js";
+import { defaultStderrLogFile, ServerLog } from "./server-log.js";
+import { assignToolNames, toolNameAliases, type ToolRef } from "./tool-names.js";
+import type {
+  CallToolOptions,
+  CallToolResult,
+  ElicitationHandler,
+  GetPromptResult,
+  HubEvent,
+  HubPrompt,
+  HubResource,
+  HubResourceTemplate,
+  HubTool,
+  ReadResourceResult,
+  ServerState,
+} from "./types.js";
+
+export interface HubOptions {
+  /** Where servers' stderr is appended; default `<tmpdir>/toolbridge/servers.log`. */
+  stderrLogFile?: string;
+  clientInfo?: { name: string; version: string };
+  /** Per server: initialize plus the first listings. Default 15 000 ms. */
+  defaultStartupTimeoutMs?: number;
+  /** Per tools/call (and other requests), restarted by every progress notification. Default 60 000 ms. */
+  defaultToolTimeoutMs?: number;
+  /** Answers servers' elicitation requests; without it the hub declares no elicitation capability. */
+  onElicitation?: ElicitationHandler;
+}
+
+const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/**
+ * Many MCP servers behind one object: connects them in parallel, keeps one registry of
+ * tools under unique provider-legal names, and routes tool calls, resource reads and
+ * prompts to the server that owns them. Announces changes as events; never prints.
+ */
+export class Hub {
+  private readonly connections = new Map<string, Connection>();
+  private readonly listeners = new Set<(event: HubEvent) => void>();
+  private readonly log: ServerLog;
+  private registry = new Map<string, HubTool>();
+  private aliases = new Map<string, HubTool>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(servers: Record<string, ServerConfig>, options: HubOptions) {
+    this.log = new ServerLog(options.stderrLogFile ?? defaultStderrLogFile());
+    for (const [name, config] of Object.entries(servers)) {
+      this.connections.set(
+        name,
+        new Connection(name, config, {
+          clientInfo: options.clientInfo ?? { name: "toolbridge", version: packageVersion() },
+          startupTimeoutMs: options.defaultStartupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+          toolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          log: this.log,
+          emit: (event) => this.onConnectionEvent(event),
+          ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+        }),
+      );
+    }
+  }
+
+  /** Connects every enabled server in parallel; a server that fails is reported in servers(), never thrown. */
+  static async connect(servers: Record<string, ServerConfig>, options: HubOptions = {}): Promise<Hub> {
+    const hub = new Hub(servers, options);
+    await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
+    hub.rebuildRegistry();
+    return hub;
+  }
+
+  servers(): ServerState[] {
+    return [...this.connections.values()].map((connection) => ({ ...connection.state }));
+  }
+
+  /** The registry: every tool of every connected server, under its exposed name, in config order. */
+  tools(): HubTool[] {
+    return [...this.registry.values()];
+  }
+
+  /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
+  async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+    this.assertOpen();
+    const tool = this.registry.get(name) ?? this.aliases.get(name);
+    if (!tool) throw this.unknownTool(name);
+    const onProgress = options.onProgress;
+    return this.connection(tool.server).callTool(tool.originalName, args, {
+      ...options,
+      onProgress: (progress) => {
+        onProgress?.(progress);
+        this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
+      },
+    });
+  }
+
+  async resources(): Promise<HubResource[]> {
+    return this.live().flatMap((c) => c.resources.map((resource) => ({ ...resource, server: c.name })));
+  }
+
+  async resourceTemplates(): Promise<HubResourceTemplate[]> {
+    return this.live().flatMap((c) => c.resourceTemplates.map((template) => ({ ...template, server: c.name })));
+  }
+
+  readResource(uri: string, server?: string): Promise<ReadResourceResult> {
+    this.assertOpen();
+    return this.resourceOwner(uri, server).readResource(uri);
+  }
+
+  subscribe(uri: string, server?: string): Promise<void> {
+    this.assertOpen();
+    return this.resourceOwner(uri, server).subscribe(uri);
+  }
+
+  unsubscribe(uri: string, server?: string): Promise<void> {
+    this.assertOpen();
+    return this.resourceOwner(uri, server).unsubscribe(uri);
+  }
+
+  async prompts(): Promise<HubPrompt[]> {
+    return this.live().flatMap((c) => c.prompts.map((prompt) => ({ ...prompt, server: c.name })));
+  }
+
+  getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
+    this.assertOpen();
+    if (server !== undefined) return this.connection(server).getPrompt(name, args);
+    const owners = this.live().filter((c) => c.prompts.some((prompt) => prompt.name === name));
+    if (owners.length > 1) {
+      throw new HubError("ambiguous", `prompt "${name}" is offered by ${listNames(owners.map((c) => c.name))}: name the server`);
+    }
+    const owner = owners[0];
+    if (!owner) {
+      const known = [...new Set(this.live().flatMap((c) => c.prompts.map((prompt) => prompt.name)))];
+      throw new HubError("unknown-prompt", `no server offers a prompt "${name}"${known.length ? ` (prompts: ${listNames(known)})` : ""}`);
+    }
+    return owner.getPrompt(name, args);
+  }
+
+  /** Subscribes to hub events; returns the unsubscribe function. */
+  on(listener: (event: HubEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Closes every transport and ends every child process (stdin closed, SIGTERM, then SIGKILL). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+      this.registry = new Map();
+      this.aliases = new Map();
+      await this.log.close();
+    })();
+    return this.closing;
+  }
+
+  /**
+   * SIGKILLs every server process still running, synchronously: for a process 'exit'
+   * handler, where close() can no longer run. Prefer close() wherever you can await.
+   */
+  closeSync(): void {
+    for (const connection of this.connections.values()) connection.killSync();
+  }
+
+  private onConnectionEvent(event: HubEvent): void {
+    if (event.type === "tools-changed") this.rebuildRegistry();
+    this.emit(event);
+  }
+
+  private emit(event: HubEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's bug must not break the hub or the other listeners.
+      }
+    }
+  }
+
+  private rebuildRegistry(): void {
+    const key = (server: string, tool: string): string => `${server}\u0000${tool}`;
+    const entries: { ref: ToolRef; tool: Tool }[] = [];
+    for (const connection of this.connections.values()) {
+      const include = connection.config.includeTools;
+      const exclude = new Set(connection.config.excludeTools ?? []);
+      for (const tool of connection.tools) {
+        if ((include && !include.includes(tool.name)) || exclude.has(tool.name)) continue;
+        entries.push({ ref: { server: connection.name, name: tool.name }, tool });
+      }
+    }
+    const exposedNames = new Map<string, string>();
+    for (const [exposed, ref] of assignToolNames(entries.map((entry) => entry.ref))) exposedNames.set(key(ref.server, ref.name), exposed);
+    const byKey = new Map<string, HubTool>();
+    // Config order, then each server's own order: what a person reading a list expects.
+    for (const { ref, tool } of entries) {
+      const hubTool: HubTool = {
+        name: exposedNames.get(key(ref.server, ref.name)) as string,
+        server: ref.server,
+        originalName: ref.name,
+        inputSchema: tool.inputSchema,
+      };
+      if (tool.title !== undefined) hubTool.title = tool.title;
+      if (tool.description !== undefined) hubTool.description = tool.description;
+      if (tool.outputSchema !== undefined) hubTool.outputSchema = tool.outputSchema;
+      if (tool.annotations !== undefined) hubTool.annotations = tool.annotations;
+      if (!byKey.has(key(ref.server, ref.name))) byKey.set(key(ref.server, ref.name), hubTool);
+    }
+    this.registry = new Map([...byKey.values()].map((tool) => [tool.name, tool]));
+    this.aliases = new Map(
+      [...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byKey.get(key(ref.server, ref.name)) as HubTool]),
+    );
+  }
+
+  private unknownTool(name: string): HubError {
+    const names = [...this.registry.keys()];
+    const unavailable = this.servers().filter((s) => s.status === "failed").map((s) => s.name);
+    return new HubError(
+      "unknown-tool",
+      `unknown tool "${name}"; ${names.length ? `tools: ${listNames(names)}` : "no tools are available"}` +
+        (unavailable.length ? ` (servers not connected: ${listNames(unavailable)})` : ""),
+    );
+  }
+
+  private connection(server: string): Connection {
+    const connection = this.connections.get(server);
+    if (!connection) {
+      throw new HubError("unknown-server", `unknown server "${server}"; servers: ${listNames([...this.connections.keys()])}`);
+    }
+    return connection;
+  }
+
+  /** Servers whose lists are current: connected, or between a death and their restart. */
+  private live(): Connection[] {
+    return [...this.connections.values()].filter((c) => c.state.status === "connected" || c.state.status === "failed");
+  }
+
+  /** The server that owns a URI: the one listing it, else the one with a matching template. */
+  private resourceOwner(uri: string, server: string | undefined): Connection {
+    if (server !== undefined) return this.connection(server);
+    const live = this.live();
+    let owners = live.filter((c) => c.resources.some((resource) => resource.uri === uri));
+    if (owners.length === 0) {
+      owners = live.filter((c) => c.resourceTemplates.some((template) => matchesTemplate(template.uriTemplate, uri)));
+    }
+    if (owners.length > 1) {
+      throw new HubError("ambiguous", `resource ${uri} is offered by ${listNames(owners.map((c) => c.name))}: name the server`);
+    }
+    const owner = owners[0];
+    if (!owner) {
+      const candidates = live.filter((c) => c.resources.length > 0 || c.resourceTemplates.length > 0).map((c) => c.name);
+      throw new HubError(
+        "unknown-resource",
+        `no server lists resource ${uri}${candidates.length ? `; name the server (one of ${listNames(candidates)})` : ""}`,
+      );
+    }
+    return owner;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new HubError("closed", "the hub was closed");
+  }
+}
+
+function matchesTemplate(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** A short list for one-line errors: the first few names and how many more. */
+function listNames(names: string[], max = 12): string {
+  return names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
+}
