@@ -1,0 +1,350 @@
+import type { ToolMode } from "../config/schema.js";
+import { LlmError } from "../llm/errors.js";
+import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { HubTool } from "../mcp/types.js";
+import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
+import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
+import { ToolCatalog, type ToolHost } from "./tool-host.js";
+import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
+import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
+import { runToolCalls } from "./tool-runner.js";
+import { defaultToolCalling } from "./tool-calling.js";
+
+export const DEFAULT_MAX_ITERATIONS = 5;
+
+export interface AgentOptions {
+  model: ChatModel;
+  tools: ToolHost;
+  systemPrompt?: string;
+  /** Model requests with tools per turn before the agent asks for an answer without them. */
+  maxIterations?: number;
+  /** Tool result text longer than this is cut before the model sees it (the turn keeps it whole). */
+  maxToolResultChars?: number;
+  toolChoice?: ToolChoice;
+  temperature?: number;
+  maxTokens?: number;
+  toolMode?: ToolMode;
+  /** Tool allow-list, by exposed or original name; absent means every tool of the host. */
+  allowedTools?: readonly string[];
+  /** Timeout of one tool call, passed to the host. */
+  toolTimeoutMs?: number;
+  /** A conversation to continue (e.g. a loaded transcript); system messages are not expected here. */
+  messages?: readonly Message[];
+  /** How prompt mode and dual mode wrap the model; the toolcall module's middlewares by default. */
+  toolCalling?: ToolCallingMiddlewares;
+}
+
+export interface SendOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+interface Reply {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+}
+
+const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
+  "max-iterations": "You have reached the limit of tool calls for this question. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.",
+  "repeated-call": `You called the same tool with the same arguments ${MAX_IDENTICAL_CALLS} times in a row. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.`,
+};
+
+const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+/**
+ * The agentic loop: the user's message goes to the model with the tools; the calls it asks
+ * for run (concurrently, results in its order); the results go back; until it answers in
+ * text or a limit is reached. The conversation is kept across turns.
+ */
+export class Agent {
+  private conversation: Message[];
+  private readonly catalog: ToolCatalog;
+  private readonly session: ToolModeSession;
+  private readonly maxIterations: number;
+  private readonly maxToolResultChars: number;
+  // Tool messages are kept whole in the conversation; this is the capped view the model gets.
+  private readonly cappedViews = new WeakMap<Message, Message>();
+  private running = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.conversation = [...(options.messages ?? [])];
+    this.catalog = new ToolCatalog(options.tools, options.allowedTools);
+    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
+    this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
+  }
+
+  /** The conversation so far, without the system prompt. */
+  get messages(): readonly Message[] {
+    return this.conversation;
+  }
+
+  /** The model as configured (before any tool-calling wrapper). */
+  get model(): ChatModel {
+    return this.options.model;
+  }
+
+  get toolMode(): "native" | "prompt" {
+    return this.session.effectiveMode;
+  }
+
+  get systemPrompt(): string | undefined {
+    return this.options.systemPrompt;
+  }
+
+  /** The tools the model is offered now (after the allow-list). */
+  tools(): readonly HubTool[] {
+    this.catalog.refresh();
+    return this.catalog.tools;
+  }
+
+  clear(): void {
+    this.replaceMessages([]);
+  }
+
+  replaceMessages(messages: readonly Message[]): void {
+    if (this.running) throw new Error("Cannot replace the conversation while a turn is running.");
+    this.conversation = messages.filter((message) => message.role !== "system");
+  }
+
+  /** Runs one turn. Never rejects for model or tool failures: the result says how the turn ended. */
+  async send(input: string | ContentPart[], options: SendOptions = {}): Promise<TurnResult> {
+    if (this.running) throw new Error("A turn is already running; wait for it or cancel it first.");
+    this.running = true;
+    try {
+      return await this.runTurn(input, options);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** The same turn as `send`, as an async iterable of its events; the last one is `turn-end`. */
+  async *stream(input: string | ContentPart[], options: { signal?: AbortSignal } = {}): AsyncGenerator<AgentEvent, void, undefined> {
+    const queue: AgentEvent[] = [];
+    let next = 0;
+    let wake: (() => void) | undefined;
+    let settled = false;
+    let failure: { error: unknown } | undefined;
+    this.send(input, {
+      ...options,
+      onEvent: (event) => {
+        queue.push(event);
+        wake?.();
+      },
+    }).then(
+      () => undefined,
+      (error: unknown) => {
+        failure = { error };
+      },
+    ).finally(() => {
+      settled = true;
+      wake?.();
+    });
+    for (;;) {
+      if (next < queue.length) {
+        yield queue[next++] as AgentEvent;
+        continue;
+      }
+      if (settled) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    if (failure) throw failure.error;
+  }
+
+  private async runTurn(input: string | ContentPart[], { signal, onEvent }: SendOptions): Promise<TurnResult> {
+    const started = performance.now();
+    const emit = onEvent ?? (() => undefined);
+    const added: Message[] = [];
+    const add = (message: Message): void => {
+      this.conversation.push(message);
+      added.push(message);
+    };
+    const toolCalls: ToolCallRecord[] = [];
+    const usage: Usage = { ...NO_USAGE };
+    const guard = new RepeatGuard();
+    const partial: Reply = { text: "", reasoning: "", toolCalls: [] };
+    let iterations = 0;
+    let stopReason: StopReason = "answer";
+    let error: TurnError | undefined;
+    let answer = "";
+    let reasoning = "";
+
+    add({ role: "user", content: typeof input === "string" ? input : [...input] });
+    try {
+      for (;;) {
+        const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
+        if (limit) stopReason = limit;
+        this.catalog.refresh();
+        const tools = limit ? undefined : this.catalog.toolDefinitions;
+        iterations += 1;
+        emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools: tools !== undefined && tools.length > 0 });
+        Object.assign(partial, { text: "", reasoning: "", toolCalls: [] });
+        const reply = await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, partial, usage, signal, emit);
+        if (signal?.aborted) throw signal.reason;
+        reasoning += reply.reasoning;
+        if (limit || reply.toolCalls.length === 0) {
+          // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
+          add(assistantMessage(reply.text, reply.reasoning, []));
+          answer = reply.text;
+          break;
+        }
+        const calls = withIds(reply.toolCalls, this.conversation.length);
+        add(assistantMessage(reply.text, reply.reasoning, calls));
+        const skipped = new Map<ToolCall, string>();
+        for (const call of calls) {
+          if (guard.isRunaway(call)) {
+            skipped.set(call, `Not run: "${call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
+            stopReason = "repeated-call";
+          }
+        }
+        const records = await runToolCalls(calls, {
+          host: this.options.tools,
+          catalog: this.catalog,
+          signal,
+          toolTimeoutMs: this.options.toolTimeoutMs,
+          emit,
+          skipped,
+        });
+        for (const record of records) {
+          toolCalls.push(record);
+          add({ role: "tool", toolCallId: record.id, name: record.name, content: record.content, ...(record.isError ? { isError: true } : {}) });
+        }
+        if (signal?.aborted) throw signal.reason;
+      }
+    } catch (caught) {
+      // Whatever streamed before the failure is kept, so the conversation shows what the user saw.
+      if (partial.text !== "" || partial.reasoning !== "") add(assistantMessage(partial.text, partial.reasoning, []));
+      answer = partial.text;
+      if (signal?.aborted) stopReason = "aborted";
+      else {
+        stopReason = "error";
+        error = toTurnError(caught);
+        emit({ type: "error", error });
+      }
+    }
+
+    const turn: TurnResult = {
+      input: typeof input === "string" ? input : input.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(""),
+      text: answer,
+      reasoning,
+      status: stopReason === "aborted" ? "aborted" : stopReason === "error" ? "failed" : "completed",
+      stopReason,
+      limitReached: stopReason === "max-iterations" || stopReason === "repeated-call",
+      iterations,
+      toolCalls,
+      usage,
+      durationMs: performance.now() - started,
+      messages: added,
+      ...(error ? { error } : {}),
+    };
+    emit({ type: "turn-end", turn });
+    return turn;
+  }
+
+  /** One streamed model request; in auto mode a refusal of `tools` switches to prompt mode and retries. */
+  private async request(
+    tools: ToolDefinition[] | undefined,
+    answerNow: string | undefined,
+    reply: Reply,
+    usage: Usage,
+    signal: AbortSignal | undefined,
+    emit: (event: AgentEvent) => void,
+  ): Promise<Reply> {
+    const messages = this.requestMessages(answerNow);
+    const offered = tools && tools.length > 0 ? tools : undefined;
+    for (;;) {
+      const request: ChatRequest = { messages };
+      if (offered) {
+        request.tools = offered;
+        if (this.options.toolChoice) request.toolChoice = this.options.toolChoice;
+      }
+      if (this.options.temperature !== undefined) request.temperature = this.options.temperature;
+      if (this.options.maxTokens !== undefined) request.maxTokens = this.options.maxTokens;
+      if (signal) request.signal = signal;
+      let streamed = false;
+      try {
+        for await (const event of this.session.model.stream(request)) {
+          streamed = true;
+          switch (event.type) {
+            case "text-delta":
+              reply.text += event.text;
+              emit(event);
+              break;
+            case "reasoning-delta":
+              reply.reasoning += event.text;
+              emit(event);
+              break;
+            case "tool-call":
+              reply.toolCalls.push(event.call);
+              break;
+            case "usage":
+              usage.inputTokens += event.usage.inputTokens;
+              usage.outputTokens += event.usage.outputTokens;
+              usage.totalTokens += event.usage.totalTokens;
+              emit(event);
+              break;
+            case "finish":
+              break;
+          }
+        }
+        return reply;
+      } catch (error) {
+        if (!streamed && offered && error instanceof LlmError && error.code === "tools-unsupported" && this.session.switchToPrompt()) {
+          emit({
+            type: "notice",
+            code: "prompt-mode",
+            message: `${this.options.model.modelId} does not accept native tool calls here; switched to prompt-based tool calling for this session.`,
+          });
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  private requestMessages(answerNow: string | undefined): Message[] {
+    const messages: Message[] = [];
+    if (this.options.systemPrompt) messages.push({ role: "system", content: this.options.systemPrompt });
+    for (const message of this.conversation) messages.push(message.role === "tool" ? this.cappedView(message) : message);
+    if (answerNow) messages.push({ role: "user", content: answerNow });
+    return messages;
+  }
+
+  private cappedView(message: Extract<Message, { role: "tool" }>): Message {
+    let view = this.cappedViews.get(message);
+    if (!view) {
+      const content = capToolContent(message.content, this.maxToolResultChars);
+      view = content === message.content ? message : { ...message, content };
+      this.cappedViews.set(message, view);
+    }
+    return view;
+  }
+}
+
+function assistantMessage(text: string, reasoning: string, toolCalls: ToolCall[]): Message {
+  const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: text };
+  if (toolCalls.length > 0) message.toolCalls = toolCalls;
+  if (reasoning !== "") message.reasoning = reasoning;
+  return message;
+}
+
+/** Calls without an id (some servers, some text formats) get one, so every result can name its call. */
+function withIds(calls: ToolCall[], salt: number): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    if (call.id !== "" && !seen.has(call.id)) {
+      seen.add(call.id);
+      return call;
+    }
+    const id = `call_${salt}_${index}`;
+    seen.add(id);
+    return { ...call, id };
+  });
+}
+
+function toTurnError(error: unknown): TurnError {
+  if (error instanceof LlmError) return { code: error.code, message: error.message };
+  return { code: "internal", message: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,89 @@
+import type { CallToolResult, Progress } from "../mcp/types.js";
+import type { ContentPart, Message, Usage } from "../llm/types.js";
+
+/**
+ * What the agent reports while it works. Every consumer (the CLI, tests, a library user)
+ * switches on `type`; the agent itself never prints.
+ */
+export type AgentEvent =
+  /** A request to the model is about to be sent. `withTools` is false for the last, tool-less request at a limit. */
+  | { type: "model-request"; iteration: number; toolCount: number; withTools: boolean }
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  /** `arguments` is the parsed object when the model's text was valid JSON, else the raw text. */
+  | { type: "tool-call-started"; id: string; name: string; arguments: Record<string, unknown> | string }
+  | { type: "tool-progress"; id: string; name: string; progress: Progress }
+  | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; durationMs: number; outcome: ToolOutcome }
+  | { type: "usage"; usage: Usage }
+  | { type: "notice"; code: NoticeCode; message: string }
+  | { type: "error"; error: TurnError }
+  /** Always the last event of a turn, whatever happened. */
+  | { type: "turn-end"; turn: TurnResult };
+
+export type AgentEventType = AgentEvent["type"];
+
+export type NoticeCode = "prompt-mode";
+
+/** How one tool call ended; everything except "ok" went back to the model as an error it can act on. */
+export type ToolOutcome =
+  | "ok"
+  /** The tool ran and reported isError. */
+  | "tool-error"
+  /** The call failed on the way (server gone, timeout). */
+  | "call-failed"
+  | "unknown-tool"
+  | "invalid-json"
+  | "invalid-arguments"
+  /** The same call was repeated too often; it was not run. */
+  | "repeated"
+  | "cancelled";
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** The raw argument text the model wrote. */
+  rawArguments: string;
+  /** The parsed arguments, when they parsed. */
+  arguments?: Record<string, unknown>;
+  outcome: ToolOutcome;
+  isError: boolean;
+  /** What the tool returned, in full; absent when the tool was not reached. */
+  result?: CallToolResult;
+  /** The content of the tool message, in full (the model sees it capped at maxToolResultChars). */
+  content: string | ContentPart[];
+  durationMs: number;
+}
+
+export type StopReason =
+  /** The model answered in text. */
+  | "answer"
+  | "max-iterations"
+  /** The same tool call came back again and again. */
+  | "repeated-call"
+  | "aborted"
+  | "error";
+
+export interface TurnError {
+  /** LlmError codes, or "internal" for anything else. */
+  code: string;
+  message: string;
+}
+
+export interface TurnResult {
+  input: string;
+  /** The final answer. */
+  text: string;
+  reasoning: string;
+  status: "completed" | "aborted" | "failed";
+  stopReason: StopReason;
+  /** True when maxIterations or the repeat guard cut the turn short. */
+  limitReached: boolean;
+  /** Number of model requests made. */
+  iterations: number;
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  durationMs: number;
+  /** The messages this turn added to the conversation. */
+  messages: Message[];
+  error?: TurnError;
+}

@@ -1,0 +1,58 @@
+import type { CallToolOptions, CallToolResult, HubTool } from "../mcp/types.js";
+import type { ToolDefinition } from "../llm/types.js";
+
+/**
+ * All the agent needs from the hub. Kept this narrow so the loop runs against fakes in
+ * tests and against anything else that can list and call tools.
+ */
+export interface ToolHost {
+  tools(): HubTool[];
+  callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+}
+
+/** The tools offered to the model, under their exposed names, filtered by the allow-list. */
+export class ToolCatalog {
+  private lastSource: HubTool[] | undefined;
+  private offered: HubTool[] = [];
+  private byName = new Map<string, HubTool>();
+  private definitions: ToolDefinition[] = [];
+  private readonly allowed: ReadonlySet<string> | undefined;
+
+  /** `allowed` names tools by exposed or original name; absent means every tool. */
+  constructor(
+    private readonly host: ToolHost,
+    allowed?: readonly string[],
+  ) {
+    this.allowed = allowed ? new Set(allowed) : undefined;
+  }
+
+  /** Re-reads the host's list; conversion happens only when the list changed (the hub hands out a new array then). */
+  refresh(): void {
+    const source = this.host.tools();
+    if (source === this.lastSource) return;
+    this.lastSource = source;
+    const allowed = this.allowed;
+    this.offered = allowed ? source.filter((tool) => allowed.has(tool.name) || allowed.has(tool.originalName)) : source;
+    this.byName = new Map(this.offered.map((tool) => [tool.name, tool]));
+    this.definitions = this.offered.map(toToolDefinition);
+  }
+
+  get tools(): readonly HubTool[] {
+    return this.offered;
+  }
+
+  get toolDefinitions(): ToolDefinition[] {
+    return this.definitions;
+  }
+
+  get(name: string): HubTool | undefined {
+    return this.byName.get(name);
+  }
+}
+
+export function toToolDefinition(tool: HubTool): ToolDefinition {
+  const description = tool.description ?? tool.title;
+  return description === undefined
+    ? { name: tool.name, parameters: tool.inputSchema }
+    : { name: tool.name, description, parameters: tool.inputSchema };
+}

@@ -1,0 +1,96 @@
+import type { ToolCall } from "../llm/types.js";
+import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
+import { parseToolArguments, validateToolArguments } from "./tool-arguments.js";
+import type { ToolCatalog, ToolHost } from "./tool-host.js";
+import { TOOL_ERROR_PREFIX, summarizeContent, toModelContent } from "./tool-result.js";
+
+export interface RunToolsContext {
+  host: ToolHost;
+  catalog: ToolCatalog;
+  signal: AbortSignal | undefined;
+  toolTimeoutMs: number | undefined;
+  emit: (event: AgentEvent) => void;
+  /** Calls the agent decided not to run (the repeat guard), with the reason the model gets. */
+  skipped: ReadonlyMap<ToolCall, string>;
+}
+
+export const CANCELLED_RESULT = "Cancelled: the user stopped this turn before the tool finished.";
+
+/** Runs one reply's tool calls concurrently; records come back in the model's order. */
+export function runToolCalls(calls: readonly ToolCall[], context: RunToolsContext): Promise<ToolCallRecord[]> {
+  return Promise.all(calls.map((call) => runOne(call, context)));
+}
+
+async function runOne(call: ToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
+  const started = performance.now();
+  const parsed = parseToolArguments(call.arguments);
+  context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
+
+  const finish = (record: Omit<ToolCallRecord, "id" | "name" | "rawArguments" | "durationMs">): ToolCallRecord => {
+    const full: ToolCallRecord = { id: call.id, name: call.name, rawArguments: call.arguments, ...record, durationMs: performance.now() - started };
+    const shown = typeof full.content === "string" && full.content.startsWith(TOOL_ERROR_PREFIX) ? full.content.slice(TOOL_ERROR_PREFIX.length) : full.content;
+    context.emit({
+      type: "tool-call-finished",
+      id: call.id,
+      name: call.name,
+      summary: summarizeContent(shown),
+      isError: full.isError,
+      durationMs: full.durationMs,
+      outcome: full.outcome,
+    });
+    return full;
+  };
+  const refuse = (outcome: ToolOutcome, content: string, args?: Record<string, unknown>): ToolCallRecord =>
+    finish(args === undefined ? { outcome, isError: true, content } : { outcome, isError: true, content, arguments: args });
+
+  const skipReason = context.skipped.get(call);
+  if (skipReason !== undefined) return refuse("repeated", skipReason, parsed.ok ? parsed.arguments : undefined);
+
+  const tool = context.catalog.get(call.name);
+  if (!tool) {
+    const names = context.catalog.tools.map((t) => t.name);
+    return refuse(
+      "unknown-tool",
+      names.length === 0
+        ? `Unknown tool "${call.name}": no tools are available. Answer without tools.`
+        : `Unknown tool "${call.name}". The available tools are: ${names.join(", ")}. Call one of these by its exact name.`,
+    );
+  }
+  if (!parsed.ok) return refuse(parsed.outcome, parsed.message);
+  const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
+  if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
+
+  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+  try {
+    const pending = context.host.callTool(tool.name, parsed.arguments, {
+      ...(context.signal ? { signal: context.signal } : {}),
+      ...(context.toolTimeoutMs ? { timeoutMs: context.toolTimeoutMs } : {}),
+      onProgress: (progress) => context.emit({ type: "tool-progress", id: call.id, name: call.name, progress }),
+    });
+    const result = context.signal ? await untilAborted(pending, context.signal) : await pending;
+    const isError = result.isError === true;
+    return finish({ outcome: isError ? "tool-error" : "ok", isError, result, content: toModelContent(result), arguments: parsed.arguments });
+  } catch (error) {
+    if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+    const reason = error instanceof Error ? error.message : String(error);
+    return refuse("call-failed", `Error: calling "${call.name}" failed: ${reason}`, parsed.arguments);
+  }
+}
+
+/** Settles with the call, or rejects as soon as the signal fires, so a server that ignores cancellation cannot hold the turn. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

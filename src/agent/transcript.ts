@@ -1,0 +1,111 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import type { Message } from "../llm/types.js";
+
+/**
+ * A conversation as JSONL: a header line naming the format and its version, then one
+ * message per line, so a transcript can be appended to, grepped and diffed.
+ */
+
+export const TRANSCRIPT_FORMAT = "toolbridge-transcript";
+export const TRANSCRIPT_VERSION = 1;
+
+export interface TranscriptHeader {
+  format: typeof TRANSCRIPT_FORMAT;
+  version: number;
+  createdAt: string;
+  provider?: string;
+  model?: string;
+  systemPrompt?: string;
+}
+
+export interface Transcript {
+  header: TranscriptHeader;
+  messages: Message[];
+}
+
+/** A transcript that cannot be read; `message` names the file and line. */
+export class TranscriptError extends Error {
+  override readonly name = "TranscriptError";
+}
+
+const HeaderSchema = z.looseObject({
+  format: z.literal(TRANSCRIPT_FORMAT),
+  version: z.number().int().positive(),
+  createdAt: z.string(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  systemPrompt: z.string().optional(),
+});
+
+const ContentPartSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
+]);
+const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
+const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+
+const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: ContentSchema }),
+  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional() }),
+  z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: ContentSchema, isError: z.boolean().optional() }),
+]);
+
+export function serializeTranscript(messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {}): string {
+  const header: TranscriptHeader = { format: TRANSCRIPT_FORMAT, version: TRANSCRIPT_VERSION, createdAt: meta.createdAt ?? new Date().toISOString() };
+  if (meta.provider) header.provider = meta.provider;
+  if (meta.model) header.model = meta.model;
+  if (meta.systemPrompt) header.systemPrompt = meta.systemPrompt;
+  return [header, ...messages].map((line) => JSON.stringify(line)).join("\n") + "\n";
+}
+
+/** `source` names the transcript in errors (a file path, usually). */
+export function parseTranscript(text: string, source = "transcript"): Transcript {
+  const lines = text.split("\n");
+  let header: TranscriptHeader | undefined;
+  const messages: Message[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === "") return;
+    const where = `${source}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new TranscriptError(`${where}: not a JSON line (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (header === undefined) {
+      const parsed = HeaderSchema.safeParse(value);
+      if (!parsed.success) throw new TranscriptError(`${where}: not a toolbridge transcript (the first line must be {"format":"${TRANSCRIPT_FORMAT}","version":${TRANSCRIPT_VERSION},...})`);
+      if (parsed.data.version > TRANSCRIPT_VERSION) {
+        throw new TranscriptError(`${where}: transcript version ${parsed.data.version} is newer than this toolbridge reads (${TRANSCRIPT_VERSION}); upgrade toolbridge`);
+      }
+      header = parsed.data as TranscriptHeader;
+      return;
+    }
+    const parsed = MessageSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+      throw new TranscriptError(`${where}: not a message${path}: ${issue?.message ?? "invalid"}`);
+    }
+    messages.push(parsed.data);
+  });
+  if (header === undefined) throw new TranscriptError(`${source}: empty transcript`);
+  return { header, messages };
+}
+
+export async function saveTranscript(path: string, messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {}): Promise<void> {
+  await writeFile(path, serializeTranscript(messages, meta), "utf8");
+}
+
+export async function loadTranscript(path: string): Promise<Transcript> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new TranscriptError(`${path}: ${code === "ENOENT" ? "no such file" : error instanceof Error ? error.message : String(error)}`);
+  }
+  return parseTranscript(text, path);
+}
