@@ -13,3 +13,14 @@ export { serveStdio, type StdioServerHandle } from "./servers/stdio.js";
 export { Hub, type HubOptions } from "./mcp/hub.js";
 export { HubError, type HubErrorCode } from "./mcp/errors.js";
 export { TOOL_NAME_PATTERN, sanitizeName, qualifiedName } from "./mcp/tool-names.js";
+export {
+  parseToolCalls,
+  createToolCallParser,
+  type ToolCallParser,
+  type ToolCallParserEvent,
+  type ToolCallParserOptions,
+  type ParsedMessage,
+} from "./toolcall/parser.js";
+export type { ParsedToolCall, ToolList } from "./toolcall/call-shape.js";
+export { buildToolPrompt, type ToolPromptOptions } from "./toolcall/prompt.js";
+export { withPromptToolCalling, withTextToolCallFallback, type PromptToolCallingOptions } from "./toolcall/middleware.js";
