@@ -1,6 +1,7 @@
 /**
  * Errors from a model server, as values the agent and CLI can act on. Made in the
- * provider adapters, printed by the CLI as `message` (one line).
+ * provider adapters (through the constructors below, so the wording lives in one place),
+ * printed by the CLI as `message` (one line).
  */
 export type LlmErrorCode =
   /** Nothing listens at the URL (ECONNREFUSED, DNS failure). */
@@ -12,15 +13,128 @@ export type LlmErrorCode =
   | "timeout"
   | "aborted"
   /** The server answered, but not with anything we can read. */
-  | "bad-response";
+  | "bad-response"
+  /** The llm settings cannot work as given (no model named, no API key, unknown provider). */
+  | "config";
 
 export class LlmError extends Error {
   override readonly name = "LlmError";
   constructor(
     readonly code: LlmErrorCode,
     message: string,
-    readonly details: { status?: number; url?: string; cause?: unknown } = {},
+    readonly details: { status?: number; url?: string; cause?: unknown; retryAfterMs?: number } = {},
   ) {
     super(message, { cause: details.cause });
   }
+
+  /** Worth another attempt: rate limits and server-side failures. */
+  get retryable(): boolean {
+    const status = this.details.status;
+    return this.code === "http" && status !== undefined && (status === 429 || status === 408 || status >= 500);
+  }
+}
+
+/** How to start a local server, for the one-line "nothing listens" error. */
+export const START_LOCAL_SERVER_HINT =
+  "start one with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes` or `ollama serve`";
+
+export function connectionError(url: string, cause: unknown, startHint?: string): LlmError {
+  const reason = describeNetworkCause(cause);
+  const hint = startHint ? `; ${startHint}` : "";
+  return new LlmError("connection", `Cannot reach the model server at ${url} (${reason})${hint}.`, { url, cause });
+}
+
+/**
+ * Servers that cannot do native tool calling say so in a 400 with their own words:
+ * vLLM started without a tool parser, llama.cpp without --jinja, Ollama for models
+ * whose template has no tools.
+ */
+const TOOLS_REFUSED = [
+  /tool choice requires --enable-auto-tool-choice/i,
+  /--tool-call-parser/i,
+  /tools param requires --jinja/i,
+  /does not support tools/i,
+  /tools? (?:are|is) not supported/i,
+  /tool[_ ]choice[^.]*not supported/i,
+];
+
+export function httpError(
+  status: number,
+  serverMessage: string | undefined,
+  url: string,
+  extra: { cause?: unknown; retryAfterMs?: number } = {},
+): LlmError {
+  const said = serverMessage ? oneLine(serverMessage) : "no message";
+  if (status === 400 && serverMessage && TOOLS_REFUSED.some((re) => re.test(serverMessage))) {
+    return new LlmError(
+      "tools-unsupported",
+      `The model server at ${url} refuses native tool calling: ${said}. For vLLM add --enable-auto-tool-choice --tool-call-parser hermes (or the parser for your model), or use prompt-based tool calling.`,
+      { status, url, ...extra },
+    );
+  }
+  return new LlmError("http", `The model server at ${url} answered HTTP ${status}: ${said}`, { status, url, ...extra });
+}
+
+export function timeoutError(url: string, ms: number): LlmError {
+  return new LlmError("timeout", `The model server at ${url} sent nothing for ${ms} ms; the request was given up.`, { url });
+}
+
+export function abortedError(url: string): LlmError {
+  return new LlmError("aborted", "The request to the model was cancelled.", { url });
+}
+
+export function streamError(url: string, serverMessage: string | undefined, cause?: unknown): LlmError {
+  return new LlmError(
+    "bad-response",
+    `The model server at ${url} reported an error mid-stream: ${serverMessage ? oneLine(serverMessage) : "no message"}`,
+    { url, cause },
+  );
+}
+
+export function configError(message: string): LlmError {
+  return new LlmError("config", message);
+}
+
+/**
+ * The human message inside an error body, whatever its shape: OpenAI `{"error":{"message"}}`,
+ * vLLM's older `{"object":"error","message"}`, Ollama's `{"error":"..."}`, Anthropic's
+ * `{"type":"error","error":{...}}`, Google's `{"error":{"code","message","status"}}`, FastAPI's `{"detail"}`.
+ */
+export function serverMessageOf(body: unknown): string | undefined {
+  if (typeof body === "string") return body.trim() || undefined;
+  if (!body || typeof body !== "object") return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ["error", "message", "detail"]) {
+    const found = serverMessageOf(record[key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A Retry-After header (seconds or an HTTP date) in milliseconds. */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined): number | undefined {
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function describeNetworkCause(cause: unknown): string {
+  let current: unknown = cause;
+  // fetch wraps the socket error: TypeError("fetch failed") { cause: Error { code: "ECONNREFUSED" } }
+  for (let depth = 0; depth < 5 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (code === "ECONNREFUSED") return "connection refused";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "host not found";
+    if (code === "ECONNRESET") return "connection reset";
+    if (typeof code === "string" && code.startsWith("E")) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return cause instanceof Error ? oneLine(cause.message) : "network error";
 }

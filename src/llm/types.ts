@@ -22,6 +22,11 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: string;
+  /**
+   * An opaque token some providers attach to a call and require back with it in later
+   * requests (Gemini's thought signatures). Keep it with the call in the conversation.
+   */
+  signature?: string;
 }
 
 export type Message =

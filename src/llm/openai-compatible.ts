@@ -1,0 +1,251 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import {
+  connectionError,
+  httpError,
+  LlmError,
+  retryAfterMs,
+  serverMessageOf,
+  START_LOCAL_SERVER_HINT,
+  streamError,
+  timeoutError,
+} from "./errors.js";
+import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
+import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import type { OpenAISchemaOptions } from "./schema/openai.js";
+import { ToolCallAssembler } from "./tool-call-assembler.js";
+import type { ChatModel, ChatRequest, FinishReason, StreamEvent, Usage } from "./types.js";
+
+/**
+ * The Chat Completions adapter, for every server that speaks the OpenAI API: vLLM first
+ * (read against its streaming as documented in vLLM's source), Ollama, OpenAI, LM Studio,
+ * llama.cpp's server.
+ */
+export interface OpenAICompatibleOptions {
+  /** Up to and including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
+  baseURL: string;
+  model: string;
+  /** vLLM and Ollama need none unless started with one; a placeholder is sent then. */
+  apiKey?: string;
+  /** The name this model reports as its provider (vllm, ollama, openai, ...). */
+  provider?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Extra request fields, sent as they are (vLLM's chat_template_kwargs, top_k, ...). */
+  extraBody?: Record<string, unknown>;
+  /** How long the server may stay silent, before its answer starts or in the middle of it. */
+  requestTimeoutMs?: number;
+  retry?: RetryOptions;
+  headers?: Record<string, string>;
+  schema?: OpenAISchemaOptions;
+  /** Added to the one-line "cannot reach" error: how to start the server. */
+  startHint?: string;
+}
+
+export class OpenAICompatibleModel implements ChatModel {
+  readonly provider: string;
+  readonly modelId: string;
+  private readonly client: OpenAI;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: OpenAICompatibleOptions) {
+    this.provider = options.provider ?? "openai-compatible";
+    this.modelId = options.model;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    // The SDK's own timeout only guards the wait for headers; ours (RequestControl) also
+    // guards the stream, and fires first.
+    this.client = createOpenAIClient(options.baseURL, options.apiKey, this.timeoutMs + 1000, options.headers);
+  }
+
+  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.options.baseURL, request.signal);
+  }
+
+  /** The request body as sent, for tests and `--verbose` traces. */
+  requestBody(request: ChatRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+    const { options } = this;
+    const tools = request.tools ?? [];
+    const temperature = request.temperature ?? options.temperature;
+    const maxTokens = request.maxTokens ?? options.maxTokens;
+    return {
+      ...options.extraBody,
+      model: options.model,
+      messages: toOpenAIMessages(request.messages),
+      ...(tools.length > 0
+        ? { tools: toOpenAITools(tools, options.schema), tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto") }
+        : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      // max_tokens, not max_completion_tokens: the one every compatible server reads.
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+  }
+
+  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const url = this.options.baseURL;
+    const control = new RequestControl(url, this.timeoutMs, request.signal);
+    try {
+      let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+      try {
+        stream = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal });
+      } catch (err) {
+        throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs, startHint: this.options.startHint ?? START_LOCAL_SERVER_HINT });
+      }
+      const reader = new ChunkReader();
+      try {
+        for await (const chunk of stream) {
+          control.touch();
+          yield* reader.read(chunk);
+        }
+      } catch (err) {
+        throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs });
+      }
+      // The SDK ends a stream quietly when its signal fires.
+      const stopped = control.stopReason();
+      if (stopped) throw stopped;
+      yield* reader.end(url);
+    } finally {
+      control.dispose();
+    }
+  }
+}
+
+/** What vLLM (and the others) put in a delta beyond the OpenAI types. */
+interface LooseDelta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  tool_calls?: Array<{
+    index?: number;
+    id?: string | null;
+    function?: { name?: string | null; arguments?: string | null } | null;
+  }> | null;
+}
+
+/** Turns Chat Completions chunks into neutral stream events. */
+class ChunkReader {
+  private readonly calls = new ToolCallAssembler();
+  private usage: Usage | undefined;
+  private finishReason: string | undefined;
+  private sawToolCalls = false;
+
+  *read(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Generator<StreamEvent> {
+    if (chunk.usage) {
+      const { prompt_tokens: input = 0, completion_tokens: output = 0 } = chunk.usage;
+      this.usage = { inputTokens: input, outputTokens: output, totalTokens: chunk.usage.total_tokens ?? input + output };
+    }
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = (choice.delta ?? {}) as LooseDelta;
+    // Servers in transition send the thinking under both names; one of them is enough.
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning-delta", text: reasoning };
+    if (typeof delta.content === "string" && delta.content !== "") yield { type: "text-delta", text: delta.content };
+    for (const fragment of delta.tool_calls ?? []) {
+      this.sawToolCalls = true;
+      this.calls.add(this.slotOf(fragment), {
+        id: fragment.id,
+        name: fragment.function?.name,
+        arguments: fragment.function?.arguments,
+      });
+    }
+    if (choice.finish_reason) {
+      this.finishReason = choice.finish_reason;
+      // The finish chunk may carry the last argument fragment, read above; now the calls are whole.
+      for (const call of this.calls.drain()) yield { type: "tool-call", call };
+    }
+  }
+
+  *end(url: string): Generator<StreamEvent> {
+    if (this.finishReason === undefined) {
+      throw new LlmError("bad-response", `The model server at ${url} ended the stream before the answer was finished.`, { url });
+    }
+    if (this.usage) yield { type: "usage", usage: this.usage };
+    yield { type: "finish", reason: this.mapFinish(this.finishReason) };
+  }
+
+  /** Servers that send whole calls without an index (some older ones) get one slot per call id. */
+  private slotOf(fragment: { index?: number; id?: string | null }): number {
+    if (typeof fragment.index === "number") return fragment.index;
+    if (fragment.id) return this.calls.indexOf(fragment.id) ?? this.calls.size;
+    return Math.max(0, this.calls.size - 1);
+  }
+
+  private mapFinish(reason: string): FinishReason {
+    switch (reason) {
+      case "tool_calls":
+      case "function_call":
+        return this.sawToolCalls ? "tool-calls" : "stop";
+      case "stop":
+        // A named tool_choice ends with "stop" although the reply is a call.
+        return this.sawToolCalls ? "tool-calls" : "stop";
+      case "length":
+        return "length";
+      case "content_filter":
+        return "content-filter";
+      default:
+        return "other";
+    }
+  }
+}
+
+export function createOpenAIClient(baseURL: string, apiKey: string | undefined, timeoutMs: number, headers?: Record<string, string>): OpenAI {
+  return new OpenAI({
+    baseURL,
+    // Local servers started without --api-key accept anything; the SDK insists on some key.
+    apiKey: apiKey || "not-needed",
+    // Given explicitly so the SDK reads nothing from process.env.
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    maxRetries: 0,
+    timeout: timeoutMs,
+    logLevel: "off",
+    ...(headers ? { defaultHeaders: headers } : {}),
+    fetch: liftErrorBodies,
+  });
+}
+
+/**
+ * The SDK reads an error body's `error` field only. vLLM before 0.9 answers
+ * `{"object":"error","message":...}` and some servers answer plain text; both are lifted
+ * into `{"error": ...}` so the server's words reach the user.
+ */
+async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.ok) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const lifted =
+    body && typeof body === "object" && "error" in body ? body : { error: { message: serverMessageOf(body) ?? text.trim() } };
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify(lifted), { status: response.status, statusText: response.statusText, headers });
+}
+
+export function toLlmError(
+  err: unknown,
+  url: string,
+  context: { control?: RequestControl; timeoutMs: number; startHint?: string },
+): LlmError {
+  if (err instanceof LlmError) return err;
+  const stopped = context.control?.stopReason();
+  if (stopped) return stopped;
+  if (err instanceof APIConnectionTimeoutError) return timeoutError(url, context.timeoutMs);
+  if (err instanceof APIConnectionError) return connectionError(url, err.cause, context.startHint);
+  if (err instanceof APIError) {
+    const message = serverMessageOf(err.error) ?? err.message;
+    if (err.status === undefined) return streamError(url, message, err);
+    return httpError(err.status, message, url, { cause: err, retryAfterMs: retryAfterMs(err.headers) });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new LlmError("bad-response", `The model server at ${url} sent something unreadable: ${message}`, { url, cause: err });
+}

@@ -1,0 +1,55 @@
+import { abortedError, LlmError } from "./errors.js";
+import type { StreamEvent } from "./types.js";
+
+export interface RetryOptions {
+  /** Further attempts after the first; 0 disables retrying. Default 2. */
+  maxRetries?: number;
+  /** First backoff delay; doubles on each attempt, with jitter. Default 1000 ms. */
+  baseDelayMs?: number;
+  /** Upper bound of one delay, also for a server's Retry-After. Default 20000 ms. */
+  maxDelayMs?: number;
+}
+
+const DEFAULTS: Required<RetryOptions> = { maxRetries: 2, baseDelayMs: 1000, maxDelayMs: 20_000 };
+
+/**
+ * Runs a streamed request, retrying rate limits and server errors with backoff, but only
+ * while nothing has been yielded: once output reached the caller a retry would repeat it.
+ */
+export async function* retryBeforeOutput(
+  attempt: () => AsyncIterable<StreamEvent>,
+  options: RetryOptions | undefined,
+  url: string,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamEvent> {
+  const { maxRetries, baseDelayMs, maxDelayMs } = { ...DEFAULTS, ...options };
+  for (let retry = 0; ; retry++) {
+    let yielded = false;
+    try {
+      for await (const event of attempt()) {
+        yielded = true;
+        yield event;
+      }
+      return;
+    } catch (err) {
+      if (yielded || !(err instanceof LlmError) || !err.retryable || retry >= maxRetries) throw err;
+      const backoff = baseDelayMs * 2 ** retry * (0.75 + Math.random() * 0.5);
+      await sleep(Math.min(maxDelayMs, err.details.retryAfterMs ?? backoff), url, signal);
+    }
+  }
+}
+
+function sleep(ms: number, url: string, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError(url));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedError(url));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

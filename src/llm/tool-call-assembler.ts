@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import type { ToolCall } from "./types.js";
+
+interface Pending {
+  id?: string;
+  name?: string;
+  arguments: string;
+  signature?: string;
+}
+
+/**
+ * Puts streamed tool calls together. Servers send each call in fragments tied by an index:
+ * id and name come once (whichever fragment has them first), argument text is appended
+ * from every fragment. The arguments stay the raw text; validating them is the caller's job.
+ */
+export class ToolCallAssembler {
+  private readonly pending = new Map<number, Pending>();
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  add(index: number, fragment: { id?: string | null; name?: string | null; arguments?: string | null; signature?: string }): void {
+    let call = this.pending.get(index);
+    if (!call) {
+      call = { arguments: "" };
+      this.pending.set(index, call);
+    }
+    if (fragment.id && !call.id) call.id = fragment.id;
+    if (fragment.name && !call.name) call.name = fragment.name;
+    if (fragment.arguments) call.arguments += fragment.arguments;
+    if (fragment.signature) call.signature = fragment.signature;
+  }
+
+  /** The slot of a call known by id, for servers that send whole calls without an index. */
+  indexOf(id: string): number | undefined {
+    for (const [index, call] of this.pending) if (call.id === id) return index;
+    return undefined;
+  }
+
+  /** The finished calls in index order; a call the server sent without an id gets one. */
+  drain(): ToolCall[] {
+    const calls = [...this.pending.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]): ToolCall => {
+        const done: ToolCall = {
+          id: call.id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+          name: call.name ?? "",
+          arguments: call.arguments,
+        };
+        if (call.signature) done.signature = call.signature;
+        return done;
+      });
+    this.pending.clear();
+    return calls;
+  }
+}
