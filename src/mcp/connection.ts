@@ -467,7 +467,7 @@ export class Connection {
   private setState(patch: Partial<ServerState>): void {
     Object.assign(this.state, patch);
     for (const key of Object.keys(patch) as (keyof ServerState)[]) if (patch[key] === undefined) delete this.state[key];
-    if ("status" in patch || "error" in patch || "restarts" in patch) {
+    if ("status" in patch || "error" in patch) {
       this.options.emit({ type: "server-status", state: { ...this.state } });
     }
   }

@@ -113,17 +113,17 @@ export class Hub {
     return this.live().flatMap((c) => c.resourceTemplates.map((template) => ({ ...template, server: c.name })));
   }
 
-  readResource(uri: string, server?: string): Promise<ReadResourceResult> {
+  async readResource(uri: string, server?: string): Promise<ReadResourceResult> {
     this.assertOpen();
     return this.resourceOwner(uri, server).readResource(uri);
   }
 
-  subscribe(uri: string, server?: string): Promise<void> {
+  async subscribe(uri: string, server?: string): Promise<void> {
     this.assertOpen();
     return this.resourceOwner(uri, server).subscribe(uri);
   }
 
-  unsubscribe(uri: string, server?: string): Promise<void> {
+  async unsubscribe(uri: string, server?: string): Promise<void> {
     this.assertOpen();
     return this.resourceOwner(uri, server).unsubscribe(uri);
   }
@@ -132,7 +132,7 @@ export class Hub {
     return this.live().flatMap((c) => c.prompts.map((prompt) => ({ ...prompt, server: c.name })));
   }
 
-  getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
+  async getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
     this.assertOpen();
     if (server !== undefined) return this.connection(server).getPrompt(name, args);
     const owners = this.live().filter((c) => c.prompts.some((prompt) => prompt.name === name));

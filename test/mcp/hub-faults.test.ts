@@ -1,0 +1,207 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { HubError } from "../../src/mcp/errors.js";
+import { Hub } from "../../src/mcp/hub.js";
+import type { HubEvent } from "../../src/mcp/types.js";
+import { expectNoChildren, fixture, freePort, isAlive, waitUntil } from "./processes.js";
+
+const dir = mkdtempSync(join(tmpdir(), "toolbridge-faults-"));
+const logFile = join(dir, "servers.log");
+let hub: Hub | undefined;
+
+afterEach(async () => {
+  await hub?.close();
+  hub = undefined;
+  await expectNoChildren();
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function state(name: string) {
+  const found = hub?.servers().find((s) => s.name === name);
+  if (!found) throw new Error(`no server ${name}`);
+  return found;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<HubError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(HubError);
+  return error as HubError;
+}
+
+describe("servers that fail to start", () => {
+  it("reports a missing command as failed, in one line, and still connects the others", async () => {
+    hub = await Hub.connect(
+      {
+        missing: { command: "toolbridge-no-such-command-xyz" },
+        good: fixture("toy-server.mjs"),
+      },
+      { stderrLogFile: logFile },
+    );
+    expect(state("missing")).toMatchObject({ status: "failed", error: "command not found: toolbridge-no-such-command-xyz" });
+    expect(state("good").status).toBe("connected");
+    expect(hub.tools().some((t) => t.name === "pid")).toBe(true);
+  });
+
+  it("reports a server that exits at once with the tail of its stderr", async () => {
+    hub = await Hub.connect({ dies: fixture("exit-at-once.mjs") }, { stderrLogFile: logFile });
+    const dies = state("dies");
+    expect(dies.status).toBe("failed");
+    expect(dies.error).toContain("exited during startup");
+    expect(dies.error).toContain("fatal: missing API_TOKEN");
+    expect(dies.error).not.toContain("\n");
+    expect(dies.stderrTail).toEqual(["fatal: missing API_TOKEN"]);
+  });
+
+  it("fails a server that hangs on initialize at its startup timeout without holding up a good one", async () => {
+    const started = Date.now();
+    hub = await Hub.connect(
+      {
+        hangs: { ...fixture("hang-on-initialize.mjs"), startupTimeoutMs: 800 },
+        good: fixture("toy-server.mjs"),
+      },
+      { stderrLogFile: logFile },
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(state("hangs")).toMatchObject({ status: "failed" });
+    expect(state("hangs").error).toMatch(/did not finish initialize within 800 ms; stderr: warming up a very slow cache/);
+    expect(state("good").status).toBe("connected");
+  });
+
+  it("applies the hub's default startup timeout when the server sets none", async () => {
+    hub = await Hub.connect({ hangs: fixture("hang-on-initialize.mjs") }, { stderrLogFile: logFile, defaultStartupTimeoutMs: 500 });
+    expect(state("hangs").error).toContain("within 500 ms");
+  });
+
+  it("fails a server that writes garbage on stdout quickly, naming what it wrote", async () => {
+    const started = Date.now();
+    hub = await Hub.connect({ noisy: fixture("garbage-stdout.mjs") }, { stderrLogFile: logFile });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(state("noisy").status).toBe("failed");
+    expect(state("noisy").error).toContain("not JSON-RPC on stdout");
+    expect(state("noisy").error).toContain("Server sta");
+  });
+
+  it("tolerates one banner line on stdout before a server speaks JSON-RPC", async () => {
+    hub = await Hub.connect({ banner: fixture("banner-then-mcp.mjs") }, { stderrLogFile: logFile });
+    expect(state("banner").status).toBe("connected");
+    const result = await hub.callTool("hello", {});
+    expect(result.content).toEqual([{ type: "text", text: "hello" }]);
+  });
+
+  it("reports an unreachable URL as failed", async () => {
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    hub = await Hub.connect({ remote: { url } }, { stderrLogFile: logFile });
+    expect(state("remote").status).toBe("failed");
+    expect(state("remote").error).toBe(`cannot connect to ${url}: fetch failed: ECONNREFUSED`);
+  });
+
+  it("skips a disabled server and refuses calls to it", async () => {
+    hub = await Hub.connect({ off: { ...fixture("toy-server.mjs"), disabled: true } }, { stderrLogFile: logFile });
+    expect(state("off").status).toBe("disabled");
+    expect(hub.tools()).toEqual([]);
+    expect((await rejection(hub.readResource("toy://toy/info", "off"))).code).toBe("server-unavailable");
+  });
+
+  it("writes servers' stderr to the log file, tagged with the server", async () => {
+    hub = await Hub.connect({ dies: fixture("exit-at-once.mjs") }, { stderrLogFile: logFile });
+    await hub.close();
+    expect(readFileSync(logFile, "utf8")).toMatch(/\[dies\] fatal: missing API_TOKEN/);
+  });
+});
+
+describe("servers that die while in use", () => {
+  it("ends a call in flight with an error as soon as the server is killed", async () => {
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    const pid = state("toy").pid as number;
+    const call = hub.callTool("sleep", { ms: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const killedAt = Date.now();
+    process.kill(pid, "SIGKILL");
+    const error = await rejection(call);
+    expect(Date.now() - killedAt).toBeLessThan(2000);
+    expect(error.code).toBe("server-unavailable");
+    expect(error.message).toContain('server "toy" closed the connection during tools/call sleep');
+    expect(state("toy").status).toBe("failed");
+  });
+
+  it("ends a call whose tool makes the server exit, with the server's last stderr line", async () => {
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    const error = await rejection(hub.callTool("crash", {}));
+    expect(error.code).toBe("server-unavailable");
+    expect(error.message).toContain("crashing on purpose");
+  });
+
+  it("restarts a dead stdio server on next use and reports the restart", async () => {
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    const firstPid = state("toy").pid as number;
+    const statuses: string[] = [];
+    hub.on((event: HubEvent) => {
+      if (event.type === "server-status") statuses.push(event.state.status);
+    });
+    await rejection(hub.callTool("crash", {}));
+    const result = await hub.callTool("pid", {});
+    const secondPid = Number((result.content[0] as { text: string }).text);
+    expect(secondPid).not.toBe(firstPid);
+    expect(state("toy")).toMatchObject({ status: "connected", restarts: 1, pid: secondPid });
+    expect(statuses).toEqual(["failed", "connecting", "connected"]);
+    expect(isAlive(firstPid)).toBe(false);
+  });
+
+  it("gives up after three failed restarts and says so", async () => {
+    const marker = join(dir, "refuse-to-start");
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs", "--fail-start-if-exists", marker) }, { stderrLogFile: logFile });
+    writeFileSync(marker, "");
+    try {
+      await rejection(hub.callTool("crash", {}));
+      const error = await rejection(hub.callTool("pid", {}));
+      expect(error.code).toBe("server-unavailable");
+      expect(error.message).toContain("refusing to start");
+      expect(error.message).toContain("gave up after 3 restarts");
+      expect(state("toy").restarts).toBe(3);
+      // Given up: the next call fails at once instead of trying again.
+      const started = Date.now();
+      await rejection(hub.callTool("pid", {}));
+      expect(Date.now() - started).toBeLessThan(100);
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  });
+});
+
+describe("close()", () => {
+  it("ends every child and leaves no process behind", async () => {
+    hub = await Hub.connect({ a: fixture("toy-server.mjs", "--name", "a"), b: fixture("toy-server.mjs", "--name", "b") }, { stderrLogFile: logFile });
+    const pids = hub.servers().map((s) => s.pid as number);
+    expect(pids.every(isAlive)).toBe(true);
+    await hub.close();
+    expect(pids.some(isAlive)).toBe(false);
+    expect(hub.servers().map((s) => s.status)).toEqual(["closed", "closed"]);
+  });
+
+  it("kills a server that ignores SIGTERM and its closed stdin", async () => {
+    hub = await Hub.connect({ stubborn: fixture("ignores-sigterm.mjs") }, { stderrLogFile: logFile });
+    const pid = state("stubborn").pid as number;
+    await hub.close();
+    await waitUntil(() => !isAlive(pid), 2000, "the stubborn server to die");
+    expect(readFileSync(logFile, "utf8")).toContain("[stubborn] ignoring SIGTERM");
+  }, 15_000);
+
+  it("offers closeSync for process exit handlers, which SIGKILLs every child at once", async () => {
+    hub = await Hub.connect({ stubborn: fixture("ignores-sigterm.mjs") }, { stderrLogFile: logFile });
+    const pid = state("stubborn").pid as number;
+    hub.closeSync();
+    await waitUntil(() => !isAlive(pid), 2000, "the stubborn server to die");
+  });
+
+  it("is idempotent and makes later calls fail with code closed", async () => {
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    await Promise.all([hub.close(), hub.close()]);
+    expect((await rejection(hub.callTool("pid", {}))).code).toBe("closed");
+  });
+});
