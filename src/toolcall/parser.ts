@@ -61,7 +61,7 @@ const enum State {
   Trailer,
 }
 
-type ContainerKind = "tool_call" | "python_tag" | "mistral" | "fence" | "function" | "bare";
+type ContainerKind = "tool_call" | "wrapper" | "python_tag" | "mistral" | "fence" | "function" | "bare";
 
 interface Container {
   kind: ContainerKind;
@@ -87,6 +87,17 @@ const MAX_LEAD = 2048;
 const MAX_NAME = 200;
 
 const TOOL_CALL: Container = { kind: "tool_call", tagged: true, closer: "</tool_call>" };
+/** Granite's special token, followed by a JSON array of calls. */
+const GRANITE: Container = { kind: "python_tag", tagged: true, closer: null };
+/**
+ * Tags models put around call JSON when not trained on one (Qwen2.5-Coder's `<tools>`, and
+ * `<tool>`, `<json>`, `<response>`, ... as llama.cpp accepts). Not a call marker by
+ * themselves (tool lists are printed in `<tools>`), so their JSON must name a known tool.
+ */
+const wrapper = (tag: string): readonly [string, MatchResult] => [
+  `<${tag}>`,
+  { kind: "open", container: { kind: "wrapper", tagged: false, closer: `</${tag}>` } },
+];
 const PYTHON_TAG: Container = { kind: "python_tag", tagged: true, closer: null };
 const MISTRAL: Container = { kind: "mistral", tagged: true, closer: null };
 const FENCE: Container = { kind: "fence", tagged: false, closer: "```" };
@@ -95,9 +106,11 @@ const BARE: Container = { kind: "bare", tagged: false, closer: null };
 const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   ["<tool_call>", { kind: "open", container: TOOL_CALL }],
   ["<|python_tag|>", { kind: "open", container: PYTHON_TAG }],
+  ["<|tool_call|>", { kind: "open", container: GRANITE }],
   ["[TOOL_CALLS]", { kind: "open", container: MISTRAL }],
   ["<think>", { kind: "think-open" }],
   ["</think>", { kind: "think-close" }],
+  ...["tools", "tool", "function_call", "json", "JSON", "xml", "response"].map(wrapper),
 ];
 
 /** The first key of an untagged JSON object that may be a call; anything else stays prose. */
@@ -191,7 +204,7 @@ class StreamParser implements ToolCallParser {
   private reasoning: boolean;
   private inCodeBlock = false;
   private lit = "";
-  /** The closer a Match started from a Trailer may complete. */
+  /** A Match started in a Trailer: the closer it may complete, "" when there is none. */
   private matchCloser: string | null = null;
   private container: Container | null = null;
   /** The opener and whitespace before a call body: given back as text if no call follows. */
@@ -216,7 +229,7 @@ class StreamParser implements ToolCallParser {
     switch (this.state) {
       case State.Match:
         // Half of the closing tag of a finished call is dropped with it; anything else is text.
-        if (this.matchCloser?.startsWith(this.lit) === true) this.trailerSpace = "";
+        if (this.matchCloser && this.matchCloser.startsWith(this.lit)) this.trailerSpace = "";
         else {
           if (this.matchCloser !== null) this.leaveTrailer();
           this.emitText(this.lit);
@@ -297,14 +310,14 @@ class StreamParser implements ToolCallParser {
 
   private scanJson(s: string, from: number): number {
     const n = s.length;
-    const closer = this.container?.tagged === true || this.container?.kind === "fence" ? this.container.closer : null;
+    // Every container with a closing tag or fence ends its body there, braces closed or not.
+    const closer = this.container?.kind === "bare" ? null : (this.container?.closer ?? null);
     const scanner = this.scanner;
     let j = from;
     let closed = false;
     let cut = false;
     for (; j < n; j++) {
       const c = s.charCodeAt(j);
-      // A tagged body that reaches its closing tag outside a string ends there, braces closed or not.
       if (closer !== null && scanner.inString === 0) {
         if (c === closer.charCodeAt(this.closerAt)) {
           if (++this.closerAt === closer.length) {
@@ -377,8 +390,8 @@ class StreamParser implements ToolCallParser {
     let partial = false;
     const closer = this.matchCloser;
     if (closer !== null) {
-      if (lit === closer) return { kind: "closer" };
-      partial = closer.startsWith(lit);
+      if (closer !== "" && lit === closer) return { kind: "closer" };
+      partial = closer !== "" && closer.startsWith(lit);
     }
     for (const [literal, result] of LITERALS) {
       if (literal === lit) return result;
@@ -398,13 +411,13 @@ class StreamParser implements ToolCallParser {
     const lit = this.lit;
     this.lit = "";
     this.state = State.Text;
-    if (result.kind === "closer") {
+    const closesCall = result.kind === "closer" || (result.kind === "bare" && this.matchCloser !== null);
+    if (closesCall) {
       this.matchCloser = null;
       this.trailerSpace = "";
       this.container = null;
-      return;
-    }
-    if (this.matchCloser !== null) this.leaveTrailer();
+    } else if (this.matchCloser !== null) this.leaveTrailer();
+    if (result.kind === "closer") return;
     switch (result.kind) {
       case "none":
         // Not a trigger: its first character is text, the rest is read again.
@@ -501,8 +514,8 @@ class StreamParser implements ToolCallParser {
       this.matchCloser = c.closer;
       return true;
     }
-    if (c.kind === "tool_call" && (ch === "{" || ch === "[")) {
-      // Several JSON calls inside one <tool_call> block.
+    if ((c.kind === "tool_call" || c.kind === "wrapper") && (ch === "{" || ch === "[")) {
+      // Several JSON calls inside one block.
       this.trailerSpace = "";
       this.leadRaw = "";
       this.startJson();
@@ -513,6 +526,19 @@ class StreamParser implements ToolCallParser {
       this.leadRaw = ch;
       this.state = State.Lead;
       return true;
+    }
+    if (c.kind === "bare") {
+      // Llama 3 separates parallel calls with "; ": separators between calls are not text.
+      if (ch === ";") {
+        this.trailerSpace += ch;
+        return true;
+      }
+      if (ch === "{" || ch === "[") {
+        this.state = State.Match;
+        this.lit = ch;
+        this.matchCloser = "";
+        return true;
+      }
     }
     this.leaveTrailer();
     return this.resumeText();
@@ -540,7 +566,7 @@ class StreamParser implements ToolCallParser {
       return;
     }
     this.emitCalls(calls);
-    const trailer = closerText === "" && (c.closer !== null || c.kind === "python_tag");
+    const trailer = closerText === "" && (c.closer !== null || c.kind === "python_tag" || c.kind === "bare");
     this.container = trailer ? c : null;
     this.trailerSpace = "";
     this.state = trailer ? State.Trailer : State.Text;
