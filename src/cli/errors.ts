@@ -1,0 +1,71 @@
+import { ConfigError } from "../config/errors.js";
+import { HubError } from "../mcp/errors.js";
+import { colorsFor } from "./render/colors.js";
+
+/**
+ * Exit codes of every toolbridge command:
+ * 0 success; 1 the work failed (a tool error, a server that failed or died, a timeout);
+ * 2 the input was wrong (arguments, JSON_ARGS, the config file); 130 / 143 interrupted
+ * by SIGINT / SIGTERM.
+ */
+export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+
+/** A mistake in what the user typed, found by the CLI itself. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** A failure already explained to the user (e.g. a tool result with isError): only the exit code is left to set. */
+export class ReportedFailure extends Error {
+  override readonly name = "ReportedFailure";
+  constructor(readonly exitCode: number = ExitCode.failure) {
+    super("reported");
+  }
+}
+
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof ReportedFailure) return error.exitCode;
+  if (error instanceof UsageError || error instanceof ConfigError) return ExitCode.usage;
+  return ExitCode.failure;
+}
+
+/** The one line shown for an error; its first line only, as causes can be multi-line. */
+export function errorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split(/\r?\n/).find((line) => line.trim() !== "") ?? (error instanceof Error ? error.name : "unknown error");
+  if (error instanceof HubError || error instanceof ConfigError || error instanceof UsageError) return first;
+  // Errors nobody turned into a value: name their kind, it is the best clue there is.
+  return error instanceof Error && error.name !== "Error" ? `${error.name}: ${first}` : first;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Prints `toolbridge: ...` on stderr (the stack too with TOOLBRIDGE_DEBUG) and returns the exit code. */
+export function reportError(error: unknown, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): number {
+  if (!(error instanceof ReportedFailure)) {
+    const c = colorsFor(stderr, env);
+    stderr.write(`${c.red("toolbridge:")} ${errorLine(error)}\n`);
+    if (env.TOOLBRIDGE_DEBUG && error instanceof Error && error.stack) stderr.write(`${c.dim(error.stack)}\n`);
+  }
+  return exitCodeOf(error);
+}
+
+/** Prints one line on stderr that does not end the command (a server that failed, say). */
+export function warn(message: string, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): void {
+  const c = colorsFor(stderr, env);
+  stderr.write(`${c.yellow("toolbridge:")} ${message}\n`);
+}
+
+/**
+ * Wraps a commander action so that whatever it throws becomes one line on stderr and an
+ * exit code, never a stack trace.
+ */
+export function action<Args extends unknown[]>(run: (...args: Args) => Promise<void>): (...args: Args) => Promise<void> {
+  return async (...args: Args) => {
+    try {
+      await run(...args);
+    } catch (error) {
+      process.exitCode = reportError(error);
+    }
+  };
+}

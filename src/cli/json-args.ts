@@ -1,0 +1,33 @@
+import { locateJsonSyntaxError } from "../config/json-syntax.js";
+import { UsageError } from "./errors.js";
+
+/**
+ * Parses a JSON_ARGS argument (`'{"format":"iso"}'`) into an object; a mistake is one
+ * line naming the column, since shell quoting makes these easy to get wrong.
+ */
+export function parseJsonArgs(text: string | undefined, label = "JSON_ARGS"): Record<string, unknown> {
+  if (text === undefined || text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const { line, column, reason } = locateJsonSyntaxError(text);
+    const at = line > 1 ? `line ${line}, column ${column}` : `column ${column}`;
+    throw new UsageError(`${label} is not valid JSON at ${at}: ${reason} (got ${JSON.stringify(text)})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${label} must be a JSON object such as '{"name": "value"}', got ${Array.isArray(value) ? "an array" : JSON.stringify(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Prompt arguments are strings in MCP; numbers and booleans are taken as their text. */
+export function promptArguments(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value === "string") out[key] = value;
+    else if (typeof value === "number" || typeof value === "boolean") out[key] = String(value);
+    else throw new UsageError(`prompt argument "${key}" must be a string, got ${value === null ? "null" : Array.isArray(value) ? "an array" : "an object"}`);
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../../mcp/types.js";
+import type { Colors } from "./colors.js";
+
+/**
+ * How MCP content reads on a terminal: text as it is, structured content as indented
+ * JSON, binary content (images, audio, blobs) as a one-line summary. Everything a
+ * script may want raw is available through `--json` instead.
+ */
+export function renderContentBlock(block: ContentBlock, c: Colors): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+    case "audio":
+      return c.dim(`[${block.type} ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}]`);
+    case "resource_link":
+      return c.dim(`[resource link ${block.uri}${block.name && block.name !== block.uri ? ` "${block.name}"` : ""}${block.mimeType ? ` ${block.mimeType}` : ""}]`);
+    case "resource": {
+      const resource = block.resource;
+      const label = c.dim(`[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ""}`);
+      if ("text" in resource && typeof resource.text === "string") return `${label}${c.dim("]")}\n${resource.text}`;
+      const blob = "blob" in resource && typeof resource.blob === "string" ? resource.blob : "";
+      return `${label}${c.dim(`, ${formatBytes(base64Bytes(blob))}]`)}`;
+    }
+    default:
+      return c.dim(`[${(block as { type: string }).type} content]`);
+  }
+}
+
+/** A tool result: its content blocks, then its structured content (once, where the text is the same JSON). */
+export function renderToolResult(result: CallToolResult, c: Colors): string {
+  const structured = result.structuredContent;
+  if (structured !== undefined && textRepeats(result.content, structured)) return joinParts([JSON.stringify(structured, null, 2)]);
+  const parts = result.content.map((block) => renderContentBlock(block, c));
+  if (structured !== undefined) parts.push(`${c.dim("structured content:")}\n${JSON.stringify(structured, null, 2)}`);
+  return joinParts(parts);
+}
+
+export function renderResourceContents(result: ReadResourceResult, c: Colors): string {
+  const several = result.contents.length > 1;
+  const parts = result.contents.map((content) => {
+    const header = several ? `${c.dim(`[${content.uri}${content.mimeType ? ` ${content.mimeType}` : ""}]`)}\n` : "";
+    if ("text" in content && typeof content.text === "string") return header + content.text;
+    const blob = "blob" in content && typeof content.blob === "string" ? content.blob : "";
+    return c.dim(`[blob ${content.uri}${content.mimeType ? ` ${content.mimeType}` : ""}, ${formatBytes(base64Bytes(blob))}; use --json for the data]`);
+  });
+  return joinParts(parts);
+}
+
+export function renderPromptMessages(result: GetPromptResult, c: Colors): string {
+  const parts = result.messages.map((message) => `${c.bold(c.cyan(`${message.role}:`))}\n${renderContentBlock(message.content, c)}`);
+  if (result.description) parts.unshift(c.dim(result.description));
+  return joinParts(parts, "\n\n");
+}
+
+function joinParts(parts: string[], separator = "\n"): string {
+  const text = parts.join(separator);
+  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** Servers often send structuredContent and the same JSON as text; print it once. */
+function textRepeats(content: ContentBlock[], structured: unknown): boolean {
+  const texts = content.filter((block) => block.type === "text");
+  if (texts.length !== 1 || content.length !== 1) return false;
+  try {
+    return JSON.stringify(JSON.parse(texts[0]!.text)) === JSON.stringify(structured);
+  } catch {
+    return false;
+  }
+}
+
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

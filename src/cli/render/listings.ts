@@ -1,0 +1,85 @@
+import type { HubPrompt, HubResource, HubResourceTemplate, HubTool, ServerState } from "../../mcp/types.js";
+import type { Colors } from "./colors.js";
+import { renderTable, type Column } from "./table.js";
+
+export interface ListingOptions {
+  colors: Colors;
+  /** Terminal width; long descriptions and errors are cut to it. Unset off a terminal. */
+  maxWidth?: number;
+}
+
+function statusColor(c: Colors): (text: string, state: ServerState) => string {
+  return (text, state) => {
+    if (state.status === "connected") return c.green(text);
+    if (state.status === "failed") return c.red(text);
+    if (state.status === "disabled" || state.status === "closed") return c.dim(text);
+    return c.yellow(text);
+  };
+}
+
+export function renderServers(states: readonly ServerState[], options: ListingOptions): string {
+  const c = options.colors;
+  const count = (n: number, state: ServerState) => (state.status === "connected" ? String(n) : "-");
+  const columns: Column<ServerState>[] = [
+    { header: "NAME", value: (s) => s.name, color: (text) => c.bold(text) },
+    { header: "TRANSPORT", value: (s) => s.transport },
+    { header: "STATUS", value: (s) => s.status, color: statusColor(c) },
+    { header: "TOOLS", value: (s) => count(s.toolCount, s), align: "right" },
+    { header: "RESOURCES", value: (s) => count(s.resourceCount, s), align: "right" },
+    { header: "PROMPTS", value: (s) => count(s.promptCount, s), align: "right" },
+    { header: "SERVER", value: (s) => [s.serverName, s.serverVersion].filter(Boolean).join(" ") },
+    { header: "CONNECT", value: (s) => (s.connectMs === undefined ? "" : `${Math.round(s.connectMs)} ms`), align: "right" },
+    { header: "ERROR", value: (s) => s.error ?? "", color: (text) => c.red(text), shrink: true },
+  ];
+  return renderTable(columns, states, options);
+}
+
+/** First line of a description: the rest rarely fits a table and is in `--json`. */
+function summary(description: string | undefined): string {
+  return (description ?? "").trim().split(/\r?\n/)[0]?.trim() ?? "";
+}
+
+export function renderTools(tools: readonly HubTool[], options: ListingOptions): string {
+  const c = options.colors;
+  const renamed = tools.some((tool) => tool.name !== tool.originalName);
+  const columns: Column<HubTool>[] = [
+    { header: "NAME", value: (t) => t.name, color: (text) => c.bold(text) },
+    { header: "SERVER", value: (t) => t.server },
+    ...(renamed ? [{ header: "SERVER'S NAME", value: (t: HubTool) => (t.name === t.originalName ? "" : t.originalName) }] : []),
+    { header: "DESCRIPTION", value: (t) => summary(t.description), shrink: true },
+  ];
+  return renderTable(columns, tools, options);
+}
+
+export function renderResources(resources: readonly HubResource[], options: ListingOptions): string {
+  const columns: Column<HubResource>[] = [
+    { header: "URI", value: (r) => r.uri, color: (text) => options.colors.bold(text) },
+    { header: "NAME", value: (r) => r.title ?? r.name },
+    { header: "MIME TYPE", value: (r) => r.mimeType ?? "" },
+    { header: "SERVER", value: (r) => r.server },
+    { header: "DESCRIPTION", value: (r) => summary(r.description), shrink: true },
+  ];
+  return renderTable(columns, resources, options);
+}
+
+export function renderResourceTemplates(templates: readonly HubResourceTemplate[], options: ListingOptions): string {
+  const columns: Column<HubResourceTemplate>[] = [
+    { header: "URI TEMPLATE", value: (t) => t.uriTemplate, color: (text) => options.colors.bold(text) },
+    { header: "NAME", value: (t) => t.title ?? t.name },
+    { header: "MIME TYPE", value: (t) => t.mimeType ?? "" },
+    { header: "SERVER", value: (t) => t.server },
+    { header: "DESCRIPTION", value: (t) => summary(t.description), shrink: true },
+  ];
+  return renderTable(columns, templates, options);
+}
+
+export function renderPrompts(prompts: readonly HubPrompt[], options: ListingOptions): string {
+  const columns: Column<HubPrompt>[] = [
+    { header: "NAME", value: (p) => p.name, color: (text) => options.colors.bold(text) },
+    { header: "SERVER", value: (p) => p.server },
+    // A star marks a required argument.
+    { header: "ARGUMENTS", value: (p) => (p.arguments ?? []).map((a) => `${a.name}${a.required ? "*" : ""}`).join(", ") },
+    { header: "DESCRIPTION", value: (p) => summary(p.description), shrink: true },
+  ];
+  return renderTable(columns, prompts, options);
+}

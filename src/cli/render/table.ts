@@ -1,0 +1,89 @@
+import type { Colors } from "./colors.js";
+
+export interface Column<Row> {
+  header: string;
+  /** The cell's plain text; colour is applied after widths are measured. */
+  value: (row: Row) => string;
+  color?: (text: string, row: Row) => string;
+  align?: "left" | "right";
+  /** May be cut with "…" to fit the width; only these columns are cut. */
+  shrink?: boolean;
+}
+
+/**
+ * A plain-text table with a dim header, two spaces between columns and no borders
+ * (easy to read, easy to grep). With `maxWidth`, shrinkable columns are cut so that no
+ * line wraps on the terminal.
+ */
+export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], options: { colors: Colors; maxWidth?: number }): string {
+  const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
+  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => displayWidth(line[i]!))));
+  fitWidths(columns, widths, options.maxWidth);
+  const gap = "  ";
+  const lastIndex = columns.length - 1;
+  const format = (text: string, i: number, paint: (text: string) => string) => {
+    const column = columns[i]!;
+    const cut = truncate(text, widths[i]!);
+    const pad = " ".repeat(Math.max(0, widths[i]! - displayWidth(cut)));
+    if (column.align === "right") return pad + paint(cut);
+    // No trailing spaces after the last column.
+    return paint(cut) + (i === lastIndex ? "" : pad);
+  };
+  const header = columns.map((column, i) => format(column.header, i, options.colors.dim)).join(gap);
+  const body = rows.map((row, r) =>
+    columns
+      .map((column, i) => format(cells[r]![i]!, i, (text) => (column.color ? column.color(text, row) : text)))
+      .join(gap)
+      .trimEnd(),
+  );
+  return [header.trimEnd(), ...body].join("\n") + "\n";
+}
+
+function fitWidths<Row>(columns: readonly Column<Row>[], widths: number[], maxWidth: number | undefined): void {
+  if (maxWidth === undefined) return;
+  let excess = widths.reduce((sum, width) => sum + width, 0) + 2 * (columns.length - 1) - maxWidth;
+  // Cut the widest shrinkable column first, never below its header or 10 characters.
+  while (excess > 0) {
+    let widest = -1;
+    columns.forEach((column, i) => {
+      const floor = Math.max(column.header.length, 10);
+      if (column.shrink && widths[i]! > floor && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    });
+    if (widest < 0) return;
+    widths[widest]!--;
+    excess--;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\r?\n\s*/g, " ").replace(/\t/g, " ");
+}
+
+// East Asian wide and fullwidth characters (CJK, Hangul, fullwidth forms) and most
+// emoji take two terminal cells; server descriptions are often written in Chinese.
+const WIDE = /[\u1100-\u115F\u2E80-\u303E\u3041-\u33FF\u3400-\u4DBF\u4E00-\u9FFF\uA000-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1F64F}\u{1F900}-\u{1F9FF}\u{20000}-\u{3FFFD}]/u;
+
+function charWidth(char: string): number {
+  return WIDE.test(char) ? 2 : 1;
+}
+
+/** Terminal cells the text takes (no ANSI codes inside). */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const char of text) width += charWidth(char);
+  return width;
+}
+
+/** Cuts the text to at most `width` cells, marking the cut with "…". */
+export function truncate(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let out = "";
+  let used = 0;
+  for (const char of text) {
+    const w = charWidth(char);
+    if (used + w > width - 1) break;
+    out += char;
+    used += w;
+  }
+  return `${out}…`;
+}

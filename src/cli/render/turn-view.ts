@@ -1,0 +1,144 @@
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import { summarizeContent } from "../../agent/tool-result.js";
+import type { Colors } from "./colors.js";
+import { StreamingMarkdown } from "./markdown.js";
+
+export interface OutputStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface TurnViewOptions {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  outColors: Colors;
+  errColors: Colors;
+  /** Stream the answer to stdout as it comes (chat); `run` prints the final answer itself. */
+  streamAnswer: boolean;
+  /** Render markdown in the streamed answer (a terminal on stdout). */
+  markdown: boolean;
+  /** Show the model's reasoning, dimmed, before its answer. */
+  showReasoning: boolean;
+  /** Trace every step on stderr, as `[toolbridge] ...` lines. */
+  verbose: boolean;
+  /** Where requests go, for the trace: the base URL and the model. */
+  endpoint: { url: string; model: string };
+}
+
+const MAX_ARGS_SHOWN = 200;
+
+/**
+ * Shows one agent's events on the terminal: the answer on stdout, everything about the
+ * work (tool calls, notices, errors, the verbose trace) on stderr.
+ */
+export class TurnView {
+  private markdown: StreamingMarkdown | undefined;
+  /** stdout has text with no newline yet. */
+  private midLine = false;
+  private inReasoning = false;
+
+  constructor(private readonly options: TurnViewOptions) {}
+
+  handle(event: AgentEvent): void {
+    const { outColors: o, errColors: e, verbose } = this.options;
+    switch (event.type) {
+      case "model-request":
+        if (!verbose) break;
+        if (event.iteration === 1) {
+          this.trace(`sending request to ${this.options.endpoint.url} (model ${this.options.endpoint.model}, ${event.toolCount} tool${event.toolCount === 1 ? "" : "s"})`);
+        } else if (event.withTools) this.trace("sending the tool results back to the model");
+        else this.trace("tool-call limit reached; asking the model to answer from what it has");
+        break;
+      case "reasoning-delta":
+        if (this.options.showReasoning) {
+          this.inReasoning = true;
+          this.writeOut(o.dim(event.text));
+          this.midLine = !event.text.endsWith("\n");
+        }
+        break;
+      case "text-delta":
+        if (!this.options.streamAnswer) break;
+        if (this.inReasoning) {
+          this.inReasoning = false;
+          this.endLine();
+          this.writeOut("\n");
+        }
+        if (this.options.markdown) {
+          this.markdown ??= new StreamingMarkdown((text) => this.writeOut(text), o, () => this.options.stdout.columns ?? 80);
+          this.markdown.push(event.text);
+        } else this.writeOut(event.text);
+        this.midLine = !event.text.endsWith("\n");
+        break;
+      case "tool-call-started": {
+        const args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
+        const shown = args.length > MAX_ARGS_SHOWN ? `${args.slice(0, MAX_ARGS_SHOWN - 1)}…` : args;
+        if (verbose) {
+          this.trace(`model returned tool_call: ${event.name}`);
+          this.trace(`running tool: ${event.name}(${shown})`);
+        } else this.errLine(`  ${e.cyan("⚙")} ${e.bold(event.name)} ${e.dim(shown)}`);
+        break;
+      }
+      case "tool-progress": {
+        const { progress, total, message } = event.progress;
+        const amount = total ? `${Math.round((progress / total) * 100)}%` : String(progress);
+        this.errLine(e.dim(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`));
+        break;
+      }
+      case "tool-call-finished": {
+        const ms = `${Math.round(event.durationMs)} ms`;
+        if (verbose) this.trace(`tool result (${ms}): ${event.summary}`, event.isError);
+        else if (event.isError) this.errLine(`  ${e.red("✗")} ${e.bold(event.name)} ${e.dim(ms)}  ${e.red(event.summary)}`);
+        else this.errLine(`  ${e.green("✓")} ${e.bold(event.name)} ${e.dim(ms)}  ${event.summary}`);
+        break;
+      }
+      case "usage":
+        if (verbose) this.trace(`usage: ${event.usage.inputTokens} prompt + ${event.usage.outputTokens} completion tokens`);
+        break;
+      case "notice":
+        this.errLine(`${e.yellow("toolbridge:")} ${event.message}`);
+        break;
+      case "error":
+        this.errLine(`${e.red("toolbridge:")} ${event.error.message}`);
+        break;
+      case "turn-end":
+        this.finish(event.turn);
+        break;
+    }
+  }
+
+  private finish(turn: TurnResult): void {
+    const e = this.options.errColors;
+    this.endLine();
+    this.markdown = undefined;
+    this.inReasoning = false;
+    if (this.options.verbose && turn.status === "completed") this.trace(`model's final answer: ${summarizeContent(turn.text, 200)}`);
+    if (turn.limitReached) {
+      const why = turn.stopReason === "repeated-call" ? "the model repeated the same tool call" : `${turn.iterations - 1} rounds of tool calls`;
+      this.errLine(e.yellow(`(stopped calling tools: ${why}; the answer is from what it had)`));
+    }
+    if (turn.status === "aborted") this.errLine(e.dim("(cancelled)"));
+    if (this.options.verbose) this.trace(`turn done: ${turn.iterations} request${turn.iterations === 1 ? "" : "s"}, ${turn.toolCalls.length} tool call${turn.toolCalls.length === 1 ? "" : "s"}, ${Math.round(turn.durationMs)} ms`);
+  }
+
+  /** Ends a half-written stdout line, so stderr lines never land in the middle of the answer. */
+  private endLine(): void {
+    if (this.markdown) this.markdown.end();
+    else if (this.midLine) this.writeOut("\n");
+    this.midLine = false;
+  }
+
+  private trace(message: string, isError = false): void {
+    const e = this.options.errColors;
+    this.errLine(`${e.dim("[toolbridge]")} ${isError ? e.red(message) : message}`);
+  }
+
+  private errLine(line: string): void {
+    this.endLine();
+    this.options.stderr.write(`${line}\n`);
+  }
+
+  private writeOut(text: string): void {
+    this.options.stdout.write(text);
+  }
+}
