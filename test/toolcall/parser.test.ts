@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import {
+  createToolCallParser,
+  parseToolCalls,
+  type ParsedMessage,
+  type ToolCallParserEvent,
+  type ToolCallParserOptions,
+} from "../../src/toolcall/parser.js";
+import { loadCorpus, normalizeSpace } from "./fixture-corpus.js";
+
+/** mulberry32: a small seeded PRNG so every chunking is reproducible. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function chunk(text: string, random: () => number, maxSize: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    const size = 1 + Math.floor(random() * maxSize);
+    out.push(text.slice(i, i + size));
+    i += size;
+  }
+  return out;
+}
+
+function collect(events: ToolCallParserEvent[]): ParsedMessage {
+  const result: ParsedMessage = { calls: [], content: "", reasoning: "" };
+  for (const e of events) {
+    if (e.type === "text") result.content += e.text;
+    else if (e.type === "reasoning") result.reasoning += e.text;
+    else result.calls.push({ name: e.name, arguments: e.arguments });
+  }
+  return result;
+}
+
+function streamed(deltas: string[], options: ToolCallParserOptions): ParsedMessage {
+  const parser = createToolCallParser(options);
+  const events = deltas.flatMap((d) => parser.push(d));
+  return collect([...events, ...parser.end()]);
+}
+
+const corpus = loadCorpus();
+
+describe("the fixture corpus", () => {
+  it("holds cases from every format family, each naming its source", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(60);
+    for (const c of corpus) expect(c.source.length).toBeGreaterThan(5);
+    const files = new Set(corpus.map((c) => c.file));
+    expect([...files].sort()).toEqual(["hermes.json", "json-in-text.json", "llama.json", "mistral.json", "negative.json", "repair.json"]);
+  });
+});
+
+describe.each(corpus.map((c) => [`${c.file}: ${c.name}`, c] as const))("%s", (_label, c) => {
+  const options: ToolCallParserOptions = { tools: c.tools, startInReasoning: c.startInReasoning };
+  const whole = streamed([c.text], options);
+
+  it("gives the expected calls, content and reasoning", () => {
+    expect(whole.calls).toEqual(c.calls);
+    expect(normalizeSpace(whole.content)).toBe(normalizeSpace(c.content));
+    if (c.reasoning !== undefined) expect(normalizeSpace(whole.reasoning)).toBe(normalizeSpace(c.reasoning));
+  });
+
+  it("gives exactly the same result fed one character at a time", () => {
+    expect(streamed([...c.text], options)).toEqual(whole);
+    expect(streamed(c.text.split(""), options)).toEqual(whole);
+  });
+
+  it("gives exactly the same result in 40 random chunkings", () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const deltas = chunk(c.text, prng(seed * 7919), seed % 2 === 0 ? 4 : 17);
+      expect(streamed(deltas, options), `seed ${seed}`).toEqual(whole);
+    }
+  });
+
+  it("gives the same result through parseToolCalls", () => {
+    expect(parseToolCalls(c.text, options)).toEqual(whole);
+  });
+});
+
+describe("streaming behaviour", () => {
+  it("emits plain text at once, with no delay", () => {
+    const parser = createToolCallParser({ tools: ["get_time"] });
+    expect(parser.push("Hello, wor")).toEqual([{ type: "text", text: "Hello, wor" }]);
+    expect(parser.push("ld. 3 < 4")).toEqual([{ type: "text", text: "ld. 3 < 4" }]);
+  });
+
+  it("holds back only a suffix that could still begin a call", () => {
+    const parser = createToolCallParser({ tools: ["get_time"] });
+    expect(parser.push("Let me check. <tool_c")).toEqual([{ type: "text", text: "Let me check. " }]);
+    expect(parser.push("at")).toEqual([{ type: "text", text: "<tool_cat" }]);
+  });
+
+  it("emits a call as soon as its JSON is complete, before the closing tag arrives", () => {
+    const parser = createToolCallParser({ tools: ["get_time"] });
+    expect(parser.push('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"')).toEqual([]);
+    expect(parser.push("}}")).toEqual([{ type: "tool-call", name: "get_time", arguments: { timezone: "UTC" } }]);
+    expect(parser.push("\n</tool_call>")).toEqual([]);
+    expect(parser.end()).toEqual([]);
+  });
+
+  it("streams reasoning as reasoning events and does not execute a call written there", () => {
+    const parser = createToolCallParser({ tools: ["get_time"] });
+    const events = [
+      ...parser.push("<think>I could write <tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call> but"),
+      ...parser.push(" I will not.</think>It is noon."),
+      ...parser.end(),
+    ];
+    expect(events.some((e) => e.type === "tool-call")).toBe(false);
+    expect(collect(events).reasoning).toBe('I could write <tool_call>{"name": "get_time", "arguments": {}}</tool_call> but I will not.');
+    expect(collect(events).content).toBe("It is noon.");
+  });
+
+  it("gives the held-back half tag back as text at the end of the stream", () => {
+    const parser = createToolCallParser();
+    expect(parser.push("Done <|python_t")).toEqual([{ type: "text", text: "Done " }]);
+    expect(parser.end()).toEqual([{ type: "text", text: "<|python_t" }]);
+  });
+
+  it("always gives arguments as an object", () => {
+    const { calls } = parseToolCalls('<tool_call>{"name": "get_time"}</tool_call>');
+    expect(calls).toEqual([{ name: "get_time", arguments: {} }]);
+  });
+
+  it("types Qwen3-Coder XML parameters by the tool's schema", () => {
+    const text = "<tool_call>\n<function=add>\n<parameter=a>\n2\n</parameter>\n<parameter=label>\n7\n</parameter>\n</function>\n</tool_call>";
+    const tools = [
+      { name: "add", parameters: { type: "object", properties: { a: { type: "number" }, label: { type: "string" } } } },
+    ];
+    expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "add", arguments: { a: 2, label: "7" } }]);
+  });
+});
+
+describe("parseToolCalls", () => {
+  it("sees that a message closing a reasoning block it never opened started inside one", () => {
+    const result = parseToolCalls('Need the time.</think><tool_call>{"name": "get_time", "arguments": {}}</tool_call>');
+    expect(result).toEqual({ calls: [{ name: "get_time", arguments: {} }], content: "", reasoning: "Need the time." });
+  });
+
+  it("does not execute a call that comes before that closing tag", () => {
+    const result = parseToolCalls('<tool_call>{"name": "get_time", "arguments": {}}</tool_call></think>Fine.');
+    expect(result.calls).toEqual([]);
+    expect(result.content).toBe("Fine.");
+  });
+
+  it("keeps the text before, between and after calls", () => {
+    const text =
+      'First <tool_call>{"name": "a", "arguments": {}}</tool_call> then <tool_call>{"name": "b", "arguments": {}}</tool_call> last.';
+    const result = parseToolCalls(text);
+    expect(result.calls.map((c) => c.name)).toEqual(["a", "b"]);
+    expect(result.content).toBe("First  then  last.");
+  });
+});
