@@ -4,7 +4,7 @@ import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice
 import type { HubTool } from "../mcp/types.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
-import { ToolCatalog, type ToolHost } from "./tool-host.js";
+import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
 import { runToolCalls } from "./tool-runner.js";
@@ -24,8 +24,8 @@ export interface AgentOptions {
   temperature?: number;
   maxTokens?: number;
   toolMode?: ToolMode;
-  /** Tool allow-list, by exposed or original name; absent means every tool of the host. */
-  allowedTools?: readonly string[];
+  /** Which of the host's tools are offered (e.g. the config's `toolAllowList`); absent means all. */
+  toolFilter?: ToolFilter;
   /** Timeout of one tool call, passed to the host. */
   toolTimeoutMs?: number;
   /** A conversation to continue (e.g. a loaded transcript); system messages are not expected here. */
@@ -69,7 +69,7 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.conversation = [...(options.messages ?? [])];
-    this.catalog = new ToolCatalog(options.tools, options.allowedTools);
+    this.catalog = new ToolCatalog(options.tools, options.toolFilter);
     this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;

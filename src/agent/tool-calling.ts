@@ -1,7 +1,8 @@
+import { withPromptToolCalling, withTextToolCallFallback } from "../toolcall/middleware.js";
 import type { ToolCallingMiddlewares } from "./tool-mode.js";
 
-// Seam until src/toolcall lands: withPromptToolCalling / withTextToolCallFallback plug in here.
+/** The toolcall module's wrappers: prompt mode, and dual mode for native. */
 export const defaultToolCalling: ToolCallingMiddlewares = {
-  prompt: (model) => model,
-  textFallback: (model) => model,
+  prompt: (model) => withPromptToolCalling(model),
+  textFallback: (model) => withTextToolCallFallback(model),
 };

@@ -10,29 +10,28 @@ export interface ToolHost {
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
 }
 
+/** Decides which of the host's tools the model is offered (the config's allow-list, for one). */
+export type ToolFilter = (tool: HubTool) => boolean;
+
 /** The tools offered to the model, under their exposed names, filtered by the allow-list. */
 export class ToolCatalog {
   private lastSource: HubTool[] | undefined;
   private offered: HubTool[] = [];
   private byName = new Map<string, HubTool>();
   private definitions: ToolDefinition[] = [];
-  private readonly allowed: ReadonlySet<string> | undefined;
 
-  /** `allowed` names tools by exposed or original name; absent means every tool. */
+  /** Without a filter every tool of the host is offered. */
   constructor(
     private readonly host: ToolHost,
-    allowed?: readonly string[],
-  ) {
-    this.allowed = allowed ? new Set(allowed) : undefined;
-  }
+    private readonly filter?: ToolFilter,
+  ) {}
 
   /** Re-reads the host's list; conversion happens only when the list changed (the hub hands out a new array then). */
   refresh(): void {
     const source = this.host.tools();
     if (source === this.lastSource) return;
     this.lastSource = source;
-    const allowed = this.allowed;
-    this.offered = allowed ? source.filter((tool) => allowed.has(tool.name) || allowed.has(tool.originalName)) : source;
+    this.offered = this.filter ? source.filter(this.filter) : source;
     this.byName = new Map(this.offered.map((tool) => [tool.name, tool]));
     this.definitions = this.offered.map(toToolDefinition);
   }

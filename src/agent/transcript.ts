@@ -43,7 +43,7 @@ const ContentPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
 ]);
 const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
-const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() });
 
 const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),

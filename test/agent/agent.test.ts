@@ -6,6 +6,7 @@ import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
 import { loadTranscript, saveTranscript } from "../../src/agent/transcript.js";
+import { toolAllowList } from "../../src/config/llm-config.js";
 import { LlmError } from "../../src/llm/errors.js";
 import type { ChatModel, Message } from "../../src/llm/types.js";
 import { FakeHost, FakeModel, calls, dateSchema, sleep, text, textResult } from "./fakes.js";
@@ -322,10 +323,10 @@ describe("Agent", () => {
     expect(agent.messages).toHaveLength(8);
   });
 
-  it("offers only the allowed tools, by exposed or original name", async () => {
+  it("offers only the tools the config's allow-list enables", async () => {
     const host = new FakeHost({ a: { run: () => textResult("a") }, b: { run: () => textResult("b") }, c: { run: () => textResult("c") } });
     const model = new FakeModel([text("ok")]);
-    const agent = new Agent({ model, tools: host, allowedTools: ["a", "c"], toolCalling: identity });
+    const agent = new Agent({ model, tools: host, toolFilter: toolAllowList({ tools: { enabled: ["a", "c"] } }), toolCalling: identity });
     await agent.send("hi");
     expect(model.requests[0]?.tools?.map((t) => t.name)).toEqual(["a", "c"]);
   });
@@ -416,5 +417,46 @@ describe("Agent tool modes", () => {
     await agent.send("hi");
     expect(middlewares.wrapped).toEqual(["prompt"]);
     expect(model.requests[0]?.messages[0]).toEqual({ role: "system", content: "PROMPT MODE" });
+  });
+});
+
+describe("Agent with the toolcall module's wrappers", () => {
+  const refused = () => new LlmError("tools-unsupported", "The model server refuses native tool calling.", { status: 400 });
+
+  it("in auto mode, after a refusal, describes the tools in the prompt and runs the calls the model writes as text", async () => {
+    const model = new FakeModel([
+      refused(),
+      [
+        { type: "text-delta", text: '<tool_call>{"name": "get-date", "argu' },
+        { type: "text-delta", text: 'ments": {"timezone": "America/New_York"}}</tool_call>' },
+        { type: "finish", reason: "stop" },
+      ],
+      text("It is 09:30 in New York."),
+    ]);
+    const host = dateHost();
+    const agent = new Agent({ model, tools: host, systemPrompt: "Be brief." });
+    const turn = await agent.send("What time is it in New York?");
+    expect(turn.text).toBe("It is 09:30 in New York.");
+    expect(host.called.map((c) => c.args)).toEqual([{ timezone: "America/New_York" }]);
+    expect(model.requests[1]?.tools).toBeUndefined();
+    const system = String(model.requests[1]?.messages[0]?.content);
+    expect(system).toContain("Be brief.");
+    expect(system).toContain("get-date");
+    expect(system).toContain("<tool_call>");
+    // The result goes back as a <tool_response> the model reads, not as a native tool message.
+    expect(model.requests[2]?.messages.some((m) => m.role === "tool")).toBe(false);
+    expect(JSON.stringify(model.requests[2]?.messages)).toContain("2026-01-07 (America/New_York)");
+  });
+
+  it("in native mode also runs a call the model wrote as text (dual mode)", async () => {
+    const model = new FakeModel([
+      [{ type: "text-delta", text: '<tool_call>\n{"name": "get-date", "arguments": {"format": "date-only"}}\n</tool_call>' }, { type: "finish", reason: "stop" }],
+      text("Today is 7 January 2026."),
+    ]);
+    const host = dateHost();
+    const turn = await new Agent({ model, tools: host, toolMode: "native" }).send("date?");
+    expect(host.called.map((c) => c.args)).toEqual([{ format: "date-only" }]);
+    expect(model.requests[0]?.tools?.map((t) => t.name)).toEqual(["get-date"]);
+    expect(turn.text).toBe("Today is 7 January 2026.");
   });
 });
