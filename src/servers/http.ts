@@ -17,6 +17,8 @@ export interface HttpServeOptions {
   port?: number;
   /** Hostnames accepted in Host/Origin besides loopback names and the bound host (e.g. a LAN name when binding 0.0.0.0). */
   allowedHosts?: string[];
+  /** A session with no request open (an SSE stream counts) for this long is closed; default 30 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpServerHandle {
@@ -29,7 +31,24 @@ export interface HttpServerHandle {
 }
 
 export const MCP_PATH = "/mcp";
+const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  /** Requests in progress, open SSE streams included: a session with one is not idle. */
+  open: number;
+  lastActive: number;
+}
+
+/** Counts the request against the session until its response ends. */
+function track(session: Session, res: ServerResponse): void {
+  session.open++;
+  res.once("close", () => {
+    session.open--;
+    session.lastActive = Date.now();
+  });
+}
 
 class HttpFailure extends Error {
   constructor(
@@ -71,7 +90,7 @@ function urlHost(host: string): string {
  */
 export async function serveHttp(factory: ServerFactory, options: HttpServeOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
   // Known only once listening: port 0 resolves then.
   let policy: HostPolicy | undefined;
 
@@ -79,7 +98,7 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
+        sessions.set(id, { transport, open: 0, lastActive: Date.now() });
       },
     });
     // Set before connect: the server chains its own close handling after this one.
@@ -98,9 +117,10 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
     const body = req.method === "POST" ? await readJson(req) : undefined;
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
-      const transport = sessions.get(sessionId);
-      if (!transport) throw new HttpFailure(404, -32001, "Session not found");
-      await transport.handleRequest(req, res, body);
+      const session = sessions.get(sessionId);
+      if (!session) throw new HttpFailure(404, -32001, "Session not found");
+      track(session, res);
+      await session.transport.handleRequest(req, res, body);
       return;
     }
     if (req.method === "POST" && isInitializeRequest(body)) {
@@ -130,11 +150,25 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
   const { port } = httpServer.address() as AddressInfo;
   policy = hostPolicy(host, port, options.allowedHosts);
 
+  // Clients that vanish without DELETE would otherwise hold their server forever.
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const session of sessions.values()) {
+        if (session.open === 0 && now - session.lastActive >= idleMs) void session.transport.close();
+      }
+    },
+    Math.max(10, Math.min(idleMs / 2, 60_000)),
+  );
+  sweeper.unref();
+
   return {
     url: `http://${urlHost(host)}:${port}${MCP_PATH}`,
     sessionCount: () => sessions.size,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
       sessions.clear();
       // Open SSE streams would otherwise hold close() until clients go away.
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));

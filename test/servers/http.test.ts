@@ -111,6 +111,19 @@ describe("serveHttp options", () => {
     expect((await post(handle.url, { host: `other.internal:${port}` })).status).toBe(403);
   });
 
+  it("closes a session left idle, but not one holding an open stream", async () => {
+    handle = await serveHttp(createTimeServer, { port: 0, sessionIdleMs: 300 });
+    // A raw initialize opens a session and, unlike the SDK client, no standing GET stream.
+    expect((await post(handle.url, {})).status).toBe(200);
+    const client = await connectHttpClient(handle.url);
+    expect(handle.sessionCount()).toBe(2);
+    for (let i = 0; i < 100 && handle.sessionCount() > 1; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(handle.sessionCount()).toBe(1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await client.listTools()).tools).toHaveLength(1);
+    await client.close();
+  });
+
   it("closes open sessions and stops listening on close", async () => {
     handle = await serveHttp(createTimeServer, { port: 0 });
     const client = await connectHttpClient(handle.url);
