@@ -1,6 +1,15 @@
 // The public library API: everything a user of the package may rely on.
 export type * from "./llm/types.js";
 export { LlmError, type LlmErrorCode } from "./llm/errors.js";
+export { createChatModel, type CreateChatModelOptions, type Provider } from "./llm/create-model.js";
+export { OpenAICompatibleModel, type OpenAICompatibleOptions } from "./llm/openai-compatible.js";
+export { AnthropicModel, type AnthropicOptions } from "./llm/anthropic.js";
+export { GeminiModel, type GeminiOptions } from "./llm/gemini.js";
+export { listModels, normalizeBaseURL, type LocalServer } from "./llm/discovery.js";
+export type { RetryOptions } from "./llm/retry.js";
+export { toOpenAIParameters } from "./llm/schema/openai.js";
+export { toAnthropicInputSchema } from "./llm/schema/anthropic.js";
+export { toGeminiParameters, type GeminiParameters } from "./llm/schema/gemini.js";
 export type * from "./mcp/types.js";
 export type { Config, ServerConfig, LlmConfig, ToolMode } from "./config/schema.js";
 export { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig, type ResolvedConfig } from "./config/load.js";

@@ -1,17 +1,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import {
-  connectionError,
-  httpError,
-  LlmError,
-  retryAfterMs,
-  serverMessageOf,
-  START_LOCAL_SERVER_HINT,
-  streamError,
-  timeoutError,
-} from "./errors.js";
+import { LlmError, serverMessageOf, START_LOCAL_SERVER_HINT } from "./errors.js";
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
 import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
 import type { OpenAISchemaOptions } from "./schema/openai.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
 import type { ChatModel, ChatRequest, FinishReason, StreamEvent, Usage } from "./types.js";
@@ -231,21 +223,8 @@ async function liftErrorBodies(input: string | URL | Request, init?: RequestInit
   return new Response(JSON.stringify(lifted), { status: response.status, statusText: response.statusText, headers });
 }
 
-export function toLlmError(
-  err: unknown,
-  url: string,
-  context: { control?: RequestControl; timeoutMs: number; startHint?: string },
-): LlmError {
-  if (err instanceof LlmError) return err;
-  const stopped = context.control?.stopReason();
-  if (stopped) return stopped;
-  if (err instanceof APIConnectionTimeoutError) return timeoutError(url, context.timeoutMs);
-  if (err instanceof APIConnectionError) return connectionError(url, err.cause, context.startHint);
-  if (err instanceof APIError) {
-    const message = serverMessageOf(err.error) ?? err.message;
-    if (err.status === undefined) return streamError(url, message, err);
-    return httpError(err.status, message, url, { cause: err, retryAfterMs: retryAfterMs(err.headers) });
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new LlmError("bad-response", `The model server at ${url} sent something unreadable: ${message}`, { url, cause: err });
+const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError };
+
+export function toLlmError(err: unknown, url: string, context: ErrorContext): LlmError {
+  return fromSdkError(err, url, OPENAI_ERRORS, context);
 }

@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import type { ContentPart, Message, ToolChoice, ToolDefinition } from "./types.js";
+import { argumentsText } from "./tool-arguments.js";
 import { toOpenAIParameters, type OpenAISchemaOptions } from "./schema/openai.js";
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -37,7 +38,7 @@ export function toOpenAIMessages(messages: readonly Message[]): WireMessage[] {
           tool_calls: calls.map((call) => ({
             id: call.id,
             type: "function",
-            function: { name: call.name, arguments: replayableArguments(call.arguments) },
+            function: { name: call.name, arguments: argumentsText(call.arguments) },
           })),
         });
         break;
@@ -53,21 +54,6 @@ export function toOpenAIMessages(messages: readonly Message[]): WireMessage[] {
   }
   flushToolImages();
   return wire;
-}
-
-/**
- * vLLM parses the arguments of earlier tool calls with json.loads to render its chat
- * template, and answers 400 when they are not JSON. A call the model botched is already
- * answered by an error result; the history carries `{}` in its place so the conversation
- * can go on.
- */
-function replayableArguments(raw: string): string {
-  try {
-    JSON.parse(raw);
-    return raw;
-  } catch {
-    return "{}";
-  }
 }
 
 function toWirePart(part: ContentPart): WirePart {

@@ -1,0 +1,248 @@
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
+import { LlmError } from "./errors.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
+import { argumentsObject } from "./tool-arguments.js";
+import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import { toAnthropicInputSchema } from "./schema/anthropic.js";
+import { fromSdkError } from "./sdk-errors.js";
+import { ToolCallAssembler } from "./tool-call-assembler.js";
+import type { ChatModel, ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice } from "./types.js";
+
+type Wire = Anthropic.Messages.MessageParam;
+type WireBlock = Anthropic.Messages.ContentBlockParam;
+type WireRequest = Anthropic.Messages.MessageCreateParamsStreaming;
+
+export interface AnthropicOptions {
+  apiKey: string;
+  model: string;
+  /** Without `/v1`; default https://api.anthropic.com. */
+  baseURL?: string;
+  temperature?: number;
+  /** Anthropic requires a limit; default 4096. */
+  maxTokens?: number;
+  /** Extra request fields, e.g. `thinking: {type: "enabled", budget_tokens: 2048}`. */
+  extraBody?: Record<string, unknown>;
+  requestTimeoutMs?: number;
+  retry?: RetryOptions;
+  headers?: Record<string, string>;
+}
+
+const DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError };
+
+/** The Messages API adapter (`@anthropic-ai/sdk`), streamed. */
+export class AnthropicModel implements ChatModel {
+  readonly provider = "anthropic";
+  readonly modelId: string;
+  private readonly client: Anthropic;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: AnthropicOptions) {
+    this.modelId = options.model;
+    this.url = options.baseURL ?? "https://api.anthropic.com";
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.client = new Anthropic({
+      // Passing the key (and the URL) keeps the SDK from reading ANTHROPIC_* from the environment.
+      apiKey: options.apiKey,
+      baseURL: this.url,
+      maxRetries: 0,
+      timeout: this.timeoutMs + 1000,
+      logLevel: "off",
+      openTelemetry: false,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+  }
+
+  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
+  }
+
+  requestBody(request: ChatRequest): WireRequest {
+    const { options } = this;
+    const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
+    const tools = request.tools ?? [];
+    const temperature = request.temperature ?? options.temperature;
+    return {
+      ...(options.extraBody as Partial<WireRequest>),
+      model: options.model,
+      max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      ...(system ? { system } : {}),
+      messages: toAnthropicMessages(request.messages),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((tool) => ({
+              name: tool.name,
+              ...(tool.description ? { description: tool.description } : {}),
+              input_schema: toAnthropicInputSchema(tool.parameters),
+            })),
+            tool_choice: toAnthropicToolChoice(request.toolChoice ?? "auto"),
+          }
+        : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      stream: true,
+    };
+  }
+
+  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const control = new RequestControl(this.url, this.timeoutMs, request.signal);
+    const context = { control, timeoutMs: this.timeoutMs };
+    try {
+      let stream: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>;
+      try {
+        stream = await this.client.messages.create(this.requestBody(request), { signal: control.signal });
+      } catch (err) {
+        throw fromSdkError(err, this.url, ANTHROPIC_ERRORS, context);
+      }
+      const calls = new ToolCallAssembler();
+      const toolBlocks = new Set<number>();
+      let inputTokens = 0;
+      let outputTokens = 0;
+      let stopReason: string | null | undefined;
+      try {
+        for await (const event of stream) {
+          control.touch();
+          switch (event.type) {
+            case "message_start": {
+              const usage = event.message.usage;
+              inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+              outputTokens = usage.output_tokens;
+              break;
+            }
+            case "content_block_start": {
+              const block = event.content_block;
+              if (block.type === "tool_use") {
+                toolBlocks.add(event.index);
+                calls.add(event.index, { id: block.id, name: block.name });
+              } else if (block.type === "text" && block.text) {
+                yield { type: "text-delta", text: block.text };
+              } else if (block.type === "thinking" && block.thinking) {
+                yield { type: "reasoning-delta", text: block.thinking };
+              }
+              break;
+            }
+            case "content_block_delta": {
+              const delta = event.delta;
+              if (delta.type === "text_delta") yield { type: "text-delta", text: delta.text };
+              else if (delta.type === "thinking_delta") yield { type: "reasoning-delta", text: delta.thinking };
+              else if (delta.type === "input_json_delta") calls.add(event.index, { arguments: delta.partial_json });
+              break;
+            }
+            case "content_block_stop":
+              // A tool_use block is whole at its stop; calls come out in block order.
+              if (toolBlocks.has(event.index)) for (const call of calls.drain()) yield { type: "tool-call", call: withObjectArguments(call) };
+              break;
+            case "message_delta":
+              stopReason = event.delta.stop_reason;
+              outputTokens = event.usage.output_tokens;
+              if (event.usage.input_tokens != null) {
+                inputTokens =
+                  event.usage.input_tokens + (event.usage.cache_creation_input_tokens ?? 0) + (event.usage.cache_read_input_tokens ?? 0);
+              }
+              break;
+            case "message_stop":
+              break;
+          }
+        }
+      } catch (err) {
+        throw fromSdkError(err, this.url, ANTHROPIC_ERRORS, context);
+      }
+      const stopped = control.stopReason();
+      if (stopped) throw stopped;
+      if (stopReason === undefined) {
+        throw new LlmError("bad-response", `The model server at ${this.url} ended the stream before the answer was finished.`, {
+          url: this.url,
+        });
+      }
+      yield { type: "usage", usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+      yield { type: "finish", reason: mapStopReason(stopReason) };
+    } finally {
+      control.dispose();
+    }
+  }
+}
+
+/** A tool_use with no input streams no JSON at all; its arguments are the empty object. */
+function withObjectArguments<T extends { arguments: string }>(call: T): T {
+  return call.arguments.trim() === "" ? { ...call, arguments: "{}" } : call;
+}
+
+function mapStopReason(reason: string | null): FinishReason {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
+    case "tool_use":
+      return "tool-calls";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "refusal":
+      return "content-filter";
+    default:
+      return "other";
+  }
+}
+
+function toAnthropicToolChoice(choice: ToolChoice): Anthropic.Messages.ToolChoice {
+  if (typeof choice === "object") return { type: "tool", name: choice.name };
+  return choice === "required" ? { type: "any" } : { type: choice };
+}
+
+/**
+ * Neutral messages as Messages API turns. Tool results are `tool_result` blocks in a user
+ * turn; consecutive turns of one role are merged, since the API wants them alternating.
+ */
+export function toAnthropicMessages(messages: readonly Message[]): Wire[] {
+  const wire: Wire[] = [];
+  const push = (role: "user" | "assistant", blocks: WireBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = wire[wire.length - 1];
+    if (last && last.role === role && Array.isArray(last.content)) (last.content as WireBlock[]).push(...blocks);
+    else wire.push({ role, content: blocks } as Wire);
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        break; // sent as `system`
+      case "user":
+        push("user", typeof message.content === "string" ? textBlocks(message.content) : message.content.map(toBlock));
+        break;
+      case "assistant":
+        push("assistant", [
+          ...textBlocks(message.content),
+          ...(message.toolCalls ?? []).map(
+            (call): WireBlock => ({ type: "tool_use", id: call.id, name: call.name, input: argumentsObject(call.arguments) }),
+          ),
+        ]);
+        break;
+      case "tool": {
+        const content = typeof message.content === "string" ? message.content : message.content.map(toBlock);
+        push("user", [
+          {
+            type: "tool_result",
+            tool_use_id: message.toolCallId,
+            content: content as string | Array<Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam>,
+            ...(message.isError ? { is_error: true } : {}),
+          },
+        ]);
+        break;
+      }
+    }
+  }
+  return wire;
+}
+
+/** The API refuses empty text blocks. */
+function textBlocks(text: string): WireBlock[] {
+  return text === "" ? [] : [{ type: "text", text }];
+}
+
+function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam {
+  return part.type === "text"
+    ? { type: "text", text: part.text }
+    : {
+        type: "image",
+        source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data },
+      };
+}

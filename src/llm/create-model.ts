@@ -1,0 +1,97 @@
+import type { LlmConfig } from "../config/schema.js";
+import { AnthropicModel } from "./anthropic.js";
+import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
+import { configError } from "./errors.js";
+import { GeminiModel } from "./gemini.js";
+import { OpenAICompatibleModel } from "./openai-compatible.js";
+import type { RetryOptions } from "./retry.js";
+import type { ChatModel } from "./types.js";
+
+export type Provider = NonNullable<LlmConfig["provider"]>;
+
+export interface CreateChatModelOptions {
+  retry?: RetryOptions;
+  /** How long each local server may take to answer `/models` while looking for one. Default 3000 ms. */
+  probeTimeoutMs?: number;
+  /** Where to look when no base URL is given (default: vLLM's then Ollama's default address). */
+  localServers?: readonly LocalServer[];
+}
+
+const VLLM_START = "start it with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`";
+const OLLAMA_START = "start it with `ollama serve`";
+
+/**
+ * The model the llm settings describe. Base URL: `baseURL`, else `OPENAI_BASE_URL` (for
+ * the OpenAI-compatible family), else the first local server that answers (vLLM at
+ * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
+ * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
+ * `env` is handed in: this layer never reads process.env.
+ */
+export async function createChatModel(
+  llm: LlmConfig,
+  env: Record<string, string | undefined>,
+  options: CreateChatModelOptions = {},
+): Promise<ChatModel> {
+  const provider: Provider = llm.provider ?? "openai-compatible";
+  const common = {
+    ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
+    ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
+    ...(llm.extraBody ? { extraBody: llm.extraBody } : {}),
+    ...(llm.requestTimeoutMs !== undefined ? { requestTimeoutMs: llm.requestTimeoutMs } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+  };
+
+  if (provider === "anthropic" || provider === "gemini") {
+    const usual = provider === "anthropic" ? ["ANTHROPIC_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
+    const apiKey = pickApiKey(llm, env, usual);
+    if (!apiKey) throw configError(`No API key for ${provider}: set ${usual.join(" or ")}, or name a variable in llm.apiKeyEnv.`);
+    if (!llm.model) throw configError(`Name the ${provider} model to use (llm.model).`);
+    const settings = { ...common, apiKey, model: llm.model, ...(llm.baseURL ? { baseURL: llm.baseURL.replace(/\/+$/, "") } : {}) };
+    return provider === "anthropic" ? new AnthropicModel(settings) : new GeminiModel(settings);
+  }
+
+  const probeTimeoutMs = options.probeTimeoutMs ?? 3000;
+  const fromEnv = !llm.baseURL && env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : undefined;
+  // OPENAI_API_KEY goes to OpenAI, or to the server OPENAI_BASE_URL names next to it; never
+  // to a local server found by looking around.
+  const apiKey = pickApiKey(llm, env, provider === "openai" || fromEnv ? ["OPENAI_API_KEY"] : provider === "vllm" ? ["VLLM_API_KEY"] : []);
+
+  let baseURL = llm.baseURL ?? fromEnv;
+  let listed: string[] | undefined;
+  if (baseURL) {
+    baseURL = normalizeBaseURL(baseURL);
+  } else if (provider === "openai") {
+    baseURL = "https://api.openai.com/v1";
+  } else {
+    const candidates =
+      options.localServers ?? (provider === "vllm" ? [VLLM_DEFAULT] : provider === "ollama" ? [OLLAMA_DEFAULT] : [VLLM_DEFAULT, OLLAMA_DEFAULT]);
+    const found = await findLocalServer(candidates, apiKey, probeTimeoutMs);
+    baseURL = found.server.baseURL;
+    listed = found.models;
+  }
+
+  if (provider === "openai" && !apiKey) throw configError("No API key for openai: set OPENAI_API_KEY, or name a variable in llm.apiKeyEnv.");
+  if (provider === "openai" && !llm.model) throw configError("Name the OpenAI model to use (llm.model).");
+  const model = llm.model ?? (await firstListedModel(baseURL, apiKey, probeTimeoutMs, listed));
+
+  return new OpenAICompatibleModel({
+    ...common,
+    baseURL,
+    model,
+    provider,
+    ...(apiKey ? { apiKey } : {}),
+    ...(provider === "ollama" ? { schema: { inlineRefs: true }, startHint: OLLAMA_START } : {}),
+    ...(provider === "vllm" ? { startHint: VLLM_START } : {}),
+  });
+}
+
+function pickApiKey(llm: LlmConfig, env: Record<string, string | undefined>, usual: readonly string[]): string | undefined {
+  if (llm.apiKey) return llm.apiKey;
+  if (llm.apiKeyEnv) {
+    const value = env[llm.apiKeyEnv];
+    if (!value) throw configError(`The environment variable ${llm.apiKeyEnv} named by llm.apiKeyEnv is not set.`);
+    return value;
+  }
+  for (const name of usual) if (env[name]) return env[name];
+  return undefined;
+}

@@ -1,0 +1,279 @@
+import { randomUUID } from "node:crypto";
+import {
+  ApiError,
+  FunctionCallingConfigMode,
+  GoogleGenAI,
+  type Content,
+  type GenerateContentConfig,
+  type GenerateContentResponse,
+  type Part,
+  type ToolConfig,
+} from "@google/genai";
+import { httpError, LlmError, serverMessageOf } from "./errors.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
+import { argumentsObject } from "./tool-arguments.js";
+import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import { toGeminiParameters } from "./schema/gemini.js";
+import { unreadable } from "./sdk-errors.js";
+import type { ChatModel, ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage } from "./types.js";
+
+export interface GeminiOptions {
+  apiKey: string;
+  model: string;
+  /** Default https://generativelanguage.googleapis.com (the SDK adds the API version). */
+  baseURL?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Merged into the generation config, e.g. `thinkingConfig: {includeThoughts: true}`. */
+  extraBody?: Record<string, unknown>;
+  requestTimeoutMs?: number;
+  retry?: RetryOptions;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Gemini gives some function calls no id. Ids made up here carry this prefix so they are
+ * not sent back as if the API had issued them.
+ */
+const LOCAL_ID_PREFIX = "toolbridge-call-";
+
+/** The Gemini API adapter (`@google/genai`), streamed. */
+export class GeminiModel implements ChatModel {
+  readonly provider = "gemini";
+  readonly modelId: string;
+  private readonly client: GoogleGenAI;
+  private readonly url: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: GeminiOptions) {
+    this.modelId = options.model;
+    this.url = options.baseURL ?? "https://generativelanguage.googleapis.com";
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.client = new GoogleGenAI({
+      // Given explicitly, so the SDK reads no GOOGLE_* variables to pick a backend or key.
+      apiKey: options.apiKey,
+      vertexai: false,
+      httpOptions: {
+        ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
+        ...(options.headers ? { headers: options.headers } : {}),
+      },
+    });
+  }
+
+  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
+  }
+
+  requestConfig(request: ChatRequest): GenerateContentConfig {
+    const { options } = this;
+    const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
+    const tools = request.tools ?? [];
+    const temperature = request.temperature ?? options.temperature;
+    const maxTokens = request.maxTokens ?? options.maxTokens;
+    return {
+      ...(options.extraBody as GenerateContentConfig | undefined),
+      ...(system ? { systemInstruction: system } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: [
+              {
+                functionDeclarations: tools.map((tool) => ({
+                  name: tool.name,
+                  ...(tool.description ? { description: tool.description } : {}),
+                  ...toGeminiParameters(tool.parameters),
+                })),
+              },
+            ],
+            toolConfig: toGeminiToolConfig(request.toolChoice ?? "auto"),
+          }
+        : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens !== undefined ? { maxOutputTokens: maxTokens } : {}),
+    };
+  }
+
+  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const control = new RequestControl(this.url, this.timeoutMs, request.signal);
+    try {
+      let stream: AsyncGenerator<GenerateContentResponse>;
+      try {
+        stream = await this.client.models.generateContentStream({
+          model: this.options.model,
+          contents: toGeminiContents(request.messages),
+          config: { ...this.requestConfig(request), abortSignal: control.signal },
+        });
+      } catch (err) {
+        throw this.toLlmError(err, control);
+      }
+      let finishReason: string | undefined;
+      let blocked = false;
+      let sawCalls = false;
+      let usage: Usage | undefined;
+      try {
+        for await (const chunk of stream) {
+          control.touch();
+          if (chunk.usageMetadata) {
+            const meta = chunk.usageMetadata;
+            const input = meta.promptTokenCount ?? 0;
+            const output = (meta.candidatesTokenCount ?? 0) + (meta.thoughtsTokenCount ?? 0);
+            usage = { inputTokens: input, outputTokens: output, totalTokens: meta.totalTokenCount ?? input + output };
+          }
+          if (chunk.promptFeedback?.blockReason) blocked = true;
+          const candidate = chunk.candidates?.[0];
+          for (const part of candidate?.content?.parts ?? []) {
+            if (part.functionCall) {
+              sawCalls = true;
+              yield { type: "tool-call", call: fromFunctionCallPart(part) };
+            } else if (typeof part.text === "string" && part.text !== "") {
+              yield { type: part.thought ? "reasoning-delta" : "text-delta", text: part.text };
+            }
+          }
+          if (candidate?.finishReason) finishReason = candidate.finishReason;
+        }
+      } catch (err) {
+        throw this.toLlmError(err, control);
+      }
+      const stopped = control.stopReason();
+      if (stopped) throw stopped;
+      if (finishReason === undefined && !blocked) {
+        throw new LlmError("bad-response", `The model server at ${this.url} ended the stream before the answer was finished.`, {
+          url: this.url,
+        });
+      }
+      if (usage) yield { type: "usage", usage };
+      yield { type: "finish", reason: blocked ? "content-filter" : mapFinishReason(finishReason, sawCalls) };
+    } finally {
+      control.dispose();
+    }
+  }
+
+  private toLlmError(err: unknown, control: RequestControl): LlmError {
+    const stopped = control.stopReason();
+    if (stopped) return stopped;
+    if (err instanceof LlmError) return err;
+    if (err instanceof ApiError) {
+      // The SDK puts the whole error body, as JSON text, in the message.
+      let body: unknown = err.message;
+      try {
+        body = JSON.parse(err.message);
+      } catch {
+        // plain text stays as it is
+      }
+      return httpError(err.status, serverMessageOf(body), this.url, { cause: err });
+    }
+    // A `data: {"error": ...}` event mid-stream comes as a plain Error carrying the body.
+    if (err instanceof Error && /"error"\s*:/.test(err.message)) {
+      const json = err.message.slice(err.message.indexOf("{"));
+      try {
+        return new LlmError("bad-response", `The model server at ${this.url} reported an error mid-stream: ${serverMessageOf(JSON.parse(json))}`, {
+          url: this.url,
+          cause: err,
+        });
+      } catch {
+        // not JSON after all: fall through
+      }
+    }
+    return unreadable(err, this.url);
+  }
+}
+
+function fromFunctionCallPart(part: Part): ToolCall {
+  const fc = part.functionCall ?? {};
+  const call: ToolCall = {
+    id: fc.id ?? `${LOCAL_ID_PREFIX}${randomUUID()}`,
+    name: fc.name ?? "",
+    arguments: JSON.stringify(fc.args ?? {}),
+  };
+  if (part.thoughtSignature) call.signature = part.thoughtSignature;
+  return call;
+}
+
+function mapFinishReason(reason: string | undefined, sawCalls: boolean): FinishReason {
+  switch (reason) {
+    case "STOP":
+      return sawCalls ? "tool-calls" : "stop";
+    case "MAX_TOKENS":
+      return "length";
+    case "SAFETY":
+    case "RECITATION":
+    case "BLOCKLIST":
+    case "PROHIBITED_CONTENT":
+    case "SPII":
+    case "IMAGE_SAFETY":
+      return "content-filter";
+    default:
+      return sawCalls ? "tool-calls" : "other";
+  }
+}
+
+function toGeminiToolConfig(choice: ToolChoice): ToolConfig {
+  if (typeof choice === "object") {
+    return { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.name] } };
+  }
+  const mode = { auto: FunctionCallingConfigMode.AUTO, required: FunctionCallingConfigMode.ANY, none: FunctionCallingConfigMode.NONE }[choice];
+  return { functionCallingConfig: { mode } };
+}
+
+/**
+ * Neutral messages as Gemini contents: the assistant is "model", tool results are
+ * `functionResponse` parts in a user turn (`{output}` or `{error}`, as Google's docs
+ * name them), consecutive turns of one role are merged.
+ */
+export function toGeminiContents(messages: readonly Message[]): Content[] {
+  const contents: Content[] = [];
+  const push = (role: "user" | "model", parts: Part[]) => {
+    if (parts.length === 0) return;
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) (last.parts ??= []).push(...parts);
+    else contents.push({ role, parts });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        break; // sent as systemInstruction
+      case "user":
+        push("user", typeof message.content === "string" ? textParts(message.content) : message.content.map(toPart));
+        break;
+      case "assistant":
+        push("model", [
+          ...textParts(message.content),
+          ...(message.toolCalls ?? []).map((call): Part => {
+            const part: Part = {
+              functionCall: {
+                name: call.name,
+                args: argumentsObject(call.arguments),
+                ...(call.id.startsWith(LOCAL_ID_PREFIX) ? {} : { id: call.id }),
+              },
+            };
+            if (call.signature) part.thoughtSignature = call.signature;
+            return part;
+          }),
+        ]);
+        break;
+      case "tool": {
+        const parts = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+        const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+        push("user", [
+          {
+            functionResponse: {
+              name: message.name,
+              response: message.isError ? { error: text } : { output: text },
+              ...(message.toolCallId.startsWith(LOCAL_ID_PREFIX) ? {} : { id: message.toolCallId }),
+            },
+          },
+          ...parts.filter((p) => p.type === "image").map(toPart),
+        ]);
+        break;
+      }
+    }
+  }
+  return contents;
+}
+
+function textParts(text: string): Part[] {
+  return text === "" ? [] : [{ text }];
+}
+
+function toPart(part: ContentPart): Part {
+  return part.type === "text" ? { text: part.text } : { inlineData: { mimeType: part.mimeType, data: part.data } };
+}
