@@ -101,6 +101,7 @@ export class AnthropicModel implements ChatModel {
       let stopReason: string | null | undefined;
       try {
         for await (const event of stream) {
+          if (control.signal.aborted) break;
           control.touch();
           switch (event.type) {
             case "message_start": {

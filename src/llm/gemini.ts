@@ -111,6 +111,7 @@ export class GeminiModel implements ChatModel {
       let usage: Usage | undefined;
       try {
         for await (const chunk of stream) {
+          if (control.signal.aborted) break;
           control.touch();
           if (chunk.usageMetadata) {
             const meta = chunk.usageMetadata;

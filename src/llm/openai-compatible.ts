@@ -87,6 +87,8 @@ export class OpenAICompatibleModel implements ChatModel {
       const reader = new ChunkReader();
       try {
         for await (const chunk of stream) {
+          // Chunks the SDK had already buffered must not reach a caller who cancelled.
+          if (control.signal.aborted) break;
           control.touch();
           yield* reader.read(chunk);
         }
