@@ -398,7 +398,8 @@ export class Connection {
 
   private async request<T>(what: string, signal: AbortSignal | undefined, timeoutMs: number, run: (client: Client) => Promise<T>): Promise<T> {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
-    const client = await this.ready();
+    // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
+    const client = this.client && this.state.status === "connected" && !this.closing ? this.client : await this.ready();
     try {
       const result = await run(client);
       this.restartFailures = 0;

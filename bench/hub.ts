@@ -1,0 +1,151 @@
+/**
+ * The hub against the raw SDK client and the Vercel AI SDK's MCP client, side by side in
+ * one run on the same kind of server (server-everything over stdio):
+ *   1. sequential tools/call round trips of `echo` (p50, p99, ratio to the raw SDK);
+ *   2. connect time for 5 servers against 1 (each peer connecting in parallel).
+ * Goals: the hub adds under 5% per call; 5 servers connect in at most 2.5x one.
+ */
+import { fileURLToPath } from "node:url";
+import { createMCPClient } from "@ai-sdk/mcp";
+import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { ServerConfig } from "../src/config/schema.js";
+import { Hub } from "../src/mcp/hub.js";
+
+const EVERYTHING = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const SERVER = { command: process.execPath, args: [EVERYTHING, "stdio"] };
+const CALLS = 2000;
+const WARMUP = 200;
+const CONNECT_REPEATS = 3;
+
+interface Peer {
+  name: string;
+  /** Connects `count` servers and returns one echo function per server and a closer. */
+  connect(count: number): Promise<{ echo: (message: string) => Promise<unknown>; close: () => Promise<void> }>;
+}
+
+const peers: Peer[] = [
+  {
+    name: "raw SDK Client",
+    async connect(count) {
+      const clients = await Promise.all(
+        Array.from({ length: count }, async () => {
+          const client = new Client({ name: "bench", version: "1.0.0" });
+          await client.connect(new StdioClientTransport({ ...SERVER, stderr: "ignore" }));
+          await client.listTools();
+          return client;
+        }),
+      );
+      const first = clients[0] as Client;
+      return {
+        echo: async (message) => first.callTool({ name: "echo", arguments: { message } }),
+        close: async () => void (await Promise.all(clients.map((c) => c.close()))),
+      };
+    },
+  },
+  {
+    name: "toolbridge Hub",
+    async connect(count) {
+      const servers: Record<string, ServerConfig> = {};
+      for (let i = 0; i < count; i++) servers[`s${i}`] = { ...SERVER };
+      const hub = await Hub.connect(servers, { stderrLogFile: "/dev/null" });
+      const failed = hub.servers().filter((s) => s.status !== "connected");
+      if (failed.length) throw new Error(`hub: ${failed.map((s) => s.error).join("; ")}`);
+      const tool = hub.tools().find((t) => t.server === "s0" && t.originalName === "echo")?.name ?? "echo";
+      return { echo: async (message) => hub.callTool(tool, { message }), close: () => hub.close() };
+    },
+  },
+  {
+    name: "@ai-sdk/mcp",
+    async connect(count) {
+      const clients = await Promise.all(
+        Array.from({ length: count }, async () => {
+          const client = await createMCPClient({ transport: new Experimental_StdioMCPTransport({ ...SERVER, stderr: "ignore" }) });
+          return { client, tools: await client.tools() };
+        }),
+      );
+      const echoTool = clients[0]?.tools.echo;
+      if (!echoTool?.execute) throw new Error("@ai-sdk/mcp: no echo tool");
+      const execute = echoTool.execute;
+      let id = 0;
+      return {
+        echo: async (message) => execute({ message }, { toolCallId: String(++id), messages: [] }),
+        close: async () => void (await Promise.all(clients.map((c) => c.client.close()))),
+      };
+    },
+  },
+];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
+async function roundTrips(): Promise<void> {
+  const connected = [];
+  for (const peer of peers) connected.push({ peer, ...(await peer.connect(1)) });
+  const samples = new Map<string, number[]>(peers.map((p) => [p.name, []]));
+  try {
+    for (const { echo } of connected) for (let i = 0; i < WARMUP; i++) await echo("warm");
+    // Interleaved in rounds, so that a slow phase of this shared machine hits every peer alike.
+    const rounds = 8;
+    for (let round = 0; round < rounds; round++) {
+      for (const { peer, echo } of connected) {
+        const list = samples.get(peer.name) as number[];
+        for (let i = 0; i < CALLS / rounds; i++) {
+          const started = performance.now();
+          await echo("x");
+          list.push(performance.now() - started);
+        }
+      }
+    }
+  } finally {
+    for (const { close } of connected) await close();
+  }
+  const base = samples.get(peers[0]?.name ?? "") ?? [];
+  const baseSorted = [...base].sort((a, b) => a - b);
+  console.log(`\ntools/call round trips: ${CALLS} sequential calls of server-everything echo over stdio`);
+  console.table(
+    peers.map((peer) => {
+      const sorted = [...(samples.get(peer.name) ?? [])].sort((a, b) => a - b);
+      return {
+        client: peer.name,
+        "p50 ms": percentile(sorted, 50).toFixed(3),
+        "p99 ms": percentile(sorted, 99).toFixed(3),
+        "p50 vs SDK": `${(percentile(sorted, 50) / percentile(baseSorted, 50)).toFixed(3)}x`,
+        "p99 vs SDK": `${(percentile(sorted, 99) / percentile(baseSorted, 99)).toFixed(3)}x`,
+      };
+    }),
+  );
+}
+
+async function connectTimes(): Promise<void> {
+  const rows = [];
+  for (const peer of peers) {
+    const times: Record<number, number[]> = { 1: [], 5: [] };
+    for (let repeat = 0; repeat < CONNECT_REPEATS; repeat++) {
+      for (const count of [1, 5]) {
+        const started = performance.now();
+        const { close } = await peer.connect(count);
+        times[count]?.push(performance.now() - started);
+        await close();
+      }
+    }
+    const one = median(times[1] ?? []);
+    const five = median(times[5] ?? []);
+    rows.push({ client: peer.name, "1 server ms": one.toFixed(0), "5 servers ms": five.toFixed(0), "5 vs 1": `${(five / one).toFixed(2)}x` });
+  }
+  console.log(`\nconnect time (median of ${CONNECT_REPEATS}): initialize plus tools/list, servers in parallel`);
+  console.table(rows);
+}
+
+export async function run(): Promise<void> {
+  await roundTrips();
+  await connectTimes();
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
