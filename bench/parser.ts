@@ -21,32 +21,15 @@ import { createTimeServer } from "../src/servers/time/server.js";
 import { createToolCallParser, parseToolCalls } from "../src/toolcall/parser.js";
 import { buildToolPrompt } from "../src/toolcall/prompt.js";
 import { loadCorpus, normalizeSpace, type FixtureCase } from "../test/toolcall/fixture-corpus.js";
+import { randomChunks } from "../test/toolcall/random-chunks.js";
 
 const KB = 1024;
 const SIZES = [KB, 10 * KB, 100 * KB, 1024 * KB];
 const NAIVE_MAX = 100 * KB;
 const AI_SDK_MAX = 10 * KB;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function deltas(text: string): string[] {
-  const random = prng(42);
-  const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    const n = 1 + Math.floor(random() * 4);
-    out.push(text.slice(i, i + n));
-    i += n;
-  }
-  return out;
-}
+/** 1-4 character deltas, as vLLM streams tokens. */
+const deltas = (text: string): string[] => randomChunks(text, 42, 4);
 
 const WORDS = "the model streams an answer with words numbers 42 and punctuation, then a new line.\n";
 

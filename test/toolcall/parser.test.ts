@@ -7,28 +7,7 @@ import {
   type ToolCallParserOptions,
 } from "../../src/toolcall/parser.js";
 import { loadCorpus, normalizeSpace } from "./fixture-corpus.js";
-
-/** mulberry32: a small seeded PRNG so every chunking is reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function chunk(text: string, random: () => number, maxSize: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    const size = 1 + Math.floor(random() * maxSize);
-    out.push(text.slice(i, i + size));
-    i += size;
-  }
-  return out;
-}
+import { randomChunks } from "./random-chunks.js";
 
 function collect(events: ToolCallParserEvent[]): ParsedMessage {
   const result: ParsedMessage = { calls: [], content: "", reasoning: "" };
@@ -74,7 +53,7 @@ describe.each(corpus.map((c) => [`${c.file}: ${c.name}`, c] as const))("%s", (_l
 
   it("gives exactly the same result in 40 random chunkings", () => {
     for (let seed = 1; seed <= 40; seed++) {
-      const deltas = chunk(c.text, prng(seed * 7919), seed % 2 === 0 ? 4 : 17);
+      const deltas = randomChunks(c.text, seed * 7919, seed % 2 === 0 ? 4 : 17);
       expect(streamed(deltas, options), `seed ${seed}`).toEqual(whole);
     }
   });
