@@ -1,0 +1,208 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { AnthropicModel } from "../../src/llm/anthropic.js";
+import type { LlmError } from "../../src/llm/errors.js";
+import { GeminiModel } from "../../src/llm/gemini.js";
+import type { ChatRequest, Message, ToolDefinition } from "../../src/llm/types.js";
+import { startAnthropicServer, type AnthropicScriptReply, type AnthropicServer } from "../support/anthropic-server.js";
+import { startGeminiServer, type GeminiScriptReply, type GeminiServer } from "../support/gemini-server.js";
+import { collect, failure } from "./collect.js";
+
+const add: ToolDefinition = {
+  name: "add",
+  description: "Add two numbers",
+  parameters: {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { a: { type: "number" }, b: { type: "number" } },
+    required: ["a", "b"],
+    additionalProperties: false,
+  },
+};
+
+const history: Message[] = [
+  { role: "system", content: "Be brief." },
+  { role: "user", content: "What is 2 + 3?" },
+  { role: "assistant", content: "Let me add.", toolCalls: [{ id: "toolu_1", name: "add", arguments: '{"a":2,"b":3}', signature: "sig-1" }] },
+  { role: "tool", toolCallId: "toolu_1", name: "add", content: "5" },
+];
+
+const ask = (extra: Partial<ChatRequest> = {}): ChatRequest => ({ messages: history, tools: [add], ...extra });
+
+let anthropic: AnthropicServer | undefined;
+let gemini: GeminiServer | undefined;
+afterEach(async () => {
+  await anthropic?.close();
+  await gemini?.close();
+  anthropic = gemini = undefined;
+});
+
+async function anthropicModel(replies: AnthropicScriptReply[], extra: Record<string, unknown> = {}) {
+  anthropic = await startAnthropicServer({ replies });
+  return new AnthropicModel({ baseURL: anthropic.url, apiKey: "test-key", model: "claude-haiku-4-5", retry: { baseDelayMs: 1 }, ...extra });
+}
+
+async function geminiModel(replies: GeminiScriptReply[], extra: Record<string, unknown> = {}) {
+  gemini = await startGeminiServer({ replies });
+  return new GeminiModel({ baseURL: gemini.url, apiKey: "test-key", model: "gemini-2.5-flash", retry: { baseDelayMs: 1 }, ...extra });
+}
+
+describe("Anthropic adapter against a local Messages API server", () => {
+  it("streams thinking, text and tool_use input deltas into reasoning, text and whole calls", async () => {
+    const model = await anthropicModel([
+      { thinking: "I should add them.", text: "Adding now.", toolUses: [{ name: "add", input: { a: 2, b: 3 }, id: "toolu_A" }, { name: "add", input: { a: 1, b: 1 } }], usage: { input_tokens: 40, output_tokens: 20 } },
+    ]);
+    const out = await collect(model.stream(ask()));
+    expect(out.reasoning).toBe("I should add them.");
+    expect(out.text).toBe("Adding now.");
+    expect(out.calls.map((c) => [c.id, c.name, JSON.parse(c.arguments)])).toEqual([
+      ["toolu_A", "add", { a: 2, b: 3 }],
+      [expect.stringMatching(/^toolu_/), "add", { a: 1, b: 1 }],
+    ]);
+    expect(out.events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 40, outputTokens: 20, totalTokens: 60 } });
+    expect(out.finish).toBe("tool-calls");
+  });
+
+  it("sends input_schema, system, tool_use and tool_result blocks and the tool choice", async () => {
+    const model = await anthropicModel([{ text: "5" }]);
+    await collect(model.stream(ask({ toolChoice: "required" })));
+    const body = anthropic?.requests[0]?.body;
+    expect(anthropic?.requests[0]?.headers.authorization).toBe("Bearer test-key");
+    expect(body.system).toBe("Be brief.");
+    expect(body.max_tokens).toBe(4096);
+    expect(body.stream).toBe(true);
+    expect(body.tool_choice).toEqual({ type: "any" });
+    expect(body.tools[0]).toEqual({
+      name: "add",
+      description: "Add two numbers",
+      input_schema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"], additionalProperties: false },
+    });
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "What is 2 + 3?" }] },
+      { role: "assistant", content: [{ type: "text", text: "Let me add." }, { type: "tool_use", id: "toolu_1", name: "add", input: { a: 2, b: 3 } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "5" }] },
+    ]);
+  });
+
+  it("maps a named tool choice and none", async () => {
+    const model = await anthropicModel([{ text: "a" }, { text: "b" }]);
+    await collect(model.stream(ask({ toolChoice: { name: "add" } })));
+    await collect(model.stream(ask({ toolChoice: "none" })));
+    expect(anthropic?.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "tool", name: "add" }, { type: "none" }]);
+  });
+
+  it("shows the status and Anthropic's message of an HTTP error", async () => {
+    const model = await anthropicModel([{ kind: "error", status: 400, type: "invalid_request_error", message: "max_tokens: must be positive" }]);
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("http");
+    expect(err.message).toContain("HTTP 400: max_tokens: must be positive");
+  });
+
+  it("retries a 529 overload and then succeeds", async () => {
+    const model = await anthropicModel([{ kind: "error", status: 529, type: "overloaded_error", message: "Overloaded" }, { text: "fine" }]);
+    const out = await collect(model.stream(ask()));
+    expect(out.text).toBe("fine");
+    expect(anthropic?.requests).toHaveLength(2);
+  });
+
+  it("surfaces an error event mid-stream", async () => {
+    const model = await anthropicModel([{ text: "partial", errorAfterEvents: 4 }]);
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("bad-response");
+    expect(err.message).toContain("Overloaded");
+  });
+
+  it("times out when the server sends nothing", async () => {
+    const model = await anthropicModel([{ kind: "hang" }], { requestTimeoutMs: 200, retry: { maxRetries: 0 } });
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("timeout");
+  });
+});
+
+describe("Gemini adapter against a local Gemini API server", () => {
+  it("streams thoughts and text apart and yields whole function calls with their signatures", async () => {
+    const model = await geminiModel([
+      {
+        thoughts: "Adding two numbers.",
+        text: "Calling add.",
+        functionCalls: [{ name: "add", args: { a: 2, b: 3 }, thoughtSignature: "c2lnbmF0dXJl" }, { name: "add", args: { a: 4, b: 4 }, id: "fc-2" }],
+        usage: { promptTokenCount: 30, candidatesTokenCount: 10, thoughtsTokenCount: 5 },
+      },
+    ]);
+    const out = await collect(model.stream(ask()));
+    expect(out.reasoning).toBe("Adding two numbers.");
+    expect(out.text).toBe("Calling add.");
+    expect(out.calls.map((c) => [c.name, JSON.parse(c.arguments), c.signature])).toEqual([
+      ["add", { a: 2, b: 3 }, "c2lnbmF0dXJl"],
+      ["add", { a: 4, b: 4 }, undefined],
+    ]);
+    expect(out.calls[1]?.id).toBe("fc-2");
+    expect(out.events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 30, outputTokens: 15, totalTokens: 45 } });
+    expect(out.finish).toBe("tool-calls");
+  });
+
+  it("sends cleaned functionDeclarations, system instruction, functionCall and functionResponse parts", async () => {
+    const model = await geminiModel([{ text: "5" }]);
+    await collect(model.stream(ask({ toolChoice: { name: "add" }, temperature: 0 })));
+    const request = gemini?.requests[0];
+    expect(request?.headers["x-goog-api-key"]).toBe("test-key");
+    expect(request?.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    const body = request?.body;
+    expect(body.systemInstruction.parts[0].text).toBe("Be brief.");
+    expect(body.generationConfig.temperature).toBe(0);
+    expect(body.tools[0].functionDeclarations[0]).toEqual({
+      name: "add",
+      description: "Add two numbers",
+      parameters: { type: "OBJECT", properties: { a: { type: "NUMBER" }, b: { type: "NUMBER" } }, required: ["a", "b"] },
+    });
+    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["add"] } });
+    expect(body.contents).toEqual([
+      { role: "user", parts: [{ text: "What is 2 + 3?" }] },
+      { role: "model", parts: [{ text: "Let me add." }, { functionCall: { name: "add", args: { a: 2, b: 3 }, id: "toolu_1" }, thoughtSignature: "sig-1" }] },
+      { role: "user", parts: [{ functionResponse: { name: "add", response: { output: "5" }, id: "toolu_1" } }] },
+    ]);
+  });
+
+  it("is accepted by a server that refuses schemas outside Gemini's subset, for a nasty schema too", async () => {
+    const model = await geminiModel([{ text: "ok" }]);
+    const nasty: ToolDefinition = {
+      name: "nasty",
+      parameters: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        $defs: { Id: { type: ["string", "null"], format: "uuid" } },
+        properties: { id: { $ref: "#/$defs/Id" }, kind: { const: 3 }, tags: { type: "array", items: { type: "string" }, uniqueItems: true } },
+        additionalProperties: false,
+      },
+    };
+    const out = await collect(model.stream(ask({ tools: [add, nasty, { name: "ping", parameters: {} }] })));
+    expect(out.text).toBe("ok");
+    expect(gemini?.requests[0]?.body.tools[0].functionDeclarations[2]).toEqual({ name: "ping" });
+  });
+
+  it("shows the status and Google's message of an HTTP error, and says API key problems plainly", async () => {
+    const model = await geminiModel([{ kind: "error", status: 400, message: "API key not valid. Please pass a valid API key." }]);
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("http");
+    expect(err.message).toContain("HTTP 400: API key not valid. Please pass a valid API key.");
+  });
+
+  it("retries a 503 and then succeeds", async () => {
+    const model = await geminiModel([{ kind: "error", status: 503, message: "The model is overloaded.", statusText: "UNAVAILABLE" }, { text: "back" }]);
+    const out = await collect(model.stream(ask()));
+    expect(out.text).toBe("back");
+  });
+
+  it("ends with aborted when the caller aborts mid-stream", async () => {
+    const model = await geminiModel([{ text: "a long answer in several pieces", stallAfterChunks: 1 }]);
+    const controller = new AbortController();
+    const err = await failure(
+      (async function* () {
+        for await (const e of model.stream(ask({ signal: controller.signal }))) {
+          controller.abort();
+          yield e;
+        }
+      })(),
+    );
+    expect((err as LlmError).code).toBe("aborted");
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * TEST INFRASTRUCTURE ONLY: a scripted stand-in for Anthropic's `POST /v1/messages`
+ * (stream: true), in the API's real event shapes: `event: <type>\ndata: <json>\n\n` for
+ * message_start (usage.input_tokens), ping, content_block_start / content_block_delta
+ * (text_delta, thinking_delta + signature_delta, input_json_delta starting with an empty
+ * partial_json) / content_block_stop, message_delta (stop_reason, usage.output_tokens),
+ * message_stop; errors as `{"type":"error","error":{"type","message"}}`, also mid-stream
+ * as an `event: error`.
+ *
+ *   const server = await startAnthropicServer({ replies: [{ text: "Hi" }] });
+ *   new AnthropicModel({ baseURL: server.url, apiKey: "test", model: "claude-haiku-4-5" });
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface AnthropicReply {
+  kind?: "reply";
+  thinking?: string;
+  text?: string;
+  toolUses?: Array<{ name: string; input: Record<string, unknown>; id?: string }>;
+  stopReason?: string;
+  usage?: { input_tokens: number; output_tokens: number };
+  /** Send an `event: error` (overloaded_error) after this many events instead of the rest. */
+  errorAfterEvents?: number;
+}
+export interface AnthropicErrorReply {
+  kind: "error";
+  status: number;
+  type: string;
+  message: string;
+}
+export type AnthropicScriptReply = AnthropicReply | AnthropicErrorReply | { kind: "hang" };
+
+export interface AnthropicServer {
+  /** The base URL to give the SDK (it adds `/v1/messages`). */
+  url: string;
+  requests: Array<{ path: string; headers: IncomingMessage["headers"]; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startAnthropicServer(options: { replies: AnthropicScriptReply[] }): Promise<AnthropicServer> {
+  const script = [...options.replies];
+  const requests: AnthropicServer["requests"] = [];
+  const server = createServer((req, res) => void handle(req, res));
+  let counter = 0;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const body = raw ? JSON.parse(raw) : undefined;
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    requests.push({ path, headers: req.headers, body });
+    if (req.method !== "POST" || path !== "/v1/messages") return sendError(res, 404, "not_found_error", "Not found");
+    const reply = script.shift();
+    if (!reply) return sendError(res, 500, "api_error", "scripted Anthropic server: no reply left in the script");
+    if (reply.kind === "hang") return;
+    if (reply.kind === "error") return sendError(res, reply.status, reply.type, reply.message);
+
+    const id = `msg_${(++counter).toString().padStart(24, "0")}`;
+    const usage = reply.usage ?? { input_tokens: 25, output_tokens: 12 };
+    const events: Array<[string, unknown]> = [];
+    events.push([
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id, type: "message", role: "assistant", model: body?.model, content: [], stop_reason: null, stop_sequence: null,
+          usage: { input_tokens: usage.input_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: "standard" },
+        },
+      },
+    ]);
+    events.push(["ping", { type: "ping" }]);
+    let index = 0;
+    const block = (start: unknown, deltas: unknown[]) => {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: start }]);
+      for (const delta of deltas) events.push(["content_block_delta", { type: "content_block_delta", index, delta }]);
+      events.push(["content_block_stop", { type: "content_block_stop", index }]);
+      index++;
+    };
+    if (reply.thinking) {
+      block({ type: "thinking", thinking: "", signature: "" }, [
+        ...pieces(reply.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+        { type: "signature_delta", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" },
+      ]);
+    }
+    if (reply.text) block({ type: "text", text: "" }, pieces(reply.text).map((text) => ({ type: "text_delta", text })));
+    for (const [i, use] of (reply.toolUses ?? []).entries()) {
+      const json = JSON.stringify(use.input);
+      block({ type: "tool_use", id: use.id ?? `toolu_01${i}${"A".repeat(21)}`, name: use.name, input: {} }, [
+        { type: "input_json_delta", partial_json: "" },
+        ...pieces(json, 5).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+      ]);
+    }
+    const stopReason = reply.stopReason ?? ((reply.toolUses ?? []).length > 0 ? "tool_use" : "end_turn");
+    events.push([
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { input_tokens: usage.input_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.output_tokens },
+      },
+    ]);
+    events.push(["message_stop", { type: "message_stop" }]);
+
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": `req_${id}` });
+    for (const [i, [name, data]] of events.entries()) {
+      if (reply.errorAfterEvents !== undefined && i >= reply.errorAfterEvents) {
+        res.write(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })}\n\n`);
+        break;
+      }
+      res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    }
+    res.end();
+  }
+
+  server.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function pieces(text: string, size = 8): string[] {
+  return Array.from(text).reduce<string[]>((out, ch, i) => {
+    if (i % size === 0) out.push(ch);
+    else out[out.length - 1] += ch;
+    return out;
+  }, []);
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string): void {
+  res.writeHead(status, { "content-type": "application/json", "request-id": "req_error" });
+  res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: "req_error" }));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
