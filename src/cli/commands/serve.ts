@@ -1,7 +1,5 @@
 import { Argument, InvalidArgumentError, type Command } from "commander";
-import { BUNDLED_SERVERS, type BundledServerName } from "../../servers/bundled.js";
-import { serveHttp } from "../../servers/http.js";
-import { serveStdio } from "../../servers/stdio.js";
+import { BUNDLED_SERVER_NAMES, type BundledServerName } from "../../servers/names.js";
 
 export interface ListenAddress {
   host: string;
@@ -31,10 +29,11 @@ interface ServeOptions {
 
 /** Runs until the client leaves (stdio) or SIGINT/SIGTERM arrives, then closes cleanly. */
 async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
-  const factory = BUNDLED_SERVERS[name];
+  // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
+  const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
   const handle = options.http
-    ? await serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts })
-    : await serveStdio(factory);
+    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts })
+    : await (await import("../../servers/stdio.js")).serveStdio(factory);
 
   let stopped: () => void = () => {};
   const stop = new Promise<void>((resolve) => {
@@ -60,7 +59,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http")
-    .addArgument(new Argument("<server>", "which server").choices(Object.keys(BUNDLED_SERVERS)))
+    .addArgument(new Argument("<server>", "which server").choices(BUNDLED_SERVER_NAMES))
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
     .action(async (server: BundledServerName, options: ServeOptions) => {
