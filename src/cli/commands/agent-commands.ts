@@ -1,4 +1,99 @@
 import type { Command } from "commander";
+import type { TurnResult } from "../../agent/events.js";
+import { TranscriptError } from "../../agent/transcript.js";
+import { LlmError } from "../../llm/errors.js";
+import { runChat } from "../chat/repl.js";
+import { AgentSession, type AgentFlags } from "../chat/session.js";
+import { action, ExitCode, ReportedFailure, warn } from "../errors.js";
+import { colorsFor } from "../render/colors.js";
+import { TurnView } from "../render/turn-view.js";
 
-// Placeholder until this command group lands.
-export function registerAgentCommands(_program: Command): void {}
+interface RunFlags extends AgentFlags {
+  json?: boolean;
+}
+
+function addAgentOptions(command: Command): Command {
+  return command
+    .option("--base-url <url>", "the model server's OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1)")
+    .option("--model <name>", "the model to use (default: the config's, or the first the server lists)")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
+    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
+    .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
+    .option("--verbose", "trace each step on stderr");
+}
+
+export function registerAgentCommands(program: Command): void {
+  addAgentOptions(
+    program
+      .command("run")
+      .description("ask the model one question; it may use the MCP tools. The answer goes to stdout, progress to stderr")
+      .argument("<prompt>", "the question"),
+  )
+    .option("--json", "print the whole turn as JSON: tool calls, results, answer, usage")
+    .action(action((prompt: string, flags: RunFlags) => withModelErrors(() => runOnce(prompt, flags))));
+
+  addAgentOptions(
+    program.command("chat").description("talk with the model, which may use the MCP tools (reads one message per line when stdin is not a terminal)"),
+  ).action(action((flags: AgentFlags) => withModelErrors(() => chat(flags))));
+}
+
+async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
+  const { stdout, stderr, env } = process;
+  const session = await AgentSession.open(flags, env, (line) => warn(line));
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort();
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  try {
+    const view = new TurnView({
+      stdout,
+      stderr,
+      outColors: colorsFor(stdout, env),
+      errColors: colorsFor(stderr, env),
+      streamAnswer: false,
+      markdown: false,
+      showReasoning: false,
+      verbose: flags.verbose === true,
+      endpoint: session.endpoint,
+    });
+    const turn = await session.agent.send(prompt, { signal: controller.signal, onEvent: (event) => view.handle(event) });
+    if (flags.json) stdout.write(`${JSON.stringify(turnAsJson(turn, session), null, 2)}\n`);
+    else if (turn.status === "completed") stdout.write(turn.text.endsWith("\n") ? turn.text : `${turn.text}\n`);
+    // The turn's own events already said what went wrong.
+    if (turn.status === "aborted") throw new ReportedFailure(ExitCode.interrupted);
+    if (turn.status === "failed") throw new ReportedFailure(ExitCode.failure);
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+    await session.close();
+  }
+}
+
+async function chat(flags: AgentFlags): Promise<void> {
+  const session = await AgentSession.open(flags, process.env, (line) => warn(line));
+  try {
+    await runChat(session, { verbose: flags.verbose === true }, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  } finally {
+    await session.close();
+  }
+}
+
+function turnAsJson(turn: TurnResult, session: AgentSession) {
+  const { messages: _messages, text, ...rest } = turn;
+  return { answer: text, model: session.agent.model.modelId, provider: session.agent.model.provider, toolMode: session.agent.toolMode, ...rest };
+}
+
+/** Model-server and transcript errors are already one readable line: print them as they are. */
+async function withModelErrors(run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof LlmError || error instanceof TranscriptError) {
+      const c = colorsFor(process.stderr, process.env);
+      process.stderr.write(`${c.red("toolbridge:")} ${error.message}\n`);
+      throw new ReportedFailure(error instanceof LlmError && error.code === "config" ? ExitCode.usage : ExitCode.failure);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
+import type { Colors } from "../render/colors.js";
+import { renderTable } from "../render/table.js";
+import type { AgentSession } from "./session.js";
+
+export interface SlashContext {
+  session: AgentSession;
+  colors: Colors;
+  print: (text: string) => void;
+  columns: number;
+}
+
+interface SlashCommand {
+  name: string;
+  usage: string;
+  help: string;
+  /** Returns "exit" to end the chat. */
+  run(context: SlashContext, argument: string): Promise<void | "exit"> | void | "exit";
+}
+
+const COMMANDS: SlashCommand[] = [
+  {
+    name: "tools",
+    usage: "/tools",
+    help: "list the tools the model is offered",
+    run({ session, colors, print, columns }) {
+      const tools = session.agent.tools();
+      if (tools.length === 0) return print(colors.dim("no tools (no server is connected, or the allow-list hides them all)"));
+      print(
+        renderTable(
+          [
+            { header: "TOOL", value: (t) => t.name, color: (text) => colors.bold(text) },
+            { header: "SERVER", value: (t) => t.server },
+            { header: "DESCRIPTION", value: (t) => t.description ?? t.title ?? "", shrink: true },
+          ],
+          tools,
+          { colors, maxWidth: columns },
+        ),
+      );
+    },
+  },
+  {
+    name: "servers",
+    usage: "/servers",
+    help: "show the MCP servers and their state",
+    run({ session, colors, print, columns }) {
+      print(
+        renderTable(
+          [
+            { header: "SERVER", value: (s) => s.name, color: (text) => colors.bold(text) },
+            { header: "STATUS", value: (s) => s.status, color: (text, s) => (s.status === "connected" ? colors.green(text) : s.status === "failed" ? colors.red(text) : colors.yellow(text)) },
+            { header: "TOOLS", value: (s) => String(s.toolCount), align: "right" },
+            { header: "DETAILS", value: (s) => s.error ?? [s.serverName, s.serverVersion].filter(Boolean).join(" "), shrink: true },
+          ],
+          session.hub.servers(),
+          { colors, maxWidth: columns },
+        ),
+      );
+    },
+  },
+  {
+    name: "model",
+    usage: "/model [NAME]",
+    help: "show the model, or switch to another (the conversation is kept)",
+    async run({ session, colors, print }, argument) {
+      if (argument !== "") {
+        await session.switchModel(argument);
+        print(colors.dim(`now talking to ${session.agent.model.modelId}`));
+      }
+      const { agent } = session;
+      print(`${colors.bold(agent.model.modelId)} ${colors.dim(`(${agent.model.provider} at ${session.endpoint.url}, ${agent.toolMode} tool calling)`)}`);
+    },
+  },
+  {
+    name: "clear",
+    usage: "/clear",
+    help: "forget the conversation",
+    run({ session, colors, print }) {
+      session.agent.clear();
+      print(colors.dim("conversation cleared"));
+    },
+  },
+  {
+    name: "save",
+    usage: "/save FILE",
+    help: "save the conversation as a JSONL transcript",
+    async run({ session, colors, print }, file) {
+      if (file === "") return print(colors.red("usage: /save FILE"));
+      const { agent } = session;
+      await saveTranscript(file, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
+      print(colors.dim(`saved ${agent.messages.length} messages to ${file}`));
+    },
+  },
+  {
+    name: "load",
+    usage: "/load FILE",
+    help: "continue a conversation from a transcript",
+    async run({ session, colors, print }, file) {
+      if (file === "") return print(colors.red("usage: /load FILE"));
+      const transcript = await loadTranscript(file);
+      session.agent.replaceMessages(transcript.messages);
+      print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
+    },
+  },
+  {
+    name: "help",
+    usage: "/help",
+    help: "this list",
+    run({ colors, print }) {
+      const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+      print(COMMANDS.map((c) => `  ${colors.bold(c.usage.padEnd(width))}  ${c.help}`).join("\n"));
+      print(colors.dim("  Ctrl-C cancels the answer being written; Ctrl-C twice at an empty prompt (or Ctrl-D) quits."));
+    },
+  },
+  { name: "exit", usage: "/exit", help: "quit", run: () => "exit" },
+];
+
+/** Runs a `/command`; errors (a missing file, a model that does not exist) are printed, the chat goes on. */
+export async function runSlashCommand(line: string, context: SlashContext): Promise<void | "exit"> {
+  const match = /^\/(\S*)\s*(.*)$/.exec(line.trim());
+  const name = match?.[1] ?? "";
+  const argument = (match?.[2] ?? "").trim();
+  const command = COMMANDS.find((c) => c.name === name) ?? (name === "quit" ? COMMANDS.find((c) => c.name === "exit") : undefined);
+  if (!command) {
+    context.print(context.colors.red(`unknown command /${name}; /help lists them`));
+    return;
+  }
+  try {
+    return await command.run(context, argument);
+  } catch (error) {
+    context.print(`${context.colors.red("toolbridge:")} ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,337 @@
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+
+/**
+ * `toolbridge run` and `toolbridge chat` end to end: the built CLI, the bundled time and
+ * math servers, and a scripted server that streams what vLLM streams.
+ */
+
+const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
+let home: string;
+/** A config with only the bundled time server: one process fewer to start per run. */
+let timeOnly: string;
+let server: VllmServer | undefined;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "toolbridge-agent-cli-"));
+  timeOnly = join(home, "time-only.json");
+  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"] } } }));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Processes the CLI started (the MCP servers), seen while it ran. */
+  children: number[];
+}
+
+function cliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, NO_COLOR: "1" };
+  delete env.OPENAI_BASE_URL;
+  delete env.OPENAI_API_KEY;
+  delete env.FORCE_COLOR;
+  return env;
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the CLI; `interruptWhen` sends SIGINT once it returns true (polled). */
+function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: cliEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const children = new Set<number>();
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const poll = setInterval(() => {
+      if (child.pid) for (const pid of childPids(child.pid)) children.add(pid);
+      if (options.interruptWhen?.()) {
+        options.interruptWhen = undefined;
+        child.kill("SIGINT");
+      }
+    }, 25);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, children: [...children] });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+async function vllm(replies: VllmReply[], toolsEnabled = true): Promise<VllmServer> {
+  server = await startVllmServer({ replies, toolsEnabled });
+  return server;
+}
+
+type WireMessage = { role: string; content: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
+const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
+const toolMessages = (request: RecordedRequest | undefined) => messagesOf(request).filter((m) => m.role === "tool");
+
+function expectNoChildLeft(result: CliResult): void {
+  expect(result.children.length).toBeGreaterThan(0);
+  for (const pid of result.children) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
+}
+
+describe("toolbridge run (native tool calling)", () => {
+  it("answers the date query with the bundled get-date tool", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] }, { text: "今天是 2026 年 1 月 7 日。" }]);
+    const result = await runCli(["run", "現在是幾年幾月幾號？", "--base-url", s.url]);
+    expect(result.stderr).toContain("get-date");
+    expect(result.stdout).toBe("今天是 2026 年 1 月 7 日。\n");
+    expect(result.code).toBe(0);
+    const [first, second] = s.chatRequests;
+    expect(first?.body.model).toBe("Qwen/Qwen3-8B");
+    expect(first?.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("get-date");
+    const call = messagesOf(second).find((m) => m.role === "assistant")?.tool_calls?.[0];
+    expect(call?.function).toEqual({ name: "get-date", arguments: '{"format":"date-only"}' });
+    const [result0] = toolMessages(second);
+    expect(result0?.tool_call_id).toBe(call?.id);
+    expect(String(result0?.content)).toMatch(/\d/);
+    expectNoChildLeft(result);
+  });
+
+  it("passes the timezone the model chose for New York to the tool", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: { timezone: "America/New_York", format: "time-only" } }] }, { text: "It is 9:30 AM in New York." }]);
+    const result = await runCli(["run", "紐約現在幾點？", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.stdout).toBe("It is 9:30 AM in New York.\n");
+    const tool = s.chatRequests[0]?.body.tools.find((t: { function: { name: string } }) => t.function.name === "get-date");
+    expect(tool.function.parameters.properties.timezone.type).toBe("string");
+    expect(String(toolMessages(s.chatRequests[1])[0]?.content)).toMatch(/\d{1,2}:\d{2}/);
+  });
+
+  it("gives the model an invalid zone back as a tool error, and the model explains", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: { timezone: "Mars/Olympus_Mons" } }] }, { text: "Mars/Olympus_Mons is not a time zone." }]);
+    const result = await runCli(["run", "What time is it on Mars?", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Mars/Olympus_Mons is not a time zone.\n");
+    expect(result.stderr).toMatch(/✗ get-date .*Unknown timezone "Mars\/Olympus_Mons"/);
+    const content = String(toolMessages(s.chatRequests[1])[0]?.content);
+    expect(content).toMatch(/^Error: the tool reported a failure\.\nUnknown timezone "Mars\/Olympus_Mons"/);
+  });
+
+  it("runs two calls of one reply and sends both results back in order with their ids", async () => {
+    const s = await vllm([
+      {
+        toolCalls: [
+          { name: "get-date", arguments: { timezone: "America/New_York", format: "locale" }, id: "chatcmpl-tool-aaaa" },
+          { name: "get-date", arguments: { timezone: "Asia/Taipei", format: "locale" }, id: "chatcmpl-tool-bbbb" },
+        ],
+      },
+      { text: "Both times." },
+    ]);
+    const result = await runCli(["run", "New York and Taipei?", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.stdout).toBe("Both times.\n");
+    expect(toolMessages(s.chatRequests[1]).map((m) => m.tool_call_id)).toEqual(["chatcmpl-tool-aaaa", "chatcmpl-tool-bbbb"]);
+  });
+
+  it("at --max-iterations asks once more without tools and still prints an answer", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Best I can say: it is 2026." }]);
+    const result = await runCli(["run", "date?", "--base-url", s.url, "--config", timeOnly, "--max-iterations", "1"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Best I can say: it is 2026.\n");
+    expect(result.stderr).toContain("stopped calling tools");
+    const last = s.chatRequests[1];
+    expect(last?.body.tools).toBeUndefined();
+    expect(String(messagesOf(last).at(-1)?.content)).toMatch(/limit of tool calls/);
+  });
+
+  it("tells the model an unknown tool's name is wrong and lists the valid ones", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get_time", arguments: {} }] }, { text: "Sorry." }]);
+    const result = await runCli(["run", "time?", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.code).toBe(0);
+    const content = String(toolMessages(s.chatRequests[1])[0]?.content);
+    expect(content).toMatch(/^Unknown tool "get_time"\. The available tools are: .*get-date/);
+  });
+
+  it("tells the model where its argument JSON broke", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: '{"timezone": "Asia/Taipei"' }] }, { text: "Retrying failed." }]);
+    const result = await runCli(["run", "Taipei?", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.code).toBe(0);
+    expect(String(toolMessages(s.chatRequests[1])[0]?.content)).toMatch(/^The arguments are not valid JSON: .* at character 26/);
+  });
+
+  it("retries a 500 and then answers", async () => {
+    const s = await vllm([{ kind: "error", status: 500, message: "engine restarting" }, { text: "Hello." }]);
+    const result = await runCli(["run", "hi", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.stdout).toBe("Hello.\n");
+    expect(result.code).toBe(0);
+    expect(s.chatRequests).toHaveLength(2);
+  });
+
+  it("prints the whole turn as JSON with --json", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Done." }]);
+    const result = await runCli(["run", "date?", "--base-url", s.url, "--config", timeOnly, "--json"]);
+    const turn = JSON.parse(result.stdout);
+    expect(turn).toMatchObject({ answer: "Done.", model: "Qwen/Qwen3-8B", status: "completed", iterations: 2, limitReached: false });
+    expect(turn.toolCalls[0]).toMatchObject({ name: "get-date", arguments: { format: "iso" }, outcome: "ok", isError: false });
+    expect(turn.toolCalls[0].result.content[0].type).toBe("text");
+    expect(turn.usage.totalTokens).toBeGreaterThan(0);
+  });
+
+  it("traces each step with --verbose, as the seed's interaction example does", async () => {
+    const s = await vllm([{ toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] }, { text: "今天是 2026 年 1 月 7 日。" }]);
+    const result = await runCli(["run", "現在是幾年幾月幾號？", "--base-url", s.url, "--config", timeOnly, "--verbose"]);
+    const lines = result.stderr.split("\n").filter((l) => l.startsWith("[toolbridge]"));
+    expect(lines[0]).toMatch(new RegExp(`^\\[toolbridge\\] sending request to ${s.url.replace(/[.]/g, "\\.")} \\(model Qwen/Qwen3-8B, \\d+ tools\\)`));
+    expect(lines).toContain("[toolbridge] model returned tool_call: get-date");
+    expect(lines).toContain('[toolbridge] running tool: get-date({"format":"date-only"})');
+    expect(lines.some((l) => /^\[toolbridge\] tool result \(\d+ ms\): \S/.test(l))).toBe(true);
+    expect(lines).toContain("[toolbridge] sending the tool results back to the model");
+    expect(lines).toContain("[toolbridge] model's final answer: 今天是 2026 年 1 月 7 日。");
+  });
+
+  it("reports a refused connection in one line and exits non-zero", async () => {
+    const port = await closedPort();
+    const result = await runCli(["run", "hi", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^toolbridge: .*127\\.0\\.0\\.1:${port}.*connection refused`));
+    expectNoChildLeft(result);
+  });
+
+  it("cancels on Ctrl-C mid-stream, exits 130 and leaves no server behind", async () => {
+    const s = await vllm([{ text: "word ".repeat(400), chunkDelayMs: 20 }]);
+    const result = await runCli(["run", "tell me a long story", "--base-url", s.url, "--config", timeOnly], { interruptWhen: () => s.chatRequests.length > 0 });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain("(cancelled)");
+    expect(result.stdout).toBe("");
+    expectNoChildLeft(result);
+  });
+});
+
+describe("toolbridge chat (piped stdin)", () => {
+  it("keeps the first turn when the second asks 'and Taipei?'", async () => {
+    const s = await vllm([
+      { toolCalls: [{ name: "get-date", arguments: { format: "time-only" } }] },
+      { text: "It is 14:30." },
+      { toolCalls: [{ name: "get-date", arguments: { format: "time-only", timezone: "Asia/Taipei" } }] },
+      { text: "In Taipei it is 22:30." },
+    ]);
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: "現在是幾點？\n那台北呢？\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("It is 14:30.\nIn Taipei it is 22:30.\n");
+    const third = messagesOf(s.chatRequests[2]);
+    expect(third.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(third[0]?.content).toBe("現在是幾點？");
+    expect(third[4]?.content).toBe("那台北呢？");
+    const taipeiCall = messagesOf(s.chatRequests[3]).filter((m) => m.role === "assistant").at(-1)?.tool_calls?.[0];
+    expect(JSON.parse(taipeiCall?.function.arguments ?? "{}")).toEqual({ format: "time-only", timezone: "Asia/Taipei" });
+  });
+
+  it("goes on after a failed turn and answers slash commands", async () => {
+    const s = await vllm([{ kind: "error", status: 400, message: "This model's maximum context length is 10 tokens" }, { text: "Second answer." }]);
+    const file = join(home, "saved.jsonl");
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: `first\nsecond\n/tools\n/save ${file}\n/exit\nnever sent\n` });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/toolbridge: .*HTTP 400.*maximum context length/);
+    expect(result.stdout).toContain("Second answer.\n");
+    expect(result.stdout).toMatch(/get-date\s+time/);
+    expect(result.stdout).toContain(`saved 3 messages to ${file}`);
+    expect(s.chatRequests).toHaveLength(2);
+  });
+});
+
+/** Replies that write calls as `<tool_call>` text, as a model does with tools described in its prompt. */
+const textCall = (name: string, args: Record<string, unknown>): VllmReply => ({ text: `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>` });
+
+describe("prompt mode (a vLLM server started without a tool parser)", () => {
+  it("switches once, says so, and answers the date query", async () => {
+    const s = await vllm([textCall("get-date", { format: "date-only" }), { text: "今天是 2026 年 1 月 7 日。" }], false);
+    const result = await runCli(["run", "現在是幾年幾月幾號？", "--base-url", s.url]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("今天是 2026 年 1 月 7 日。\n");
+    expect(result.stderr.match(/prompt-based tool calling/g)).toHaveLength(1);
+    const [refused, promptMode, withResult] = s.chatRequests;
+    expect(refused?.body.tools).toBeDefined();
+    expect(promptMode?.body.tools).toBeUndefined();
+    expect(String(messagesOf(promptMode)[0]?.content)).toContain("get-date");
+    expect(JSON.stringify(messagesOf(withResult))).toContain("<tool_response>");
+  });
+
+  it("passes the New York timezone written in text to the tool", async () => {
+    const s = await vllm([textCall("get-date", { timezone: "America/New_York", format: "time-only" }), { text: "It is 9:30 AM in New York." }], false);
+    const result = await runCli(["run", "紐約現在幾點？", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.stdout).toBe("It is 9:30 AM in New York.\n");
+    expect(result.stderr).toMatch(/get-date .*America\/New_York/);
+    expect(JSON.stringify(messagesOf(s.chatRequests[2]))).toMatch(/<tool_response[^>]*>[^<]*\d{1,2}:\d{2}/);
+  });
+
+  it("keeps the conversation across chat turns, switching only once", async () => {
+    const s = await vllm(
+      [textCall("get-date", { format: "time-only" }), { text: "It is 14:30." }, textCall("get-date", { format: "time-only", timezone: "Asia/Taipei" }), { text: "In Taipei it is 22:30." }],
+      false,
+    );
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: "現在是幾點？\n那台北呢？\n" });
+    expect(result.stdout).toBe("It is 14:30.\nIn Taipei it is 22:30.\n");
+    expect(result.stderr.match(/prompt-based tool calling/g)).toHaveLength(1);
+    expect(s.chatRequests).toHaveLength(5);
+    const fourth = JSON.stringify(messagesOf(s.chatRequests[3]));
+    expect(fourth).toContain("現在是幾點？");
+    expect(fourth).toContain("那台北呢？");
+  });
+
+  it("gives the model an invalid zone back as a tool error", async () => {
+    const s = await vllm([textCall("get-date", { timezone: "Mars/Olympus_Mons" }), { text: "That is not a time zone." }], false);
+    const result = await runCli(["run", "Mars time?", "--base-url", s.url, "--config", timeOnly]);
+    expect(result.stdout).toBe("That is not a time zone.\n");
+    expect(JSON.stringify(messagesOf(s.chatRequests[2]))).toContain('Unknown timezone \\"Mars/Olympus_Mons\\"');
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+// A config file in the seed's own form is accepted as it is.
+describe("seed 003's config.json", () => {
+  it("is read as it is: vllm section and tools.enabled", async () => {
+    const s = await vllm([{ text: "Hi." }]);
+    const file = join(home, "seed-config.json");
+    writeFileSync(file, JSON.stringify({ vllm: { baseURL: s.url, model: "Qwen/Qwen3-8B", systemPrompt: "你是一個有用的助手，可以使用工具來回答問題。" }, tools: { enabled: ["get-date"] } }));
+    const result = await runCli(["run", "hi", "--config", file]);
+    expect(result.stdout).toBe("Hi.\n");
+    const body = s.chatRequests[0]?.body;
+    expect(body.messages[0]).toEqual({ role: "system", content: "你是一個有用的助手，可以使用工具來回答問題。" });
+    expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["get-date"]);
+  });
+});
