@@ -1,5 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -521,6 +521,10 @@ function isUnparsableOutput(error: Error): boolean {
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number" && error.code > 0) {
+    const message = error.message.replace(/^(Streamable HTTP error|SSE error): /, "");
+    return `HTTP ${error.code}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+  }
   const cause = error.cause;
   const causeText =
     cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";

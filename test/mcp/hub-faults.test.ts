@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +101,47 @@ describe("servers that fail to start", () => {
     hub = await Hub.connect({ remote: { url } }, { stderrLogFile: logFile });
     expect(state("remote").status).toBe("failed");
     expect(state("remote").error).toBe(`cannot connect to ${url}: fetch failed: ECONNREFUSED`);
+  });
+
+  it("sends the config's headers, and after a 4xx to POST tries legacy SSE with them too", async () => {
+    const seen: { method: string; token: string | undefined }[] = [];
+    const server = createServer((request, response) => {
+      seen.push({ method: request.method ?? "", token: request.headers["x-token"] as string | undefined });
+      response.writeHead(request.method === "POST" ? 405 : 404).end("no");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      hub = await Hub.connect({ old: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Token": "secret" } } }, { stderrLogFile: logFile });
+      expect(state("old").status).toBe("failed");
+      expect(state("old").error).toBe(`cannot connect to http://127.0.0.1:${port}/mcp: Streamable HTTP: HTTP 405: Error POSTing to endpoint: no; legacy SSE: HTTP 404: Non-200 status code (404)`);
+      expect(seen).toEqual([
+        { method: "POST", token: "secret" },
+        { method: "GET", token: "secret" },
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("does not fall back to SSE when the server fails with a 5xx", async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.writeHead(500).end("boom");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      hub = await Hub.connect({ broken: { url: `http://127.0.0.1:${port}/mcp` } }, { stderrLogFile: logFile });
+      expect(state("broken").status).toBe("failed");
+      expect(state("broken").error).toBe(`cannot connect to http://127.0.0.1:${port}/mcp: HTTP 500: Error POSTing to endpoint: boom`);
+      expect(requests).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("skips a disabled server and refuses calls to it", async () => {

@@ -33,7 +33,7 @@ beforeAll(async () => {
     {
       alpha: fixture("toy-server.mjs", "--name", "alpha", "--tools", "search,alpha.only,a.b,a_b"),
       beta: fixture("toy-server.mjs", "--name", "beta", "--tools", "search,beta-only"),
-      gamma: { ...fixture("toy-server.mjs", "--name", "gamma", "--tools", "keep,drop,search"), includeTools: ["keep", "drop", "pid"], excludeTools: ["drop"] },
+      gamma: { ...fixture("toy-server.mjs", "--name", "gamma", "--tools", "keep,drop,search"), includeTools: ["keep", "drop", "pid", "add-resource", "add-prompt"], excludeTools: ["drop"] },
     },
     { stderrLogFile },
   );
@@ -77,7 +77,7 @@ describe("the tool registry over several servers", () => {
 
   it("applies includeTools and excludeTools by original name, exclude winning", () => {
     const gamma = hub.tools().filter((t) => t.server === "gamma").map((t) => t.originalName);
-    expect(gamma.sort()).toEqual(["keep", "pid"].sort());
+    expect(gamma.sort()).toEqual(["add-prompt", "add-resource", "keep", "pid"]);
   });
 
   it("routes a qualified collision name to the right server and original name", async () => {
@@ -182,6 +182,24 @@ describe("list changes", () => {
     const late = hub.tools().find((t) => t.originalName === "late.tool");
     expect(late).toMatchObject({ name: "late_tool", server: "beta" });
     expect(text(await hub.callTool("late_tool", {}))).toBe("beta:late.tool");
+  });
+});
+
+describe("resource and prompt list changes", () => {
+  it("refreshes resources on notifications/resources/list_changed and announces it", async () => {
+    await hub.callTool("gamma__add-resource", { id: "fresh" });
+    await waitUntil(() => events.some((e) => e.type === "resources-changed" && e.server === "gamma"), 5000, "resources-changed");
+    expect((await hub.resources()).find((r) => r.uri === "toy://gamma/fresh")).toMatchObject({ server: "gamma" });
+    expect(hub.servers().find((s) => s.name === "gamma")?.resourceCount).toBe(2);
+    expect((await hub.readResource("toy://gamma/fresh")).contents[0]).toMatchObject({ text: "fresh" });
+  });
+
+  it("refreshes prompts on notifications/prompts/list_changed and announces it", async () => {
+    await hub.callTool("gamma__add-prompt", { prompt: "brand-new" });
+    await waitUntil(() => events.some((e) => e.type === "prompts-changed" && e.server === "gamma"), 5000, "prompts-changed");
+    expect((await hub.prompts()).find((p) => p.name === "brand-new")).toMatchObject({ server: "gamma" });
+    const result = await hub.getPrompt("brand-new");
+    expect(result.messages[0]?.content).toEqual({ type: "text", text: "brand-new" });
   });
 });
 
