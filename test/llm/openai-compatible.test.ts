@@ -1,9 +1,9 @@
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/errors.js";
 import { OpenAICompatibleModel, type OpenAICompatibleOptions } from "../../src/llm/openai-compatible.js";
 import type { ChatRequest, ToolDefinition } from "../../src/llm/types.js";
 import { startVllmServer, VLLM_NO_TOOLS_MESSAGE, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+import { freePort } from "../support/free-port.js";
 import { collect, failure } from "./collect.js";
 
 const getDate: ToolDefinition = {
@@ -314,12 +314,3 @@ describe("OpenAI-compatible adapter errors", () => {
     expect(err.code).toBe("bad-response");
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./read-body.js";
 
 export interface AnthropicReply {
   kind?: "reply";
@@ -137,13 +138,4 @@ function pieces(text: string, size = 8): string[] {
 function sendError(res: ServerResponse, status: number, type: string, message: string): void {
   res.writeHead(status, { "content-type": "application/json", "request-id": "req_error" });
   res.end(JSON.stringify({ type: "error", error: { type, message }, request_id: "req_error" }));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (part: Buffer) => parts.push(part));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
 }

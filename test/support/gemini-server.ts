@@ -15,6 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./read-body.js";
 
 export interface GeminiReply {
   kind?: "reply";
@@ -166,13 +167,4 @@ function pieces(text: string): string[] {
 function sendError(res: ServerResponse, code: number, message: string, status: string): void {
   res.writeHead(code, { "content-type": "application/json; charset=UTF-8" });
   res.end(JSON.stringify({ error: { code, message, status } }));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on("data", (part: Buffer) => parts.push(part));
-    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    req.on("error", reject);
-  });
 }
