@@ -27,7 +27,6 @@ interface Setup {
   transport: string;
   expectedTransport: "stdio" | "streamable-http" | "sse";
   config: () => Promise<ServerConfig>;
-  subscriptions: boolean;
 }
 
 const setups: Setup[] = [
@@ -35,7 +34,6 @@ const setups: Setup[] = [
     transport: "stdio",
     expectedTransport: "stdio",
     config: async () => ({ command: process.execPath, args: [EVERYTHING, "stdio"] }),
-    subscriptions: true,
   },
   {
     transport: "Streamable HTTP",
@@ -45,7 +43,6 @@ const setups: Setup[] = [
       httpServers.push(server);
       return { url: server.url, headers: { "X-Test": "toolbridge" } };
     },
-    subscriptions: true,
   },
   {
     transport: "legacy SSE (type: sse)",
@@ -55,7 +52,6 @@ const setups: Setup[] = [
       httpServers.push(server);
       return { type: "sse", url: server.url };
     },
-    subscriptions: false,
   },
   {
     transport: "legacy SSE reached by falling back from Streamable HTTP",
@@ -65,7 +61,6 @@ const setups: Setup[] = [
       httpServers.push(server);
       return { url: server.url };
     },
-    subscriptions: false,
   },
 ];
 
@@ -151,7 +146,7 @@ describe.each(setups)("the hub against server-everything over $transport", (setu
     expect(JSON.stringify(prompt.messages)).toContain("Lisbon");
   });
 
-  it.runIf(setup.subscriptions)(
+  it(
     "delivers resources/updated for a subscribed resource as a resource-updated event",
     async () => {
       const uri = "demo://resource/dynamic/text/1";
