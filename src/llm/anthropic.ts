@@ -131,7 +131,7 @@ export class AnthropicModel implements ChatModel {
             }
             case "content_block_stop":
               // A tool_use block is whole at its stop; calls come out in block order.
-              if (toolBlocks.has(event.index)) for (const call of calls.drain()) yield { type: "tool-call", call: withObjectArguments(call) };
+              if (toolBlocks.has(event.index)) for (const call of calls.drain()) yield { type: "tool-call", call };
               break;
             case "message_delta":
               stopReason = event.delta.stop_reason;
@@ -161,11 +161,6 @@ export class AnthropicModel implements ChatModel {
       control.dispose();
     }
   }
-}
-
-/** A tool_use with no input streams no JSON at all; its arguments are the empty object. */
-function withObjectArguments<T extends { arguments: string }>(call: T): T {
-  return call.arguments.trim() === "" ? { ...call, arguments: "{}" } : call;
 }
 
 function mapStopReason(reason: string | null): FinishReason {

@@ -67,8 +67,8 @@ export class OpenAICompatibleModel implements ChatModel {
         ? { tools: toOpenAITools(tools, options.schema), tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto") }
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
-      // max_tokens, not max_completion_tokens: the one every compatible server reads.
-      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+      // OpenAI's reasoning models take only max_completion_tokens; every other server reads max_tokens.
+      ...(maxTokens !== undefined ? (this.provider === "openai" ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }) : {}),
       stream: true,
       stream_options: { include_usage: true },
     };

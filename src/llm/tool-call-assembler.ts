@@ -46,7 +46,8 @@ export class ToolCallAssembler {
         const done: ToolCall = {
           id: call.id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
           name: call.name ?? "",
-          arguments: call.arguments,
+          // A call to a tool without parameters may stream no argument text at all.
+          arguments: call.arguments.trim() === "" ? "{}" : call.arguments,
         };
         if (call.signature) done.signature = call.signature;
         return done;

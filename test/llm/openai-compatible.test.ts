@@ -102,6 +102,12 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     expect(out.calls[0]?.arguments).toBe('{"format": "iso", ');
   });
 
+  it("gives a call that streamed no argument text the empty object", async () => {
+    const model = await modelFor([{ toolCalls: [{ name: "get-date", arguments: "" }] }]);
+    const out = await collect(model.stream(ask()));
+    expect(out.calls[0]?.arguments).toBe("{}");
+  });
+
   it("sends tool_choice required and reads fragments carrying name: null", async () => {
     const model = await modelFor([{ toolCalls: [{ name: "get-date", arguments: { timezone: "Asia/Taipei" } }] }]);
     const out = await collect(model.stream(ask({ toolChoice: "required" })));
