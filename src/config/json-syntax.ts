@@ -88,60 +88,44 @@ class JsonScanner {
   }
 
   private object(): void {
-    this.pos++; // {
-    this.whitespace();
-    if (this.text[this.pos] === "}") {
-      this.pos++;
-      return;
-    }
-    for (;;) {
-      this.whitespace();
-      if (this.text[this.pos] !== '"') {
-        if (this.text[this.pos] === "}") this.fail("trailing comma before '}'", this.lastComma);
-        this.fail(this.unexpected("a property name in double quotes"));
-      }
+    this.sequence("}", "property value", () => {
+      if (this.text[this.pos] !== '"') this.fail(this.unexpected("a property name in double quotes"));
       this.string();
       this.whitespace();
       if (this.text[this.pos] !== ":") this.fail(this.unexpected("':' after the property name"));
       this.pos++;
       this.whitespace();
       this.value();
-      this.whitespace();
-      const next = this.text[this.pos];
-      if (next === ",") {
-        this.lastComma = this.pos++;
-        continue;
-      }
-      if (next === "}") {
-        this.pos++;
-        return;
-      }
-      this.fail(this.unexpected("',' or '}' after the property value"));
-    }
+    });
   }
 
   private array(): void {
-    this.pos++; // [
+    this.sequence("]", "array element", () => this.value());
+  }
+
+  /** The comma-separated body of an object or array, from its opening bracket on. */
+  private sequence(close: "}" | "]", item: string, element: () => void): void {
+    this.pos++; // the opening bracket
     this.whitespace();
-    if (this.text[this.pos] === "]") {
+    if (this.text[this.pos] === close) {
       this.pos++;
       return;
     }
     for (;;) {
       this.whitespace();
-      if (this.text[this.pos] === "]") this.fail("trailing comma before ']'", this.lastComma);
-      this.value();
+      if (this.text[this.pos] === close) this.fail(`trailing comma before '${close}'`, this.lastComma);
+      element();
       this.whitespace();
       const next = this.text[this.pos];
       if (next === ",") {
         this.lastComma = this.pos++;
         continue;
       }
-      if (next === "]") {
+      if (next === close) {
         this.pos++;
         return;
       }
-      this.fail(this.unexpected("',' or ']' after the array element"));
+      this.fail(this.unexpected(`',' or '${close}' after the ${item}`));
     }
   }
 

@@ -26,6 +26,11 @@ interface ServerOption {
 
 const CONFIG_HELP = "config file (default: ./toolbridge.json, then ~/.config/toolbridge/config.json, else the bundled time and math servers)";
 
+/** Every hub command reads --config and can print its result as --json. */
+function hubCommand(program: Command, name: string, description: string, json: string): Command {
+  return program.command(name).description(description).option("-c, --config <file>", CONFIG_HELP).option("--json", json);
+}
+
 function listing(): ListingOptions {
   const options: ListingOptions = { colors: colorsFor(process.stdout, process.env) };
   if (process.stdout.isTTY && process.stdout.columns) options.maxWidth = process.stdout.columns;
@@ -34,6 +39,13 @@ function listing(): ListingOptions {
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A list as JSON, as a table, or (when empty) as a note on stderr. */
+function printList<T>(items: T[], options: JsonOption, nothing: string, render: (items: T[], listing: ListingOptions) => string): void {
+  if (options.json) return printJson(items);
+  if (items.length === 0) return note(nothing);
+  process.stdout.write(render(items, listing()));
 }
 
 /** A dim note on stderr, so that stdout stays empty for a script when there is nothing to list. */
@@ -65,48 +77,30 @@ function progressLine(): { update: (progress: Progress) => void; clear: () => vo
 }
 
 export function registerHubCommands(program: Command): void {
-  program
-    .command("servers")
-    .description("connect to every configured server and show how each one is doing")
-    .option("-c, --config <file>", CONFIG_HELP)
-    .option("--json", "print the server states as JSON")
+  hubCommand(program, "servers", "connect to every configured server and show how each one is doing", "print the server states as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
         await withHub({ config: options.config, warnFailures: false }, async ({ hub }) => {
-          const states = hub.servers();
-          if (options.json) return printJson(states);
-          if (states.length === 0) return note("no servers configured");
-          process.stdout.write(renderServers(states, listing()));
+          printList(hub.servers(), options, "no servers configured", renderServers);
         });
       }),
     );
 
-  program
-    .command("tools")
-    .description("list the tools of every server, under the names a model sees")
-    .option("-c, --config <file>", CONFIG_HELP)
+  hubCommand(program, "tools", "list the tools of every server, under the names a model sees", "print the tools, with their schemas, as JSON")
     .option("-s, --server <name>", "only this server's tools")
-    .option("--json", "print the tools, with their schemas, as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
-          const tools = hub.tools();
-          if (options.json) return printJson(tools);
-          if (tools.length === 0) return note("no tools");
-          process.stdout.write(renderTools(tools, listing()));
+          printList(hub.tools(), options, "no tools", renderTools);
         });
       }),
     );
 
-  program
-    .command("call")
-    .description("call a tool and print its result; exits 1 when the tool reports an error")
+  hubCommand(program, "call", "call a tool and print its result; exits 1 when the tool reports an error", "print the whole result as JSON")
     .argument("<tool>", "tool name, plain or qualified as server__tool")
     .argument("[json-args]", `arguments as one JSON object, e.g. '{"format": "iso"}'`)
-    .option("-c, --config <file>", CONFIG_HELP)
     .option("--timeout <ms>", "give up after this many milliseconds without progress", parseTimeout)
-    .option("--json", "print the whole result as JSON")
     .action(
       action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);
@@ -125,12 +119,8 @@ export function registerHubCommands(program: Command): void {
       }),
     );
 
-  program
-    .command("resources")
-    .description("list the resources and resource templates of every server")
-    .option("-c, --config <file>", CONFIG_HELP)
+  hubCommand(program, "resources", "list the resources and resource templates of every server", "print resources and templates as JSON")
     .option("-s, --server <name>", "only this server's resources")
-    .option("--json", "print resources and templates as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
@@ -145,13 +135,9 @@ export function registerHubCommands(program: Command): void {
       }),
     );
 
-  program
-    .command("read")
-    .description("read a resource (a listed URI, or one matching a server's URI template)")
+  hubCommand(program, "read", "read a resource (a listed URI, or one matching a server's URI template)", "print the contents as JSON (blobs base64-encoded)")
     .argument("<uri>", "resource URI")
-    .option("-c, --config <file>", CONFIG_HELP)
     .option("-s, --server <name>", "start and ask only this server")
-    .option("--json", "print the contents as JSON (blobs base64-encoded)")
     .action(
       action(async (uri: string, options: ConfigOption & JsonOption & ServerOption) => {
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
@@ -162,30 +148,19 @@ export function registerHubCommands(program: Command): void {
       }),
     );
 
-  program
-    .command("prompts")
-    .description("list the prompts of every server (* marks a required argument)")
-    .option("-c, --config <file>", CONFIG_HELP)
-    .option("--json", "print the prompts as JSON")
+  hubCommand(program, "prompts", "list the prompts of every server (* marks a required argument)", "print the prompts as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         await withHub({ config: options.config }, async ({ hub }) => {
-          const prompts = await hub.prompts();
-          if (options.json) return printJson(prompts);
-          if (prompts.length === 0) return note("no prompts");
-          process.stdout.write(renderPrompts(prompts, listing()));
+          printList(await hub.prompts(), options, "no prompts", renderPrompts);
         });
       }),
     );
 
-  program
-    .command("prompt")
-    .description("get a prompt with its arguments filled in and print its messages")
+  hubCommand(program, "prompt", "get a prompt with its arguments filled in and print its messages", "print the prompt result as JSON")
     .argument("<name>", "prompt name")
     .argument("[json-args]", `arguments as one JSON object of strings, e.g. '{"city": "Taipei"}'`)
-    .option("-c, --config <file>", CONFIG_HELP)
     .option("-s, --server <name>", "start and ask only this server")
-    .option("--json", "print the prompt result as JSON")
     .action(
       action(async (name: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
         const args = promptArguments(parseJsonArgs(jsonArgs));

@@ -51,26 +51,27 @@ export function renderTools(tools: readonly HubTool[], options: ListingOptions):
   return renderTable(columns, tools, options);
 }
 
-export function renderResources(resources: readonly HubResource[], options: ListingOptions): string {
-  const columns: Column<HubResource>[] = [
-    { header: "URI", value: (r) => r.uri, color: (text) => options.colors.bold(text) },
+type Listed = { name: string; title?: string; mimeType?: string; server: string; description?: string };
+
+/** Resources and resource templates share every column but the first. */
+function resourceColumns<T extends Listed>(first: Column<T>): Column<T>[] {
+  return [
+    first,
     { header: "NAME", value: (r) => r.title ?? r.name },
     { header: "MIME TYPE", value: (r) => r.mimeType ?? "" },
     { header: "SERVER", value: (r) => r.server },
     { header: "DESCRIPTION", value: (r) => summary(r.description), shrink: true },
   ];
-  return renderTable(columns, resources, options);
+}
+
+export function renderResources(resources: readonly HubResource[], options: ListingOptions): string {
+  const uri: Column<HubResource> = { header: "URI", value: (r) => r.uri, color: (text) => options.colors.bold(text) };
+  return renderTable(resourceColumns(uri), resources, options);
 }
 
 export function renderResourceTemplates(templates: readonly HubResourceTemplate[], options: ListingOptions): string {
-  const columns: Column<HubResourceTemplate>[] = [
-    { header: "URI TEMPLATE", value: (t) => t.uriTemplate, color: (text) => options.colors.bold(text) },
-    { header: "NAME", value: (t) => t.title ?? t.name },
-    { header: "MIME TYPE", value: (t) => t.mimeType ?? "" },
-    { header: "SERVER", value: (t) => t.server },
-    { header: "DESCRIPTION", value: (t) => summary(t.description), shrink: true },
-  ];
-  return renderTable(columns, templates, options);
+  const template: Column<HubResourceTemplate> = { header: "URI TEMPLATE", value: (t) => t.uriTemplate, color: (text) => options.colors.bold(text) };
+  return renderTable(resourceColumns(template), templates, options);
 }
 
 export function renderPrompts(prompts: readonly HubPrompt[], options: ListingOptions): string {
