@@ -86,6 +86,11 @@ export class Connection {
     return this.config.startupTimeoutMs ?? this.options.startupTimeoutMs;
   }
 
+  /** The server's toolTimeoutMs, else the hub's; also bounds reads, prompts and subscriptions. */
+  get requestTimeoutMs(): number {
+    return this.config.toolTimeoutMs ?? this.options.toolTimeoutMs;
+  }
+
   /** Connects and loads the lists; never rejects. */
   start(): Promise<void> {
     if (this.state.status === "disabled") return Promise.resolve();
@@ -96,7 +101,7 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const timeout = options.timeoutMs ?? this.config.toolTimeoutMs ?? this.options.toolTimeoutMs;
+    const timeout = options.timeoutMs ?? this.requestTimeoutMs;
     const requestOptions: RequestOptions = {
       timeout,
       resetTimeoutOnProgress: true,
@@ -109,28 +114,26 @@ export class Connection {
   }
 
   readResource(uri: string): Promise<ReadResourceResult> {
-    return this.request(`resources/read ${uri}`, undefined, this.options.toolTimeoutMs, (client) =>
-      client.readResource({ uri }, { timeout: this.options.toolTimeoutMs }),
-    );
+    const timeout = this.requestTimeoutMs;
+    return this.request(`resources/read ${uri}`, undefined, timeout, (client) => client.readResource({ uri }, { timeout }));
   }
 
   async subscribe(uri: string): Promise<void> {
-    await this.request(`resources/subscribe ${uri}`, undefined, this.options.toolTimeoutMs, (client) =>
-      client.subscribeResource({ uri }),
-    );
+    const timeout = this.requestTimeoutMs;
+    await this.request(`resources/subscribe ${uri}`, undefined, timeout, (client) => client.subscribeResource({ uri }, { timeout }));
     this.subscriptions.add(uri);
   }
 
   async unsubscribe(uri: string): Promise<void> {
     this.subscriptions.delete(uri);
-    await this.request(`resources/unsubscribe ${uri}`, undefined, this.options.toolTimeoutMs, (client) =>
-      client.unsubscribeResource({ uri }),
-    );
+    const timeout = this.requestTimeoutMs;
+    await this.request(`resources/unsubscribe ${uri}`, undefined, timeout, (client) => client.unsubscribeResource({ uri }, { timeout }));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
-    return this.request(`prompts/get ${name}`, undefined, this.options.toolTimeoutMs, (client) =>
-      client.getPrompt(args ? { name, arguments: args } : { name }, { timeout: this.options.toolTimeoutMs }),
+    const timeout = this.requestTimeoutMs;
+    return this.request(`prompts/get ${name}`, undefined, timeout, (client) =>
+      client.getPrompt(args ? { name, arguments: args } : { name }, { timeout }),
     );
   }
 
@@ -519,7 +522,7 @@ function isUnparsableOutput(error: Error): boolean {
 }
 
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
-export function describe(error: unknown): string {
+function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number" && error.code > 0) {
     const message = error.message.replace(/^(Streamable HTTP error|SSE error): /, "");

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { HubError } from "../../src/mcp/errors.js";
 import { Hub } from "../../src/mcp/hub.js";
+import { rejection } from "./hub-error.js";
 import type { HubEvent } from "../../src/mcp/types.js";
 import { expectNoChildren, fixture, freePort, isAlive, waitUntil } from "./processes.js";
 
@@ -25,15 +25,6 @@ function state(name: string) {
   const found = hub?.servers().find((s) => s.name === name);
   if (!found) throw new Error(`no server ${name}`);
   return found;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<HubError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(HubError);
-  return error as HubError;
 }
 
 describe("servers that fail to start", () => {

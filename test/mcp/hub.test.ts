@@ -2,23 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HubError } from "../../src/mcp/errors.js";
 import { Hub } from "../../src/mcp/hub.js";
+import { rejection } from "./hub-error.js";
 import { TOOL_NAME_PATTERN } from "../../src/mcp/tool-names.js";
 import type { HubEvent, Progress } from "../../src/mcp/types.js";
 import { expectNoChildren, fixture, waitUntil } from "./processes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "toolbridge-hub-"));
 const stderrLogFile = join(dir, "servers.log");
-
-async function rejection(promise: Promise<unknown>): Promise<HubError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(HubError);
-  return error as HubError;
-}
 
 function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
