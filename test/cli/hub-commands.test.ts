@@ -302,6 +302,12 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(run.stdout).toContain("Resource 7:");
   });
 
+  it("gives up on a call after --timeout milliseconds without progress", async () => {
+    const run = await cli(["call", "trigger-long-running-operation", '{"duration": 10, "steps": 1}', "--timeout", "300", "-c", everythingConfig]);
+    expect(run.code).toBe(1);
+    expect(expectOneErrorLine(run)).toMatch(/timed out after 300 ms/);
+  });
+
   it("reports the server's refusal of bad arguments", async () => {
     const run = await cli(["call", "get-sum", '{"a": "two"}', "-c", everythingConfig]);
     expect(run.code).toBe(1);
