@@ -33,3 +33,17 @@ export {
 export type { ParsedToolCall, ToolList } from "./toolcall/call-shape.js";
 export { buildToolPrompt, type ToolPromptOptions } from "./toolcall/prompt.js";
 export { withPromptToolCalling, withTextToolCallFallback, type PromptToolCallingOptions } from "./toolcall/middleware.js";
+export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions, type SendOptions } from "./agent/agent.js";
+export type { AgentEvent, AgentEventType, NoticeCode, StopReason, ToolCallRecord, ToolOutcome, TurnError, TurnResult } from "./agent/events.js";
+export type { ToolHost, ToolFilter } from "./agent/tool-host.js";
+export type { ToolCallingMiddlewares } from "./agent/tool-mode.js";
+export {
+  loadTranscript,
+  saveTranscript,
+  parseTranscript,
+  serializeTranscript,
+  TranscriptError,
+  TRANSCRIPT_VERSION,
+  type Transcript,
+  type TranscriptHeader,
+} from "./agent/transcript.js";

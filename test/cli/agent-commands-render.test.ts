@@ -1,0 +1,103 @@
+import picocolors from "picocolors";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, TurnResult } from "../../src/agent/events.js";
+import { renderInline, renderMarkdownLine, StreamingMarkdown } from "../../src/cli/render/markdown.js";
+import { TurnView } from "../../src/cli/render/turn-view.js";
+
+const on = picocolors.createColors(true);
+const off = picocolors.createColors(false);
+
+describe("markdown rendering", () => {
+  it("styles bold, italics, inline code and links, leaving code untouched", () => {
+    expect(renderInline("a **b** *c* `**d**` [e](http://x)", on)).toBe(`a ${on.bold("b")} ${on.italic("c")} ${on.cyan("**d**")} ${on.underline("e")} ${on.dim("(http://x)")}`);
+  });
+
+  it("renders headings, bullets, numbered items and quotes", () => {
+    const state = { inCode: false };
+    expect(renderMarkdownLine("# Title", state, on)).toBe(on.bold(on.underline("Title")));
+    expect(renderMarkdownLine("## Part", state, on)).toBe(on.bold("Part"));
+    expect(renderMarkdownLine("  - item", state, on)).toBe(`  ${on.dim("•")} item`);
+    expect(renderMarkdownLine("2. second", state, on)).toBe(`${on.dim("2.")} second`);
+    expect(renderMarkdownLine("> quoted", state, on)).toBe(`${on.dim("│")} ${on.italic("quoted")}`);
+  });
+
+  it("leaves the lines of a fenced code block as they are, whatever they contain", () => {
+    const state = { inCode: false };
+    expect(renderMarkdownLine("```ts", state, on)).toBe(on.dim("── ts ──"));
+    expect(renderMarkdownLine("# not a heading **nor bold**", state, on)).toBe(on.cyan("# not a heading **nor bold**"));
+    expect(renderMarkdownLine("```", state, on)).toBe(on.dim("────"));
+    expect(state.inCode).toBe(false);
+  });
+
+  it("streams deltas at once and rewrites each finished line rendered, over the rows it wrapped onto", () => {
+    let out = "";
+    const md = new StreamingMarkdown((t) => (out += t), on, () => 4);
+    md.push("# He");
+    expect(out).toBe("# He");
+    md.push("llo\nplain");
+    md.end();
+    expect(out).toBe(`# Hello\x1b[1A\r\x1b[0J${on.bold(on.underline("Hello"))}\nplain\n`);
+  });
+});
+
+function turn(partial: Partial<TurnResult>): TurnResult {
+  return {
+    input: "q",
+    text: "",
+    reasoning: "",
+    status: "completed",
+    stopReason: "answer",
+    limitReached: false,
+    iterations: 1,
+    toolCalls: [],
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    durationMs: 1,
+    messages: [],
+    ...partial,
+  };
+}
+
+describe("TurnView", () => {
+  function view(options: { verbose?: boolean; streamAnswer?: boolean } = {}) {
+    let stdout = "";
+    let stderr = "";
+    const v = new TurnView({
+      stdout: { write: (t: string) => (stdout += t) },
+      stderr: { write: (t: string) => (stderr += t) },
+      outColors: off,
+      errColors: off,
+      streamAnswer: options.streamAnswer ?? true,
+      markdown: false,
+      showReasoning: false,
+      verbose: options.verbose ?? false,
+      endpoint: { url: "http://127.0.0.1:8000/v1", model: "qwen" },
+    });
+    return { v, out: () => stdout, err: () => stderr };
+  }
+
+  it("shows each tool call with its arguments, then its duration and a short result, errors marked", () => {
+    const { v, err } = view();
+    const events: AgentEvent[] = [
+      { type: "tool-call-started", id: "a", name: "get-date", arguments: { timezone: "Asia/Taipei" } },
+      { type: "tool-call-finished", id: "a", name: "get-date", summary: "1/7/2026", isError: false, durationMs: 12.4, outcome: "ok" },
+      { type: "tool-call-finished", id: "b", name: "get-date", summary: "Unknown timezone", isError: true, durationMs: 3, outcome: "tool-error" },
+    ];
+    for (const e of events) v.handle(e);
+    expect(err()).toBe('  ⚙ get-date {"timezone":"Asia/Taipei"}\n  ✓ get-date 12 ms  1/7/2026\n  ✗ get-date 3 ms  Unknown timezone\n');
+  });
+
+  it("ends a half-written answer line before writing a progress line", () => {
+    const { v, out, err } = view();
+    v.handle({ type: "text-delta", text: "Let me check." });
+    v.handle({ type: "tool-call-started", id: "a", name: "t", arguments: {} });
+    expect(out()).toBe("Let me check.\n");
+    expect(err()).toBe("  ⚙ t {}\n");
+  });
+
+  it("says when the answer came at the tool-call limit or was cancelled", () => {
+    const { v, err } = view();
+    v.handle({ type: "turn-end", turn: turn({ limitReached: true, stopReason: "max-iterations", iterations: 6 }) });
+    v.handle({ type: "turn-end", turn: turn({ status: "aborted", stopReason: "aborted" }) });
+    expect(err()).toBe("(stopped calling tools: 5 rounds of tool calls; the answer is from what it had)\n(cancelled)\n");
+  });
+});
