@@ -96,6 +96,14 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     }
   });
 
+  it("reads events that arrive cut in two across network writes", async () => {
+    const model = await modelFor([{ reasoning: "hmm", text: "ééééééééé ü 臺北臺北臺北", toolCalls: [{ name: "get-date", arguments: { timezone: "Europe/Paris" } }], splitEvents: true }]);
+    const out = await collect(model.stream(ask()));
+    expect(out.reasoning).toBe("hmm");
+    expect(out.text).toBe("ééééééééé ü 臺北臺北臺北");
+    expect(JSON.parse(out.calls[0]?.arguments ?? "")).toEqual({ timezone: "Europe/Paris" });
+  });
+
   it("hands on arguments that are not valid JSON untouched", async () => {
     const model = await modelFor([{ toolCalls: [{ name: "get-date", arguments: '{"format": "iso", ' }] }]);
     const out = await collect(model.stream(ask()));

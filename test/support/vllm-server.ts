@@ -73,6 +73,8 @@ export interface StreamReply {
   stallAfterChunks?: number;
   /** After this many chunks, send `data: {"error": ...}` and `[DONE]` instead of the rest. */
   errorAfterChunks?: { chunks: number; message: string; code?: number };
+  /** Write each SSE event in two writes cut at its middle byte, as a proxy or a slow network delivers it. */
+  splitEvents?: boolean;
 }
 
 /** An HTTP error answer in one of vLLM's two body formats. */
@@ -279,7 +281,16 @@ async function streamChunks(res: ServerResponse, chunks: Chunk[], reply: StreamR
       res.write(`data: ${JSON.stringify({ error: { message: step.error.message, type: errorType(code), param: null, code } })}\n\n`);
       break;
     }
-    res.write(`data: ${JSON.stringify(step.chunk)}\n\n`);
+    const event = Buffer.from(`data: ${JSON.stringify(step.chunk)}\n\n`);
+    if (reply.splitEvents) {
+      // Cut at a byte offset: a multi-byte UTF-8 character may be split, as TCP may split it.
+      const cut = Math.floor(event.length / 2);
+      res.write(event.subarray(0, cut));
+      await sleep(1);
+      res.write(event.subarray(cut));
+    } else {
+      res.write(event);
+    }
   }
   res.end("data: [DONE]\n\n");
 }
