@@ -49,12 +49,10 @@ export async function findLocalServer(
     }
   }
   const where = candidates.map((c) => `${c.baseURL} (${c.name})`).join(" or ");
-  return Promise.reject(
-    new LlmError(
-      "connection",
-      `No model server found at ${where}: ${START_LOCAL_SERVER_HINT}, or give a base URL (llm.baseURL or OPENAI_BASE_URL).`,
-      { url: candidates[0]?.baseURL },
-    ),
+  throw new LlmError(
+    "connection",
+    `No model server found at ${where}: ${START_LOCAL_SERVER_HINT}, or give a base URL (llm.baseURL or OPENAI_BASE_URL).`,
+    { url: candidates[0]?.baseURL },
   );
 }
 
