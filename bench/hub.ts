@@ -21,27 +21,40 @@ const CONNECT_REPEATS = 3;
 
 interface Peer {
   name: string;
+  /** Connects like another peer; measured for round trips only. */
+  roundTripsOnly?: true;
   /** Connects `count` servers and returns one echo function per server and a closer. */
   connect(count: number): Promise<{ echo: (message: string) => Promise<unknown>; close: () => Promise<void> }>;
+}
+
+async function connectSdkClients(count: number): Promise<{ client: Client; close: () => Promise<void> }> {
+  const clients = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const client = new Client({ name: "bench", version: "1.0.0" });
+      await client.connect(new StdioClientTransport({ ...SERVER, stderr: "ignore" }));
+      await client.listTools();
+      return client;
+    }),
+  );
+  return { client: clients[0] as Client, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
 }
 
 const peers: Peer[] = [
   {
     name: "raw SDK Client",
     async connect(count) {
-      const clients = await Promise.all(
-        Array.from({ length: count }, async () => {
-          const client = new Client({ name: "bench", version: "1.0.0" });
-          await client.connect(new StdioClientTransport({ ...SERVER, stderr: "ignore" }));
-          await client.listTools();
-          return client;
-        }),
-      );
-      const first = clients[0] as Client;
-      return {
-        echo: async (message) => first.callTool({ name: "echo", arguments: { message } }),
-        close: async () => void (await Promise.all(clients.map((c) => c.close()))),
-      };
+      const { client, close } = await connectSdkClients(count);
+      return { echo: async (message) => client.callTool({ name: "echo", arguments: { message } }), close };
+    },
+  },
+  {
+    // What the hub asks of every call: a progress token (progress events, timeout reset by progress).
+    name: "raw SDK + progress",
+    roundTripsOnly: true,
+    async connect(count) {
+      const { client, close } = await connectSdkClients(count);
+      const options = { timeout: 60_000, resetTimeoutOnProgress: true, onprogress: () => undefined };
+      return { echo: async (message) => client.callTool({ name: "echo", arguments: { message } }, undefined, options), close };
     },
   },
   {
@@ -125,7 +138,7 @@ async function roundTrips(): Promise<void> {
 
 async function connectTimes(): Promise<void> {
   const rows = [];
-  for (const peer of peers) {
+  for (const peer of peers.filter((p) => !p.roundTripsOnly)) {
     const times: Record<number, number[]> = { 1: [], 5: [] };
     for (let repeat = 0; repeat < CONNECT_REPEATS; repeat++) {
       for (const count of [1, 5]) {
