@@ -1,4 +1,6 @@
+import { TranscriptError } from "../agent/transcript.js";
 import { ConfigError } from "../config/errors.js";
+import { LlmError } from "../llm/errors.js";
 import { HubError } from "../mcp/errors.js";
 import { colorsFor } from "./render/colors.js";
 
@@ -26,6 +28,7 @@ export class ReportedFailure extends Error {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof ReportedFailure) return error.exitCode;
   if (error instanceof UsageError || error instanceof ConfigError) return ExitCode.usage;
+  if (error instanceof LlmError && error.code === "config") return ExitCode.usage;
   return ExitCode.failure;
 }
 
@@ -33,9 +36,14 @@ export function exitCodeOf(error: unknown): number {
 export function errorLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const first = message.split(/\r?\n/).find((line) => line.trim() !== "") ?? (error instanceof Error ? error.name : "unknown error");
-  if (error instanceof HubError || error instanceof ConfigError || error instanceof UsageError) return first;
+  if (isErrorValue(error)) return first;
   // Errors nobody turned into a value: name their kind, it is the best clue there is.
   return error instanceof Error && error.name !== "Error" ? `${error.name}: ${first}` : first;
+}
+
+/** Errors made on purpose, whose message is already the one line a user should read. */
+function isErrorValue(error: unknown): boolean {
+  return [HubError, ConfigError, UsageError, LlmError, TranscriptError].some((kind) => error instanceof kind);
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,5 +1,3 @@
-import { isPlainObject } from "./expand-env.js";
-
 /**
  * Reads the few server-entry keys other hosts spell differently, so their files load
  * unchanged. Keys we have no use for (Cline's autoApprove, alwaysAllow, timeout; Gemini

@@ -1,7 +1,5 @@
 import type { Command } from "commander";
 import type { TurnResult } from "../../agent/events.js";
-import { TranscriptError } from "../../agent/transcript.js";
-import { LlmError } from "../../llm/errors.js";
 import { runChat } from "../chat/repl.js";
 import { AgentSession, type AgentFlags } from "../chat/session.js";
 import { action, ExitCode, ReportedFailure, warn } from "../errors.js";
@@ -31,11 +29,11 @@ export function registerAgentCommands(program: Command): void {
       .argument("<prompt>", "the question"),
   )
     .option("--json", "print the whole turn as JSON: tool calls, results, answer, usage")
-    .action(action((prompt: string, flags: RunFlags) => withModelErrors(() => runOnce(prompt, flags))));
+    .action(action((prompt: string, flags: RunFlags) => runOnce(prompt, flags)));
 
   addAgentOptions(
     program.command("chat").description("talk with the model, which may use the MCP tools (reads one message per line when stdin is not a terminal)"),
-  ).action(action((flags: AgentFlags) => withModelErrors(() => chat(flags))));
+  ).action(action((flags: AgentFlags) => chat(flags)));
 }
 
 async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
@@ -82,18 +80,4 @@ async function chat(flags: AgentFlags): Promise<void> {
 function turnAsJson(turn: TurnResult, session: AgentSession) {
   const { messages: _messages, text, ...rest } = turn;
   return { answer: text, model: session.agent.model.modelId, provider: session.agent.model.provider, toolMode: session.agent.toolMode, ...rest };
-}
-
-/** Model-server and transcript errors are already one readable line: print them as they are. */
-async function withModelErrors(run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    if (error instanceof LlmError || error instanceof TranscriptError) {
-      const c = colorsFor(process.stderr, process.env);
-      process.stderr.write(`${c.red("toolbridge:")} ${error.message}\n`);
-      throw new ReportedFailure(error instanceof LlmError && error.code === "config" ? ExitCode.usage : ExitCode.failure);
-    }
-    throw error;
-  }
 }
