@@ -98,11 +98,11 @@ describe.each<Mode>(["stdio", "http"])("the time server over %s", (mode) => {
     expect(text(result)).toMatch(/at format/);
   });
 
-  it("lists the zone list and a few current-time resources with percent-encoded zones", async () => {
+  it("lists the zone list and a few current-time resources named by zone", async () => {
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
     expect(uris).toContain("time://zones");
-    expect(uris).toContain("time://now/Asia%2FTaipei");
+    expect(uris).toContain("time://now/Asia/Taipei");
     expect(uris).toContain("time://now/UTC");
   });
 
@@ -115,17 +115,22 @@ describe.each<Mode>(["stdio", "http"])("the time server over %s", (mode) => {
     expect(zones.length).toBeGreaterThan(300);
   });
 
-  it("offers the time://now/{timezone} template and reads a URI expanded from it", async () => {
+  it("offers the time://now/{+timezone} template and reads a URI expanded from it", async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
-    const template = resourceTemplates.find((t) => t.uriTemplate === "time://now/{timezone}");
+    const template = resourceTemplates.find((t) => t.uriTemplate === "time://now/{+timezone}");
     expect(template).toBeDefined();
-    const uri = new UriTemplate("time://now/{timezone}").expand({ timezone: "America/New_York" });
-    expect(uri).toBe("time://now/America%2FNew_York");
+    const uri = new UriTemplate("time://now/{+timezone}").expand({ timezone: "America/New_York" });
+    expect(uri).toBe("time://now/America/New_York");
     const { contents } = await client.readResource({ uri });
     const body = JSON.parse(resourceText(contents)) as { timezone: string; iso: string; timestamp: number };
     expect(body.timezone).toBe("America/New_York");
     expect(body.iso).toMatch(/[-+]0[45]:00$/);
     expect(Math.abs(body.timestamp - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("reads a percent-encoded zone as well", async () => {
+    const { contents } = await client.readResource({ uri: "time://now/Asia%2FTaipei" });
+    expect((JSON.parse(resourceText(contents)) as { timezone: string }).timezone).toBe("Asia/Taipei");
   });
 
   it("refuses to read the current time in an unknown zone, naming the zone", async () => {
@@ -134,7 +139,7 @@ describe.each<Mode>(["stdio", "http"])("the time server over %s", (mode) => {
 
   it("completes the template's timezone variable", async () => {
     const { completion } = await client.complete({
-      ref: { type: "ref/resource", uri: "time://now/{timezone}" },
+      ref: { type: "ref/resource", uri: "time://now/{+timezone}" },
       argument: { name: "timezone", value: "Asia/Tai" },
     });
     expect(completion.values).toEqual(["Asia/Taipei"]);

@@ -6,11 +6,12 @@ import { BUNDLED_SERVER_VERSION } from "../server-info.js";
 import { DATE_FORMATS, formatDate, zonedIso } from "./get-date.js";
 import { canonicalZone, completeZone, EXAMPLE_ZONES, TIME_ZONES, unknownZoneMessage, zoneForPlace } from "./time-zones.js";
 
-const NOW_TEMPLATE = "time://now/{timezone}";
+// Reserved expansion ({+...}) lets the zone keep its '/': time://now/Asia/Taipei. A
+// percent-encoded zone (what some clients send) is decoded on read, so both spellings work.
+const NOW_TEMPLATE = "time://now/{+timezone}";
 
-/** Zone names contain '/', which the template's {timezone} cannot hold unencoded: always percent-encode. */
 export function nowUri(zone: string): string {
-  return `time://now/${encodeURIComponent(zone)}`;
+  return `time://now/${zone}`;
 }
 
 // The template lists a handful of zones rather than all ~400: resources/list stays readable,
@@ -56,7 +57,7 @@ export function createTimeServer(): McpServer {
     }),
     {
       title: "Current time in a zone",
-      description: `The current time in an IANA zone as JSON {timezone, iso, locale, timestamp}. Percent-encode the zone: time://now/${encodeURIComponent(EXAMPLE_ZONES[0])}.`,
+      description: `The current time in an IANA zone as JSON {timezone, iso, locale, timestamp}, e.g. time://now/${EXAMPLE_ZONES[0]}.`,
       mimeType: "application/json",
     },
     (uri, variables) => {
