@@ -1,47 +1,35 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
-import { LlmError } from "./errors.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
+import { truncatedError } from "./errors.js";
+import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
-import { retryBeforeOutput, type RetryOptions } from "./retry.js";
 import { toAnthropicInputSchema } from "./schema/anthropic.js";
 import { fromSdkError } from "./sdk-errors.js";
+import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
-import type { ChatModel, ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice } from "./types.js";
+import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice } from "./types.js";
 
 type Wire = Anthropic.Messages.MessageParam;
 type WireBlock = Anthropic.Messages.ContentBlockParam;
 type WireRequest = Anthropic.Messages.MessageCreateParamsStreaming;
 
-export interface AnthropicOptions {
+export interface AnthropicOptions extends ModelOptions {
   apiKey: string;
-  model: string;
   /** Without `/v1`; default https://api.anthropic.com. */
   baseURL?: string;
-  temperature?: number;
   /** Anthropic requires a limit; default 4096. */
   maxTokens?: number;
-  /** Extra request fields, e.g. `thinking: {type: "enabled", budget_tokens: 2048}`. */
-  extraBody?: Record<string, unknown>;
-  requestTimeoutMs?: number;
-  retry?: RetryOptions;
-  headers?: Record<string, string>;
 }
 
 const DEFAULT_MAX_TOKENS = 4096;
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError };
 
 /** The Messages API adapter (`@anthropic-ai/sdk`), streamed. */
-export class AnthropicModel implements ChatModel {
+export class AnthropicModel extends StreamingModel<AnthropicOptions> {
   readonly provider = "anthropic";
-  readonly modelId: string;
   private readonly client: Anthropic;
-  private readonly url: string;
-  private readonly timeoutMs: number;
 
-  constructor(private readonly options: AnthropicOptions) {
-    this.modelId = options.model;
-    this.url = options.baseURL ?? "https://api.anthropic.com";
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  constructor(options: AnthropicOptions) {
+    super(options, options.baseURL ?? "https://api.anthropic.com");
     this.client = new Anthropic({
       // Passing the key (and the URL) keeps the SDK from reading ANTHROPIC_* from the environment.
       apiKey: options.apiKey,
@@ -54,13 +42,9 @@ export class AnthropicModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
-    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
-  }
-
   requestBody(request: ChatRequest): WireRequest {
     const { options } = this;
-    const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
+    const system = systemPrompt(request.messages);
     const tools = request.tools ?? [];
     const temperature = request.temperature ?? options.temperature;
     return {
@@ -84,7 +68,7 @@ export class AnthropicModel implements ChatModel {
     };
   }
 
-  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
     const control = new RequestControl(this.url, this.timeoutMs, request.signal);
     const context = { control, timeoutMs: this.timeoutMs };
     try {
@@ -150,11 +134,7 @@ export class AnthropicModel implements ChatModel {
       }
       const stopped = control.stopReason();
       if (stopped) throw stopped;
-      if (stopReason === undefined) {
-        throw new LlmError("bad-response", `The model server at ${this.url} ended the stream before the answer was finished.`, {
-          url: this.url,
-        });
-      }
+      if (stopReason === undefined) throw truncatedError(this.url);
       yield { type: "usage", usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
       yield { type: "finish", reason: mapStopReason(stopReason) };
     } finally {

@@ -91,6 +91,10 @@ export function streamError(url: string, serverMessage: string | undefined, caus
   );
 }
 
+export function truncatedError(url: string): LlmError {
+  return new LlmError("bad-response", `The model server at ${url} ended the stream before the answer was finished.`, { url });
+}
+
 export function configError(message: string): LlmError {
   return new LlmError("config", message);
 }

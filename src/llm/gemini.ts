@@ -9,26 +9,18 @@ import {
   type Part,
   type ToolConfig,
 } from "@google/genai";
-import { httpError, LlmError, serverMessageOf } from "./errors.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
+import { httpError, LlmError, serverMessageOf, truncatedError } from "./errors.js";
+import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
-import { retryBeforeOutput, type RetryOptions } from "./retry.js";
 import { toGeminiParameters } from "./schema/gemini.js";
 import { unreadable } from "./sdk-errors.js";
-import type { ChatModel, ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage } from "./types.js";
+import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
+import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage } from "./types.js";
 
-export interface GeminiOptions {
+export interface GeminiOptions extends ModelOptions {
   apiKey: string;
-  model: string;
   /** Default https://generativelanguage.googleapis.com (the SDK adds the API version). */
   baseURL?: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** Merged into the generation config, e.g. `thinkingConfig: {includeThoughts: true}`. */
-  extraBody?: Record<string, unknown>;
-  requestTimeoutMs?: number;
-  retry?: RetryOptions;
-  headers?: Record<string, string>;
 }
 
 /**
@@ -38,17 +30,12 @@ export interface GeminiOptions {
 const LOCAL_ID_PREFIX = "toolbridge-call-";
 
 /** The Gemini API adapter (`@google/genai`), streamed. */
-export class GeminiModel implements ChatModel {
+export class GeminiModel extends StreamingModel<GeminiOptions> {
   readonly provider = "gemini";
-  readonly modelId: string;
   private readonly client: GoogleGenAI;
-  private readonly url: string;
-  private readonly timeoutMs: number;
 
-  constructor(private readonly options: GeminiOptions) {
-    this.modelId = options.model;
-    this.url = options.baseURL ?? "https://generativelanguage.googleapis.com";
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  constructor(options: GeminiOptions) {
+    super(options, options.baseURL ?? "https://generativelanguage.googleapis.com");
     this.client = new GoogleGenAI({
       // Given explicitly, so the SDK reads no GOOGLE_* variables to pick a backend or key.
       apiKey: options.apiKey,
@@ -60,13 +47,9 @@ export class GeminiModel implements ChatModel {
     });
   }
 
-  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
-    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
-  }
-
   requestConfig(request: ChatRequest): GenerateContentConfig {
     const { options } = this;
-    const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
+    const system = systemPrompt(request.messages);
     const tools = request.tools ?? [];
     const temperature = request.temperature ?? options.temperature;
     const maxTokens = request.maxTokens ?? options.maxTokens;
@@ -92,7 +75,7 @@ export class GeminiModel implements ChatModel {
     };
   }
 
-  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
     const control = new RequestControl(this.url, this.timeoutMs, request.signal);
     try {
       let stream: AsyncGenerator<GenerateContentResponse>;
@@ -136,11 +119,7 @@ export class GeminiModel implements ChatModel {
       }
       const stopped = control.stopReason();
       if (stopped) throw stopped;
-      if (finishReason === undefined && !blocked) {
-        throw new LlmError("bad-response", `The model server at ${this.url} ended the stream before the answer was finished.`, {
-          url: this.url,
-        });
-      }
+      if (finishReason === undefined && !blocked) throw truncatedError(this.url);
       if (usage) yield { type: "usage", usage };
       yield { type: "finish", reason: blocked ? "content-filter" : mapFinishReason(finishReason, sawCalls) };
     } finally {

@@ -1,56 +1,40 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { LlmError, serverMessageOf, START_LOCAL_SERVER_HINT } from "./errors.js";
+import { serverMessageOf, START_LOCAL_SERVER_HINT, truncatedError, type LlmError } from "./errors.js";
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, RequestControl } from "./request-control.js";
-import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import { RequestControl } from "./request-control.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
 import type { OpenAISchemaOptions } from "./schema/openai.js";
+import { StreamingModel, type ModelOptions } from "./streaming-model.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
-import type { ChatModel, ChatRequest, FinishReason, StreamEvent, Usage } from "./types.js";
+import type { ChatRequest, FinishReason, StreamEvent, Usage } from "./types.js";
 
 /**
  * The Chat Completions adapter, for every server that speaks the OpenAI API: vLLM first
  * (read against its streaming as documented in vLLM's source), Ollama, OpenAI, LM Studio,
  * llama.cpp's server.
  */
-export interface OpenAICompatibleOptions {
+export interface OpenAICompatibleOptions extends ModelOptions {
   /** Up to and including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
   baseURL: string;
-  model: string;
   /** vLLM and Ollama need none unless started with one; a placeholder is sent then. */
   apiKey?: string;
   /** The name this model reports as its provider (vllm, ollama, openai, ...). */
   provider?: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** Extra request fields, sent as they are (vLLM's chat_template_kwargs, top_k, ...). */
-  extraBody?: Record<string, unknown>;
-  /** How long the server may stay silent, before its answer starts or in the middle of it. */
-  requestTimeoutMs?: number;
-  retry?: RetryOptions;
-  headers?: Record<string, string>;
   schema?: OpenAISchemaOptions;
   /** Added to the one-line "cannot reach" error: how to start the server. */
   startHint?: string;
 }
 
-export class OpenAICompatibleModel implements ChatModel {
+export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOptions> {
   readonly provider: string;
-  readonly modelId: string;
   private readonly client: OpenAI;
-  private readonly timeoutMs: number;
 
-  constructor(private readonly options: OpenAICompatibleOptions) {
+  constructor(options: OpenAICompatibleOptions) {
+    super(options, options.baseURL);
     this.provider = options.provider ?? "openai-compatible";
-    this.modelId = options.model;
-    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     // The SDK's own timeout only guards the wait for headers; ours (RequestControl) also
     // guards the stream, and fires first.
     this.client = createOpenAIClient(options.baseURL, options.apiKey, this.timeoutMs + 1000, options.headers);
-  }
-
-  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
-    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.options.baseURL, request.signal);
   }
 
   /** The request body as sent, for tests and `--verbose` traces. */
@@ -74,8 +58,8 @@ export class OpenAICompatibleModel implements ChatModel {
     };
   }
 
-  private async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
-    const url = this.options.baseURL;
+  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const { url } = this;
     const control = new RequestControl(url, this.timeoutMs, request.signal);
     try {
       let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
@@ -153,7 +137,7 @@ class ChunkReader {
 
   *end(url: string): Generator<StreamEvent> {
     if (this.finishReason === undefined) {
-      throw new LlmError("bad-response", `The model server at ${url} ended the stream before the answer was finished.`, { url });
+      throw truncatedError(url);
     }
     if (this.usage) yield { type: "usage", usage: this.usage };
     yield { type: "finish", reason: this.mapFinish(this.finishReason) };

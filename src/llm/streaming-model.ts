@@ -1,0 +1,50 @@
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "./request-control.js";
+import { retryBeforeOutput, type RetryOptions } from "./retry.js";
+import type { ChatModel, ChatRequest, Message, StreamEvent } from "./types.js";
+
+/** The settings every provider adapter takes. */
+export interface ModelOptions {
+  model: string;
+  temperature?: number;
+  maxTokens?: number;
+  /**
+   * Extra request fields: sent as they are to OpenAI-compatible servers (vLLM's
+   * chat_template_kwargs, top_k, ...) and Anthropic (`thinking: {...}`), merged into
+   * Gemini's generation config (`thinkingConfig: {includeThoughts: true}`).
+   */
+  extraBody?: Record<string, unknown>;
+  /** How long the server may stay silent, before its answer starts or in the middle of it. */
+  requestTimeoutMs?: number;
+  retry?: RetryOptions;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What the adapters share: each streamed request is one `attempt`, retried (before any
+ * output) under the same idle timeout and retry settings.
+ */
+export abstract class StreamingModel<Options extends ModelOptions> implements ChatModel {
+  abstract readonly provider: string;
+  readonly modelId: string;
+  protected readonly timeoutMs: number;
+
+  constructor(
+    protected readonly options: Options,
+    /** The server's address, for requests and error messages. */
+    protected readonly url: string,
+  ) {
+    this.modelId = options.model;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
+  }
+
+  protected abstract attempt(request: ChatRequest): AsyncGenerator<StreamEvent>;
+}
+
+/** The system messages as the one system prompt of APIs that take it apart from the turns. */
+export function systemPrompt(messages: readonly Message[]): string {
+  return messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
+}
