@@ -1,10 +1,8 @@
 import type { LlmConfig } from "../config/schema.js";
-import { AnthropicModel } from "./anthropic.js";
 import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
 import { configError } from "./errors.js";
-import { GeminiModel } from "./gemini.js";
-import { OpenAICompatibleModel } from "./openai-compatible.js";
 import type { RetryOptions } from "./retry.js";
+import type { ModelOptions } from "./streaming-model.js";
 import type { ChatModel } from "./types.js";
 
 export type Provider = NonNullable<LlmConfig["provider"]>;
@@ -26,6 +24,9 @@ const OLLAMA_START = "start it with `ollama serve`";
  * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
  * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
  * `env` is handed in: this layer never reads process.env.
+ *
+ * Each adapter module is imported only once its provider is chosen: the SDKs take a
+ * noticeable part of a second to load, and a run uses one of them.
  */
 export async function createChatModel(
   llm: LlmConfig,
@@ -33,7 +34,7 @@ export async function createChatModel(
   options: CreateChatModelOptions = {},
 ): Promise<ChatModel> {
   const provider: Provider = llm.provider ?? "openai-compatible";
-  const common = {
+  const common: Omit<ModelOptions, "model"> = {
     ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
     ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
     ...(llm.extraBody ? { extraBody: llm.extraBody } : {}),
@@ -47,7 +48,12 @@ export async function createChatModel(
     if (!apiKey) throw configError(`No API key for ${provider}: set ${usual.join(" or ")}, or name a variable in llm.apiKeyEnv.`);
     if (!llm.model) throw configError(`Name the ${provider} model to use (llm.model).`);
     const settings = { ...common, apiKey, model: llm.model, ...(llm.baseURL ? { baseURL: llm.baseURL.replace(/\/+$/, "") } : {}) };
-    return provider === "anthropic" ? new AnthropicModel(settings) : new GeminiModel(settings);
+    if (provider === "anthropic") {
+      const { AnthropicModel } = await import("./anthropic.js");
+      return new AnthropicModel(settings);
+    }
+    const { GeminiModel } = await import("./gemini.js");
+    return new GeminiModel(settings);
   }
 
   const probeTimeoutMs = options.probeTimeoutMs ?? 3000;
@@ -74,6 +80,7 @@ export async function createChatModel(
   if (provider === "openai" && !llm.model) throw configError("Name the OpenAI model to use (llm.model).");
   const model = llm.model ?? (await firstListedModel(baseURL, apiKey, probeTimeoutMs, listed));
 
+  const { OpenAICompatibleModel } = await import("./openai-compatible.js");
   return new OpenAICompatibleModel({
     ...common,
     baseURL,

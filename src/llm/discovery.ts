@@ -1,5 +1,4 @@
 import { LlmError, START_LOCAL_SERVER_HINT } from "./errors.js";
-import { createOpenAIClient, toLlmError } from "./openai-compatible.js";
 
 /** A local OpenAI-compatible server worth trying when no base URL is given. */
 export interface LocalServer {
@@ -22,6 +21,8 @@ export function normalizeBaseURL(url: string): string {
 
 /** The model ids a server lists at `/models`, in its order. */
 export async function listModels(baseURL: string, apiKey: string | undefined, timeoutMs: number): Promise<string[]> {
+  // Loaded on use, like the adapters in create-model.ts: importing this module loads no SDK.
+  const { createOpenAIClient, toLlmError } = await import("./openai-compatible.js");
   const client = createOpenAIClient(baseURL, apiKey, timeoutMs);
   try {
     const page = await client.models.list();
