@@ -40,7 +40,7 @@ describe.each<Mode>(["stdio", "http"])("the math server over %s", (mode) => {
     const expected = { operation: "multiplication", expression: "6 × 5", result: 30, formatted: "6 × 5 = 30" };
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ result: expected });
-    expect(JSON.parse(text(result))).toEqual(expected);
+    expect(JSON.parse(text(result))).toEqual(result.structuredContent);
   });
 
   it.each([
@@ -103,7 +103,8 @@ describe.each<Mode>(["stdio", "http"])("the math server over %s", (mode) => {
         ],
       },
     });
-    expect(JSON.parse(text(result))).toMatchObject({ operation: "batch", succeeded: 3 });
+    expect(JSON.parse(text(result))).toEqual(result.structuredContent);
+    expect(result.structuredContent).toMatchObject({ result: { operation: "batch", succeeded: 3 } });
   });
 
   it("reports a bad expression in its place while the others still compute", async () => {

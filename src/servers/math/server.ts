@@ -6,12 +6,13 @@ import { batchCalculation, batchSchema, binaryCalculation, calculationSchema, fo
 
 const PURE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
 
-const RESULT_NOTE =
-  "Returns structuredContent {result: {operation, expression, result, formatted}}, e.g. " +
-  "{result: {operation: 'multiplication', expression: '6 × 5', result: 30, formatted: '6 × 5 = 30'}}, and the same as JSON text.";
+// The result's shape is in each tool's outputSchema; descriptions stay short because a
+// model reads every one of them on every request.
 
+/** structuredContent, and the same JSON as text for clients that read only text (as the spec advises). */
 function success(result: Calculation | Batch): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: { result } };
+  const structuredContent = { result };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
 }
 
 function failure(message: string): CallToolResult {
@@ -87,7 +88,7 @@ function registerBinaryTool(server: McpServer, tool: BinaryTool): void {
     tool.name,
     {
       title: tool.title,
-      description: `${tool.summary} ${RESULT_NOTE}`,
+      description: tool.summary,
       inputSchema: {
         [tool.left.name]: z.number().describe(tool.left.description),
         [tool.right.name]: z.number().describe(tool.right.description),
@@ -118,7 +119,7 @@ export function createMathServer(): McpServer {
     "square_root",
     {
       title: "Square root",
-      description: `Square root of a non-negative number (√number). A negative number is an error. ${RESULT_NOTE}`,
+      description: "Square root of a non-negative number (√number). A negative number is an error.",
       inputSchema: { number: z.number().describe("A non-negative number") },
       outputSchema: { result: calculationSchema },
       annotations: { title: "Square root", ...PURE },
@@ -136,8 +137,7 @@ export function createMathServer(): McpServer {
       description:
         "Compute several arithmetic expressions at once, separated by ';', e.g. \"2+3; 5*4; 10/2\". " +
         "Supports + - * / ^ (power, right-associative), parentheses, unary minus and decimals. " +
-        "Each expression is computed on its own: a bad one is reported in its place with the column and what was wrong, and the others still compute. " +
-        "Returns structuredContent {result: {operation: 'batch', expression, succeeded, failed, results: [{expression, result, formatted} or {expression, error: {message, column}, formatted}]}} and the same as JSON text.",
+        "Each expression is computed on its own: a bad one is reported in its place with the column and what was wrong, and the others still compute.",
       inputSchema: { operations: z.string().max(10_000).describe("Expressions separated by ';', e.g. \"2+3; 5*4; 10/2\"") },
       outputSchema: { result: batchSchema },
       annotations: { title: "Batch calculate", ...PURE },
