@@ -10,9 +10,8 @@
  *   const server = await startAnthropicServer({ replies: [{ text: "Hi" }] });
  *   new AnthropicModel({ baseURL: server.url, apiKey: "test", model: "claude-haiku-4-5" });
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readBody } from "./read-body.js";
+import type { ServerResponse } from "node:http";
+import { listenScripted, type RecordedRequest } from "./scripted-server.js";
 
 export interface AnthropicReply {
   kind?: "reply";
@@ -35,22 +34,16 @@ export type AnthropicScriptReply = AnthropicReply | AnthropicErrorReply | { kind
 export interface AnthropicServer {
   /** The base URL to give the SDK (it adds `/v1/messages`). */
   url: string;
-  requests: Array<{ path: string; headers: IncomingMessage["headers"]; body: any }>;
+  requests: RecordedRequest[];
   close(): Promise<void>;
 }
 
 export async function startAnthropicServer(options: { replies: AnthropicScriptReply[] }): Promise<AnthropicServer> {
   const script = [...options.replies];
-  const requests: AnthropicServer["requests"] = [];
-  const server = createServer((req, res) => void handle(req, res));
   let counter = 0;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
-    const body = raw ? JSON.parse(raw) : undefined;
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    requests.push({ path, headers: req.headers, body });
-    if (req.method !== "POST" || path !== "/v1/messages") return sendError(res, 404, "not_found_error", "Not found");
+  async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
+    if (method !== "POST" || path !== "/v1/messages") return sendError(res, 404, "not_found_error", "Not found");
     const reply = script.shift();
     if (!reply) return sendError(res, 500, "api_error", "scripted Anthropic server: no reply left in the script");
     if (reply.kind === "hang") return;
@@ -113,18 +106,8 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
     res.end();
   }
 
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { origin, requests, close } = await listenScripted(handle);
+  return { url: origin, requests, close };
 }
 
 function pieces(text: string, size = 8): string[] {

@@ -13,9 +13,8 @@
  *   const server = await startGeminiServer({ replies: [{ functionCalls: [{ name: "add", args: { a: 1 } }] }] });
  *   new GeminiModel({ baseURL: server.url, apiKey: "test", model: "gemini-2.5-flash" });
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readBody } from "./read-body.js";
+import type { ServerResponse } from "node:http";
+import { listenScripted, type RecordedRequest } from "./scripted-server.js";
 
 export interface GeminiReply {
   kind?: "reply";
@@ -38,22 +37,17 @@ export type GeminiScriptReply = GeminiReply | GeminiErrorReply | { kind: "hang" 
 export interface GeminiServer {
   /** The base URL to give the SDK (it adds `/v1beta/models/...`). */
   url: string;
-  requests: Array<{ path: string; headers: IncomingMessage["headers"]; body: any }>;
+  /** `path` keeps the query string (`?alt=sse`). */
+  requests: RecordedRequest[];
   close(): Promise<void>;
 }
 
 export async function startGeminiServer(options: { replies: GeminiScriptReply[] }): Promise<GeminiServer> {
   const script = [...options.replies];
-  const requests: GeminiServer["requests"] = [];
-  const server = createServer((req, res) => void handle(req, res));
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
-    const body = raw ? JSON.parse(raw) : undefined;
-    const path = req.url ?? "/";
-    requests.push({ path, headers: req.headers, body });
+  async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
     const match = /^\/v1beta\/models\/([^:/]+):streamGenerateContent\?alt=sse$/.exec(path);
-    if (req.method !== "POST" || !match) return sendError(res, 404, "Not found.", "NOT_FOUND");
+    if (method !== "POST" || !match) return sendError(res, 404, "Not found.", "NOT_FOUND");
 
     const problems = (body?.tools ?? []).flatMap((tool: any, t: number) =>
       (tool.functionDeclarations ?? []).flatMap((fd: any, f: number) => {
@@ -102,18 +96,8 @@ export async function startGeminiServer(options: { replies: GeminiScriptReply[] 
     res.end();
   }
 
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { origin, requests, close } = await listenScripted(handle, { keepQuery: true });
+  return { url: origin, requests, close };
 }
 
 const SCHEMA_FIELDS = new Set([

@@ -33,9 +33,10 @@
  * (without consuming a reply); named and "required" tool choice still work.
  */
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readBody } from "./read-body.js";
+import type { ServerResponse } from "node:http";
+import { listenScripted, type RecordedRequest } from "./scripted-server.js";
+
+export type { RecordedRequest };
 
 export interface ScriptedToolCall {
   name: string;
@@ -94,14 +95,6 @@ export interface HangReply {
 
 export type VllmReply = StreamReply | ErrorReply | HangReply;
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage["headers"];
-  /** The parsed JSON body (undefined for GET). */
-  body: any;
-}
-
 export interface VllmServerOptions {
   replies?: VllmReply[];
   /** false: like vLLM without --enable-auto-tool-choice (default true). */
@@ -134,23 +127,10 @@ export const VLLM_NO_TOOLS_MESSAGE =
 export async function startVllmServer(options: VllmServerOptions = {}): Promise<VllmServer> {
   const script = [...(options.replies ?? [])];
   const model = options.model ?? DEFAULT_VLLM_MODEL;
-  const requests: RecordedRequest[] = [];
   const toolsEnabled = options.toolsEnabled ?? true;
 
-  const server = createServer((req, res) => {
-    void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `test server failure: ${String(err)}`, "wrapped");
-      else res.destroy();
-    });
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const raw = await readBody(req);
-    const body = raw ? JSON.parse(raw) : undefined;
-    requests.push({ method: req.method ?? "GET", path, headers: req.headers, body });
-
-    if (req.method === "GET" && path === "/v1/models") {
+  async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
+    if (method === "GET" && path === "/v1/models") {
       const created = Math.floor(Date.now() / 1000);
       const data = [model, ...(options.otherModels ?? [])].map((id) => ({
         id,
@@ -164,7 +144,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
       }));
       return sendJson(res, 200, { object: "list", data });
     }
-    if (req.method !== "POST" || path !== "/v1/chat/completions") {
+    if (method !== "POST" || path !== "/v1/chat/completions") {
       return sendJson(res, 404, { detail: "Not Found" });
     }
 
@@ -187,25 +167,17 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
     await streamChunks(res, chunks, reply);
   }
 
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
+  const { origin, requests, close } = await listenScripted(handle, {
+    onFailure: (res, err) => sendError(res, 500, `test server failure: ${String(err)}`, "wrapped"),
   });
-  const { port } = server.address() as AddressInfo;
-
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
     requests,
     get chatRequests() {
       return requests.filter((r) => r.path === "/v1/chat/completions");
     },
     push: (...replies) => void script.push(...replies),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 
