@@ -11,7 +11,7 @@
  *   new AnthropicModel({ baseURL: server.url, apiKey: "test", model: "claude-haiku-4-5" });
  */
 import type { ServerResponse } from "node:http";
-import { listenScripted, type RecordedRequest } from "./scripted-server.js";
+import { listenScripted, type RecordedRequest, type ScriptedServer } from "./scripted-server.js";
 
 export interface AnthropicReply {
   kind?: "reply";
@@ -31,12 +31,8 @@ export interface AnthropicErrorReply {
 }
 export type AnthropicScriptReply = AnthropicReply | AnthropicErrorReply | { kind: "hang" };
 
-export interface AnthropicServer {
-  /** The base URL to give the SDK (it adds `/v1/messages`). */
-  url: string;
-  requests: RecordedRequest[];
-  close(): Promise<void>;
-}
+/** `url` is the base URL to give the SDK (it adds `/v1/messages`). */
+export type AnthropicServer = ScriptedServer;
 
 export async function startAnthropicServer(options: { replies: AnthropicScriptReply[] }): Promise<AnthropicServer> {
   const script = [...options.replies];
@@ -106,8 +102,7 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
     res.end();
   }
 
-  const { origin, requests, close } = await listenScripted(handle);
-  return { url: origin, requests, close };
+  return listenScripted(handle);
 }
 
 function pieces(text: string, size = 8): string[] {

@@ -14,7 +14,7 @@
  *   new GeminiModel({ baseURL: server.url, apiKey: "test", model: "gemini-2.5-flash" });
  */
 import type { ServerResponse } from "node:http";
-import { listenScripted, type RecordedRequest } from "./scripted-server.js";
+import { listenScripted, type RecordedRequest, type ScriptedServer } from "./scripted-server.js";
 
 export interface GeminiReply {
   kind?: "reply";
@@ -34,13 +34,8 @@ export interface GeminiErrorReply {
 }
 export type GeminiScriptReply = GeminiReply | GeminiErrorReply | { kind: "hang" };
 
-export interface GeminiServer {
-  /** The base URL to give the SDK (it adds `/v1beta/models/...`). */
-  url: string;
-  /** `path` keeps the query string (`?alt=sse`). */
-  requests: RecordedRequest[];
-  close(): Promise<void>;
-}
+/** `url` is the base URL to give the SDK (it adds `/v1beta/models/...`); a request's `path` keeps its query (`?alt=sse`). */
+export type GeminiServer = ScriptedServer;
 
 export async function startGeminiServer(options: { replies: GeminiScriptReply[] }): Promise<GeminiServer> {
   const script = [...options.replies];
@@ -96,8 +91,7 @@ export async function startGeminiServer(options: { replies: GeminiScriptReply[] 
     res.end();
   }
 
-  const { origin, requests, close } = await listenScripted(handle, { keepQuery: true });
-  return { url: origin, requests, close };
+  return listenScripted(handle, { keepQuery: true });
 }
 
 const SCHEMA_FIELDS = new Set([

@@ -22,9 +22,9 @@ export interface ScriptedServerOptions {
   onFailure?: (res: ServerResponse, err: unknown) => void;
 }
 
-export interface ListeningScriptedServer {
+export interface ScriptedServer {
   /** `http://127.0.0.1:PORT` */
-  origin: string;
+  url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
 }
@@ -32,7 +32,7 @@ export interface ListeningScriptedServer {
 export async function listenScripted(
   handle: (request: RecordedRequest, res: ServerResponse) => Promise<void>,
   options: ScriptedServerOptions = {},
-): Promise<ListeningScriptedServer> {
+): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const fail = options.onFailure ?? failWith500;
 
@@ -60,7 +60,7 @@ export async function listenScripted(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

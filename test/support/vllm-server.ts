@@ -167,11 +167,11 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
     await streamChunks(res, chunks, reply);
   }
 
-  const { origin, requests, close } = await listenScripted(handle, {
+  const { url, requests, close } = await listenScripted(handle, {
     onFailure: (res, err) => sendError(res, 500, `test server failure: ${String(err)}`, "wrapped"),
   });
   return {
-    url: `${origin}/v1`,
+    url: `${url}/v1`,
     requests,
     get chatRequests() {
       return requests.filter((r) => r.path === "/v1/chat/completions");
