@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../llm/types.js";
  * tests and against anything else that can list and call tools.
  */
 export interface ToolHost {
-  tools(): HubTool[];
+  tools(): readonly HubTool[];
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
 }
 
@@ -15,8 +15,8 @@ export type ToolFilter = (tool: HubTool) => boolean;
 
 /** The tools offered to the model, under their exposed names, filtered by the allow-list. */
 export class ToolCatalog {
-  private lastSource: HubTool[] | undefined;
-  private offered: HubTool[] = [];
+  private lastSource: readonly HubTool[] | undefined;
+  private offered: readonly HubTool[] = [];
   private byName = new Map<string, HubTool>();
   private definitions: ToolDefinition[] = [];
 

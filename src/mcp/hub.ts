@@ -53,6 +53,8 @@ export class Hub {
   private readonly listeners = new Set<(event: HubEvent) => void>();
   private readonly log: ServerLog;
   private registry = new Map<string, HubTool>();
+  /** The registry as a list: one frozen array until the registry changes, so callers may cache by identity. */
+  private toolList: readonly HubTool[] = Object.freeze([]);
   private aliases = new Map<string, HubTool>();
   private closing: Promise<void> | undefined;
 
@@ -86,8 +88,8 @@ export class Hub {
   }
 
   /** The registry: every tool of every connected server, under its exposed name, in config order. */
-  tools(): HubTool[] {
-    return [...this.registry.values()];
+  tools(): readonly HubTool[] {
+    return this.toolList;
   }
 
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
@@ -157,7 +159,7 @@ export class Hub {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.all([...this.connections.values()].map((connection) => connection.close()));
-      this.registry = new Map();
+      this.setRegistry(new Map());
       this.aliases = new Map();
       await this.log.close();
     })();
@@ -215,10 +217,15 @@ export class Hub {
       if (tool.annotations !== undefined) hubTool.annotations = tool.annotations;
       if (!byKey.has(key(ref.server, ref.name))) byKey.set(key(ref.server, ref.name), hubTool);
     }
-    this.registry = new Map([...byKey.values()].map((tool) => [tool.name, tool]));
+    this.setRegistry(new Map([...byKey.values()].map((tool) => [tool.name, tool])));
     this.aliases = new Map(
       [...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byKey.get(key(ref.server, ref.name)) as HubTool]),
     );
+  }
+
+  private setRegistry(registry: Map<string, HubTool>): void {
+    this.registry = registry;
+    this.toolList = Object.freeze([...registry.values()]);
   }
 
   private unknownTool(name: string): HubError {

@@ -166,12 +166,17 @@ describe("tool calls", () => {
 
 describe("list changes", () => {
   it("refreshes the registry on notifications/tools/list_changed and announces it", async () => {
+    const listBefore = hub.tools();
+    expect(hub.tools()).toBe(listBefore);
     const before = events.length;
     await hub.callTool("beta__add-tool", { tool: "late.tool" });
     await waitUntil(() => events.slice(before).some((e) => e.type === "tools-changed" && e.server === "beta"), 5000, "tools-changed");
     await waitUntil(() => hub.tools().some((t) => t.originalName === "late.tool"), 5000, "late.tool in the registry");
     const late = hub.tools().find((t) => t.originalName === "late.tool");
     expect(late).toMatchObject({ name: "late_tool", server: "beta" });
+    // One array per registry: callers (the agent, the model adapters) cache by its identity.
+    expect(hub.tools()).not.toBe(listBefore);
+    expect(Object.isFrozen(hub.tools())).toBe(true);
     expect(text(await hub.callTool("late_tool", {}))).toBe("beta:late.tool");
   });
 });

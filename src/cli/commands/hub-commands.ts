@@ -42,7 +42,7 @@ function printJson(value: unknown): void {
 }
 
 /** A list as JSON, as a table, or (when empty) as a note on stderr. */
-function printList<T>(items: T[], options: JsonOption, nothing: string, render: (items: T[], listing: ListingOptions) => string): void {
+function printList<T>(items: readonly T[], options: JsonOption, nothing: string, render: (items: readonly T[], listing: ListingOptions) => string): void {
   if (options.json) return printJson(items);
   if (items.length === 0) return note(nothing);
   process.stdout.write(render(items, listing()));
