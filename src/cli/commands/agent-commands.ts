@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import type { TurnResult } from "../../agent/events.js";
-import { runChat } from "../chat/repl.js";
-import { AgentSession, type AgentFlags } from "../chat/session.js";
+import type { AgentFlags, AgentSession } from "../chat/session.js";
 import { action, ExitCode, ReportedFailure, warn } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { TurnView } from "../render/turn-view.js";
@@ -36,9 +35,15 @@ export function registerAgentCommands(program: Command): void {
   ).action(action((flags: AgentFlags) => chat(flags)));
 }
 
+/** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
+async function openSession(flags: AgentFlags): Promise<AgentSession> {
+  const { AgentSession } = await import("../chat/session.js");
+  return AgentSession.open(flags, process.env, (line) => warn(line));
+}
+
 async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
   const { stdout, stderr, env } = process;
-  const session = await AgentSession.open(flags, env, (line) => warn(line));
+  const session = await openSession(flags);
   const controller = new AbortController();
   const interrupt = (): void => controller.abort();
   process.once("SIGINT", interrupt);
@@ -69,8 +74,9 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
 }
 
 async function chat(flags: AgentFlags): Promise<void> {
-  const session = await AgentSession.open(flags, process.env, (line) => warn(line));
+  const session = await openSession(flags);
   try {
+    const { runChat } = await import("../chat/repl.js");
     await runChat(session, { verbose: flags.verbose === true }, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
   } finally {
     await session.close();

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import type { Progress } from "../../mcp/types.js";
 import { action, ReportedFailure } from "../errors.js";
 import { parseJsonArgs, promptArguments } from "../json-args.js";
-import { withHub } from "../open-hub.js";
+import type { OpenedHub, OpenHubOptions } from "../open-hub.js";
 import { colorsFor } from "../render/colors.js";
 import { renderPromptMessages, renderResourceContents, renderToolResult } from "../render/content.js";
 import {
@@ -13,6 +13,12 @@ import {
   renderTools,
   type ListingOptions,
 } from "../render/listings.js";
+
+/** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
+async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
+  const { withHub: open } = await import("../open-hub.js");
+  return open(options, work);
+}
 
 interface ConfigOption {
   config?: string;
