@@ -1,9 +1,10 @@
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
+import { childPids, isAlive } from "../support/processes.js";
 import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../support/vllm-server.js";
 
 /**
@@ -44,25 +45,7 @@ function cliEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function childPids(pid: number): number[] {
-  try {
-    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .map((line) => Number(line.trim()))
-      .filter((n) => n > 0);
-  } catch {
-    return [];
-  }
-}
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs the CLI; `interruptWhen` sends SIGINT once it returns true (polled). */
 function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean } = {}): Promise<CliResult> {
@@ -214,7 +197,7 @@ describe("toolbridge run (native tool calling)", () => {
   });
 
   it("reports a refused connection in one line and exits non-zero", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const result = await runCli(["run", "hi", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
@@ -313,14 +296,6 @@ describe("prompt mode (a vLLM server started without a tool parser)", () => {
   });
 });
 
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 // A config file in the seed's own form is accepted as it is.
 describe("seed 003's config.json", () => {

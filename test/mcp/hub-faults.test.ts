@@ -7,7 +7,9 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { rejection } from "./hub-error.js";
 import type { HubEvent } from "../../src/mcp/types.js";
-import { expectNoChildren, fixture, freePort, isAlive, waitUntil } from "./processes.js";
+import { freePort } from "../support/free-port.js";
+import { isAlive } from "../support/processes.js";
+import { expectNoChildren, fixture, waitUntil } from "./processes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "toolbridge-faults-"));
 const logFile = join(dir, "servers.log");

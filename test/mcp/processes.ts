@@ -1,7 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import { freePort } from "../support/free-port.js";
+import { childPids } from "../support/processes.js";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/servers/", import.meta.url));
 export const EVERYTHING = fileURLToPath(
@@ -14,29 +15,7 @@ export function fixture(file: string, ...args: string[]): { command: string; arg
   return { command: process.execPath, args: [`${FIXTURES}${file}`, ...args] };
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-/** Processes whose parent is this test process (the `ps` asking is left out). */
-export function childPids(): number[] {
-  let out = "";
-  try {
-    out = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)], { encoding: "utf8" });
-  } catch {
-    return []; // ps exits 1 when nothing matches
-  }
-  return out
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([pid, comm]) => pid && comm !== "ps")
-    .map(([pid]) => Number(pid));
-}
 
 export async function waitUntil(condition: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -52,16 +31,6 @@ export async function expectNoChildren(): Promise<void> {
   expect(childPids()).toEqual([]);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 export interface HttpEverything {
   url: string;

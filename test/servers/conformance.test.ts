@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isAlive, startHttpServe, type HttpServe } from "./serve-process.js";
+import { isAlive } from "../support/processes.js";
+import { startHttpServe, type HttpServe } from "./serve-process.js";
 
 const CONFORMANCE = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
 

@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseListenAddress } from "../../src/cli/commands/serve.js";
 import { serveHttp, type HttpServerHandle } from "../../src/servers/http.js";
 import { createTimeServer } from "../../src/servers/time/server.js";
-import { CLI, connectHttpClient, isAlive, startHttpServe } from "./serve-process.js";
+import { isAlive } from "../support/processes.js";
+import { CLI, connectHttpClient, startHttpServe } from "./serve-process.js";
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",

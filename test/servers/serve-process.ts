@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { isAlive } from "../support/processes.js";
 
 export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
@@ -14,14 +15,6 @@ function requireBuild(): void {
 
 export type Mode = "stdio" | "http";
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface Connected {
   client: Client;

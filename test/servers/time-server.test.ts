@@ -2,7 +2,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, isAlive, type Connected, type Mode } from "./serve-process.js";
+import { isAlive } from "../support/processes.js";
+import { connect, type Connected, type Mode } from "./serve-process.js";
 
 function text(result: CallToolResult): string {
   const first = result.content[0];
