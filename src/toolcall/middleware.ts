@@ -9,8 +9,26 @@ import { createToolCallParser, type ToolCallParser, type ToolCallParserEvent } f
 import { renderPromptMessages } from "./prompt.js";
 
 export interface PromptToolCallingOptions {
-  /** The model's template opens a reasoning block in the prompt (QwQ, DeepSeek-R1, Qwen3 thinking models). */
+  /**
+   * The model's template opens a reasoning block in the prompt (QwQ, DeepSeek-R1, Qwen3
+   * thinking models). Unset, it is learnt: after a reply that closes a block it never opened,
+   * the model's later replies are read as starting in reasoning.
+   */
   startInReasoning?: boolean;
+}
+
+/** Whether the model's replies start inside reasoning: as configured, or learnt from its replies. */
+class ReasoningStart {
+  private learnt = false;
+  constructor(private readonly configured: boolean | undefined) {}
+
+  get value(): boolean {
+    return this.configured ?? this.learnt;
+  }
+
+  learnFrom(parser: ToolCallParser): void {
+    if (parser.closedUnopenedReasoning) this.learnt = true;
+  }
 }
 
 const newCallId = (): string => `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
@@ -28,6 +46,7 @@ async function* parseTextStream(
   source: AsyncIterable<StreamEvent>,
   parser: ToolCallParser,
   deferCalls: boolean,
+  reasoningStart: ReasoningStart,
 ): AsyncGenerator<StreamEvent> {
   const deferred: ToolCall[] = [];
   let parsedCalls = 0;
@@ -54,6 +73,7 @@ async function* parseTextStream(
     }
   }
   yield* translate(parser.end());
+  reasoningStart.learnFrom(parser);
   if (nativeCalls === 0) {
     for (const call of deferred) yield { type: "tool-call", call };
     parsedCalls += deferred.length;
@@ -66,6 +86,7 @@ async function* parseTextStream(
  * out without `tools`; the streamed text becomes text, reasoning and tool-call events.
  */
 export function withPromptToolCalling(model: ChatModel, options: PromptToolCallingOptions = {}): ChatModel {
+  const reasoningStart = new ReasoningStart(options.startInReasoning);
   return {
     provider: model.provider,
     modelId: model.modelId,
@@ -75,22 +96,23 @@ export function withPromptToolCalling(model: ChatModel, options: PromptToolCalli
       const messages = renderPromptMessages(request.messages, offered, toolChoice);
       const source = model.stream({ ...rest, messages });
       if (offered.length === 0) return source;
-      const parser = createToolCallParser({ tools: offered, startInReasoning: options.startInReasoning });
-      return parseTextStream(source, parser, false);
+      const parser = createToolCallParser({ tools: offered, startInReasoning: reasoningStart.value });
+      return parseTextStream(source, parser, false, reasoningStart);
     },
   };
 }
 
 /** Native mode with a safety net: calls a model wrote as text, and no native call, become tool calls. */
 export function withTextToolCallFallback(model: ChatModel, options: PromptToolCallingOptions = {}): ChatModel {
+  const reasoningStart = new ReasoningStart(options.startInReasoning);
   return {
     provider: model.provider,
     modelId: model.modelId,
     stream(request: ChatRequest): AsyncIterable<StreamEvent> {
       const tools = request.tools ?? [];
       if (tools.length === 0 || request.toolChoice === "none") return model.stream(request);
-      const parser = createToolCallParser({ tools, startInReasoning: options.startInReasoning });
-      return parseTextStream(model.stream(request), parser, true);
+      const parser = createToolCallParser({ tools, startInReasoning: reasoningStart.value });
+      return parseTextStream(model.stream(request), parser, true, reasoningStart);
     },
   };
 }

@@ -38,6 +38,12 @@ export interface ToolCallParserOptions {
 export interface ToolCallParser {
   push(delta: string): ToolCallParserEvent[];
   end(): ToolCallParserEvent[];
+  /**
+   * True once a `</think>` closed a reasoning block that was never opened in the text: the
+   * prompt opened it, so the text before was reasoning streamed as text. A caller learns from
+   * it to pass `startInReasoning` to the model's next streams.
+   */
+  readonly closedUnopenedReasoning: boolean;
 }
 
 export interface ParsedMessage {
@@ -202,6 +208,7 @@ class StreamParser implements ToolCallParser {
   private out: ToolCallParserEvent[] = [];
   private state = State.Text;
   private reasoning: boolean;
+  closedUnopenedReasoning = false;
   private inCodeBlock = false;
   private lit = "";
   /** A Match started in a Trailer: the closer it may complete, "" when there is none. */
@@ -428,6 +435,7 @@ class StreamParser implements ToolCallParser {
         this.reasoning = true;
         return;
       case "think-close":
+        if (!this.reasoning) this.closedUnopenedReasoning = true;
         this.reasoning = false;
         return;
       case "code-start":

@@ -35,6 +35,32 @@ const text = (events: StreamEvent[], type: "text-delta" | "reasoning-delta"): st
   events.map((e) => (e.type === type ? e.text : "")).join("");
 
 describe("withPromptToolCalling", () => {
+  it("learns that a model's replies start inside reasoning from a reply that closes a block it never opened", async () => {
+    const model = scriptedModel([
+      { type: "text-delta", text: 'The user asks the time.\n</think>\n<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>' },
+      { type: "finish", reason: "stop" },
+    ]);
+    const wrapped = withPromptToolCalling(model);
+    const request = { messages: [{ role: "user" as const, content: "time?" }], tools: [getTime] };
+    // The first reply cannot be told apart while it streams: its thinking arrives as text.
+    const first = await drain(wrapped.stream(request));
+    expect(text(first, "text-delta")).toContain("The user asks the time.");
+    const second = await drain(wrapped.stream(request));
+    expect(text(second, "reasoning-delta")).toBe("The user asks the time.\n");
+    expect(text(second, "text-delta")).not.toContain("The user asks");
+    expect(second.filter((e) => e.type === "tool-call")).toHaveLength(1);
+  });
+
+  it("keeps reading replies as plain text when the model opens its own reasoning blocks", async () => {
+    const model = scriptedModel([{ type: "text-delta", text: "<think>short</think>Done." }, { type: "finish", reason: "stop" }]);
+    const wrapped = withPromptToolCalling(model);
+    const request = { messages: [{ role: "user" as const, content: "hi" }], tools: [getTime] };
+    await drain(wrapped.stream(request));
+    const second = await drain(wrapped.stream(request));
+    expect(text(second, "text-delta")).toBe("Done.");
+    expect(text(second, "reasoning-delta")).toBe("short");
+  });
+
   it("sends the request without tools and with the tool prompt in the system message", async () => {
     const model = scriptedModel([{ type: "text-delta", text: "Hi" }, { type: "finish", reason: "stop" }]);
     await drain(
