@@ -5,6 +5,7 @@
  *   2. connect time for 5 servers against 1 (each peer connecting in parallel).
  * Goals: the hub adds under 5% per call; 5 servers connect in at most 2.5x one.
  */
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
@@ -17,7 +18,7 @@ const EVERYTHING = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/
 const SERVER = { command: process.execPath, args: [EVERYTHING, "stdio"] };
 const CALLS = 2000;
 const WARMUP = 200;
-const CONNECT_REPEATS = 3;
+const CONNECT_REPEATS = 5;
 
 interface Peer {
   name: string;
@@ -136,22 +137,56 @@ async function roundTrips(): Promise<void> {
   );
 }
 
+/**
+ * The floor under every client: spawn the servers, write initialize, wait for each reply, no
+ * client code at all. On 2 cores, five servers starting at once cost what their CPU costs.
+ */
+async function spawnOnly(count: number): Promise<{ close: () => Promise<void> }> {
+  const initialize = `${JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } },
+  })}\n`;
+  const children = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const child = spawn(SERVER.command, SERVER.args, { stdio: ["pipe", "pipe", "ignore"] });
+      const replied = new Promise((resolve) => child.stdout.once("data", resolve));
+      child.stdin.write(initialize);
+      await replied;
+      return child;
+    }),
+  );
+  return {
+    close: async () =>
+      void (await Promise.all(
+        children.map((child) => new Promise((resolve) => (child.once("exit", resolve), child.kill("SIGKILL")))),
+      )),
+  };
+}
+
 async function connectTimes(): Promise<void> {
-  const rows = [];
-  for (const peer of peers.filter((p) => !p.roundTripsOnly)) {
-    const times: Record<number, number[]> = { 1: [], 5: [] };
-    for (let repeat = 0; repeat < CONNECT_REPEATS; repeat++) {
-      for (const count of [1, 5]) {
+  const contenders = [
+    ...peers.filter((p) => !p.roundTripsOnly).map((p) => ({ name: p.name, connect: (n: number) => p.connect(n) })),
+    { name: "no client: spawn + initialize reply (floor)", connect: spawnOnly },
+  ];
+  const times = new Map(contenders.map((c) => [c.name, { 1: [] as number[], 5: [] as number[] }]));
+  // Contenders take turns within each repeat, so that a slow phase of the machine hits all alike.
+  for (let repeat = 0; repeat < CONNECT_REPEATS; repeat++) {
+    for (const contender of contenders) {
+      for (const count of [1, 5] as const) {
         const started = performance.now();
-        const { close } = await peer.connect(count);
-        times[count]?.push(performance.now() - started);
+        const { close } = await contender.connect(count);
+        times.get(contender.name)?.[count].push(performance.now() - started);
         await close();
       }
     }
-    const one = median(times[1] ?? []);
-    const five = median(times[5] ?? []);
-    rows.push({ client: peer.name, "1 server ms": one.toFixed(0), "5 servers ms": five.toFixed(0), "5 vs 1": `${(five / one).toFixed(2)}x` });
   }
+  const rows = contenders.map(({ name }) => {
+    const one = median(times.get(name)?.[1] ?? []);
+    const five = median(times.get(name)?.[5] ?? []);
+    return { client: name, "1 server ms": one.toFixed(0), "5 servers ms": five.toFixed(0), "5 vs 1": `${(five / one).toFixed(2)}x` };
+  });
   console.log(`\nconnect time (median of ${CONNECT_REPEATS}): initialize plus tools/list, servers in parallel`);
   console.table(rows);
 }
