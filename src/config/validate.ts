@@ -20,14 +20,23 @@ function describeIssue(issue: Issue, base: readonly JsonPathSegment[], root: unk
   const value = valueAt(root, path);
   switch (issue.code) {
     case "invalid_union": {
-      // The only union in a server entry is stdio | remote: explain the branch the
-      // entry was meant to be, judged by the key it has, instead of both failures.
-      const entry = isPlainObject(value) ? value : undefined;
-      const branch = entry && "command" in entry ? 0 : entry && "url" in entry ? 1 : -1;
-      const inner = branch >= 0 ? issue.errors[branch]?.[0] : undefined;
+      if (path.length === 2 && path[0] === "mcpServers") {
+        // A server entry is stdio | remote: explain the branch the entry was meant to be,
+        // judged by the key it has, instead of both failures.
+        const entry = isPlainObject(value) ? value : undefined;
+        const branch = entry && "command" in entry ? 0 : entry && "url" in entry ? 1 : -1;
+        const inner = branch >= 0 ? issue.errors[branch]?.[0] : undefined;
+        if (inner) return describeIssue(inner, path, root);
+        if (!entry) return { path, reason: `expected an object, got ${kindOf(value)}` };
+        return { path, reason: 'needs "command" (a server to start) or "url" (a remote server)' };
+      }
+      // Any other union (llm.toolChoice: a name or {name}): the branch that got inside the
+      // value, else the one of the value's own type.
+      const firsts = issue.errors.map((errors) => errors[0]).filter((inner): inner is Issue => inner !== undefined);
+      const inner =
+        firsts.find((i) => i.path.length > 0) ?? firsts.find((i) => !(i.code === "invalid_type" && i.path.length === 0)) ?? firsts[0];
       if (inner) return describeIssue(inner, path, root);
-      if (!entry) return { path, reason: `expected an object, got ${kindOf(value)}` };
-      return { path, reason: 'needs "command" (a server to start) or "url" (a remote server)' };
+      return { path, reason: issue.message };
     }
     case "invalid_type": {
       if (value === undefined) return { path, reason: `missing (expected ${article(issue.expected)})` };

@@ -33,6 +33,8 @@ describe("a bad config file gets one line naming the file, the JSON path and the
     ["args that are not an array", { mcpServers: { a: { command: "x", args: "--stdio" } } }, `${FILE}: mcpServers.a.args: expected an array, got a string ("--stdio")`],
     ["a url that is not a URL", { mcpServers: { a: { url: "localhost:3000" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) URL: "localhost:3000"`],
     ["a url that is not http(s)", { mcpServers: { a: { url: "file:///etc/passwd" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) URL: "file:///etc/passwd"`],
+    ["a tool choice that is neither a mode nor {name}", { llm: { toolChoice: "always" } }, `${FILE}: llm.toolChoice: expected one of "auto", "required", "none", got "always"`],
+    ["a named tool choice without a name", { llm: { toolChoice: {} } }, `${FILE}: llm.toolChoice.name: missing (expected a string)`],
     ["an unknown transport type", { mcpServers: { a: { url: "http://h/", type: "ws" } } }, `${FILE}: mcpServers.a.type: expected one of "http", "streamable-http", "streamableHttp", "sse", got "ws"`],
     ["a server entry that is a string", { mcpServers: { a: "npx server" } }, `${FILE}: mcpServers.a: expected an object, got a string ("npx server")`],
     ["mcpServers as an array", { mcpServers: [] }, `${FILE}: mcpServers: expected an object, got an array`],
