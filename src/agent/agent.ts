@@ -164,7 +164,8 @@ export class Agent {
     const toolCalls: ToolCallRecord[] = [];
     const usage: Usage = { ...NO_USAGE };
     const guard = new RepeatGuard();
-    const partial: Reply = { text: "", reasoning: "", toolCalls: [] };
+    // The reply being streamed until it is added to the conversation; only an uncommitted one is kept on failure.
+    let uncommitted: Reply | undefined;
     let iterations = 0;
     let stopReason: StopReason = "answer";
     let error: TurnError | undefined;
@@ -180,10 +181,12 @@ export class Agent {
         const tools = limit ? undefined : this.catalog.toolDefinitions;
         iterations += 1;
         emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools: tools !== undefined && tools.length > 0 });
-        Object.assign(partial, { text: "", reasoning: "", toolCalls: [] });
-        const reply = await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, partial, usage, signal, emit);
+        const reply: Reply = { text: "", reasoning: "", toolCalls: [] };
+        uncommitted = reply;
+        await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, reply, usage, signal, emit);
         if (signal?.aborted) throw signal.reason;
         reasoning += reply.reasoning;
+        uncommitted = undefined;
         if (limit || reply.toolCalls.length === 0) {
           // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
           add(assistantMessage(reply.text, reply.reasoning, []));
@@ -215,8 +218,10 @@ export class Agent {
       }
     } catch (caught) {
       // Whatever streamed before the failure is kept, so the conversation shows what the user saw.
-      if (partial.text !== "" || partial.reasoning !== "") add(assistantMessage(partial.text, partial.reasoning, []));
-      answer = partial.text;
+      if (uncommitted && (uncommitted.text !== "" || uncommitted.reasoning !== "")) {
+        add(assistantMessage(uncommitted.text, uncommitted.reasoning, []));
+        answer = uncommitted.text;
+      }
       if (signal?.aborted) stopReason = "aborted";
       else {
         stopReason = "error";
@@ -243,7 +248,7 @@ export class Agent {
     return turn;
   }
 
-  /** One streamed model request; in auto mode a refusal of `tools` switches to prompt mode and retries. */
+  /** One streamed model request into `reply`; in auto mode a refusal of `tools` switches to prompt mode and retries. */
   private async request(
     tools: ToolDefinition[] | undefined,
     answerNow: string | undefined,
@@ -251,7 +256,7 @@ export class Agent {
     usage: Usage,
     signal: AbortSignal | undefined,
     emit: (event: AgentEvent) => void,
-  ): Promise<Reply> {
+  ): Promise<void> {
     const messages = this.requestMessages(answerNow);
     const offered = tools && tools.length > 0 ? tools : undefined;
     for (;;) {
@@ -289,7 +294,7 @@ export class Agent {
               break;
           }
         }
-        return reply;
+        return;
       } catch (error) {
         if (!streamed && offered && error instanceof LlmError && error.code === "tools-unsupported" && this.session.switchToPrompt()) {
           emit({

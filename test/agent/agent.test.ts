@@ -266,6 +266,23 @@ describe("Agent", () => {
     expect(assistant?.role === "assistant" ? assistant.toolCalls?.map((c) => c.id) : []).toEqual(answered);
   });
 
+  it("cancels while a reply's tool call runs and keeps that reply as one assistant message, its call answered", async () => {
+    const controller = new AbortController();
+    const host = new FakeHost({ hang: { run: () => new Promise(() => undefined) } });
+    const model = new FakeModel([[{ type: "text-delta", text: "Let me look." }, ...calls(["c1", "hang", "{}"])]]);
+    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const turn = await agent.send("go", {
+      signal: controller.signal,
+      onEvent: (e) => e.type === "tool-call-started" && setTimeout(() => controller.abort(), 5),
+    });
+    expect(turn.status).toBe("aborted");
+    expect(turn.text).toBe("");
+    const assistants = agent.messages.filter((m) => m.role === "assistant");
+    expect(assistants).toEqual([{ role: "assistant", content: "Let me look.", toolCalls: [{ id: "c1", name: "hang", arguments: "{}" }] }]);
+    expect(toolMessages(agent.messages).map((m) => [m.toolCallId, m.isError])).toEqual([["c1", true]]);
+    expect(agent.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
   it("reports a model failure as a failed turn with an error event, leaving the conversation consistent", async () => {
     const model = new FakeModel([new LlmError("connection", "Cannot reach the model server at http://127.0.0.1:9/v1 (connection refused).")]);
     const events: AgentEvent[] = [];
