@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { locateJsonSyntaxError } from "../config/json-syntax.js";
 import type { JsonSchema } from "../llm/types.js";
 
 /**
@@ -19,8 +20,8 @@ export function parseToolArguments(raw: string): ArgumentCheck {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, outcome: "invalid-json", message: describeJsonError(text, error) };
+  } catch {
+    return { ok: false, outcome: "invalid-json", message: describeJsonError(text) };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return {
@@ -32,14 +33,11 @@ export function parseToolArguments(raw: string): ArgumentCheck {
   return { ok: true, arguments: value as Record<string, unknown> };
 }
 
-function describeJsonError(text: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(reason)?.[1];
-  const at = position === undefined ? text.length : Number(position);
+function describeJsonError(text: string): string {
+  const { offset: at, reason } = locateJsonSyntaxError(text);
   const start = Math.max(0, at - 20);
   const near = `${start > 0 ? "…" : ""}${text.slice(start, at)}⟨here⟩${text.slice(at, at + 20)}${at + 20 < text.length ? "…" : ""}`;
-  const cause = reason.replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected end of JSON input$/, "Unexpected end of input");
-  return `The arguments are not valid JSON: ${cause} at character ${at}: ${near}. Send the arguments again as one complete JSON object.`;
+  return `The arguments are not valid JSON: ${reason} at character ${at}: ${near}. Send the arguments again as one complete JSON object.`;
 }
 
 // One validator per schema object: the hub hands out the same schema objects until a server's tools change.

@@ -1,9 +1,11 @@
 /**
  * Node 20's JSON.parse often reports a syntax error without its position ("Unexpected
  * token '}', ... is not valid JSON"), so after it fails this scanner walks the text
- * again to say where and what, in words a person editing a config file can act on.
+ * again to say where and what, in words a person editing a config file, or a model writing tool arguments, can act on.
  */
 export interface JsonSyntaxError {
+  /** Where the problem is, counted in characters from the start of the text. */
+  offset: number;
   line: number;
   column: number;
   reason: string;
@@ -22,11 +24,11 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError {
   try {
     new JsonScanner(text).document();
   } catch (error) {
-    if (error instanceof Found) return { ...lineAndColumn(text, error.offset), reason: error.reason };
+    if (error instanceof Found) return { offset: error.offset, ...lineAndColumn(text, error.offset), reason: error.reason };
     throw error;
   }
   // JSON.parse failed but the scanner accepts the text: fall back to the end of the text.
-  return { ...lineAndColumn(text, text.length), reason: "not valid JSON" };
+  return { offset: text.length, ...lineAndColumn(text, text.length), reason: "not valid JSON" };
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {

@@ -15,6 +15,15 @@ describe("parseToolArguments", () => {
     expect(check.ok).toBe(false);
     expect(!check.ok && check.message).toMatch(/at character 8: \{"a": 1 ⟨here⟩"b": 2\}/);
   });
+
+  it.each([
+    ["a missing value", '{"a": }', '{"a": ⟨here⟩}', "expected a value"],
+    ["a doubled comma", '{"a": 1,, "b": 2}', '{"a": 1,⟨here⟩, "b": 2}', "expected a property name"],
+  ])("puts the marker where the JSON broke for %s, though the runtime's message names no position", (_name, raw, near, reason) => {
+    const check = parseToolArguments(raw);
+    expect(!check.ok && check.message).toContain(`: ${near}.`);
+    expect(!check.ok && check.message).toContain(reason);
+  });
 });
 
 describe("validateToolArguments", () => {
