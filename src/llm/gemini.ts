@@ -9,7 +9,7 @@ import {
   type Part,
   type ToolConfig,
 } from "@google/genai";
-import { httpError, LlmError, serverMessageOf, truncatedError } from "./errors.js";
+import { httpError, LlmError, serverMessageOf, streamError, truncatedError } from "./errors.js";
 import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
 import { toGeminiParameters } from "./schema/gemini.js";
@@ -145,10 +145,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
     if (err instanceof Error && /"error"\s*:/.test(err.message)) {
       const json = err.message.slice(err.message.indexOf("{"));
       try {
-        return new LlmError("bad-response", `The model server at ${this.url} reported an error mid-stream: ${serverMessageOf(JSON.parse(json))}`, {
-          url: this.url,
-          cause: err,
-        });
+        return streamError(this.url, serverMessageOf(JSON.parse(json)), err);
       } catch {
         // not JSON after all: fall through
       }

@@ -192,6 +192,21 @@ describe("Gemini adapter against a local Gemini API server", () => {
     expect(out.text).toBe("back");
   });
 
+  it("says \"no message\" for an error body mid-stream that carries none", async () => {
+    // The SDK throws some mid-stream error events as a plain Error carrying the event's JSON;
+    // the stream is stubbed so the body can be one without a message.
+    const model = new GeminiModel({ baseURL: "http://127.0.0.1:9", apiKey: "test-key", model: "gemini-2.5-flash", retry: { maxRetries: 0 } });
+    const client = (model as unknown as { client: { models: { generateContentStream: () => Promise<AsyncGenerator<unknown>> } } }).client;
+    client.models.generateContentStream = async () =>
+      (async function* () {
+        yield { candidates: [{ content: { role: "model", parts: [{ text: "partial" }] }, index: 0 }] };
+        throw new Error('exception parsing stream chunk {"error":{"code":500}}');
+      })();
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("bad-response");
+    expect(err.message).toBe("The model server at http://127.0.0.1:9 reported an error mid-stream: no message");
+  });
+
   it("ends with aborted when the caller aborts mid-stream", async () => {
     const model = await geminiModel([{ text: "a long answer in several pieces", stallAfterChunks: 1 }]);
     const controller = new AbortController();
