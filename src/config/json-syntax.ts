@@ -1,7 +1,8 @@
 /**
  * Node 20's JSON.parse often reports a syntax error without its position ("Unexpected
  * token '}', ... is not valid JSON"), so after it fails this scanner walks the text
- * again to say where and what, in words a person editing a config file, or a model writing tool arguments, can act on.
+ * again to say where and what, in words a person editing a config file (or a model
+ * writing tool arguments) can act on.
  */
 export interface JsonSyntaxError {
   /** Where the problem is, counted in characters from the start of the text. */
