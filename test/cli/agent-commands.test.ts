@@ -47,8 +47,8 @@ function cliEnv(): NodeJS.ProcessEnv {
 
 
 
-/** Runs the CLI; `interruptWhen` sends SIGINT once it returns true (polled). */
-function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean } = {}): Promise<CliResult> {
+/** Runs the CLI; `interruptWhen` sends `signal` (SIGINT unless told) once it returns true (polled). */
+function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean; signal?: NodeJS.Signals } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: cliEnv(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -60,7 +60,7 @@ function runCli(args: string[], options: { input?: string; interruptWhen?: () =>
       if (child.pid) for (const pid of childPids(child.pid)) children.add(pid);
       if (options.interruptWhen?.()) {
         options.interruptWhen = undefined;
-        child.kill("SIGINT");
+        child.kill(options.signal ?? "SIGINT");
       }
     }, 25);
     const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
@@ -212,6 +212,14 @@ describe("toolbridge run (native tool calling)", () => {
     const result = await runCli(["run", "tell me a long story", "--base-url", s.url, "--config", timeOnly], { interruptWhen: () => s.chatRequests.length > 0 });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain("(cancelled)");
+    expect(result.stdout).toBe("");
+    expectNoChildLeft(result);
+  });
+
+  it("exits 143 when SIGTERM stops it mid-stream, and leaves no server behind", async () => {
+    const s = await vllm([{ text: "word ".repeat(400), chunkDelayMs: 20 }]);
+    const result = await runCli(["run", "tell me a long story", "--base-url", s.url, "--config", timeOnly], { interruptWhen: () => s.chatRequests.length > 0, signal: "SIGTERM" });
+    expect(result.code).toBe(143);
     expect(result.stdout).toBe("");
     expectNoChildLeft(result);
   });

@@ -45,7 +45,11 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
   const { stdout, stderr, env } = process;
   const session = await openSession(flags);
   const controller = new AbortController();
-  const interrupt = (): void => controller.abort();
+  let interruptedWith: number | undefined;
+  const interrupt = (signal: NodeJS.Signals): void => {
+    interruptedWith ??= signal === "SIGINT" ? ExitCode.interrupted : ExitCode.terminated;
+    controller.abort();
+  };
   process.once("SIGINT", interrupt);
   process.once("SIGTERM", interrupt);
   try {
@@ -64,7 +68,7 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
     if (flags.json) stdout.write(`${JSON.stringify(turnAsJson(turn, session), null, 2)}\n`);
     else if (turn.status === "completed") stdout.write(turn.text.endsWith("\n") ? turn.text : `${turn.text}\n`);
     // The turn's own events already said what went wrong.
-    if (turn.status === "aborted") throw new ReportedFailure(ExitCode.interrupted);
+    if (turn.status === "aborted") throw new ReportedFailure(interruptedWith ?? ExitCode.interrupted);
     if (turn.status === "failed") throw new ReportedFailure(ExitCode.failure);
   } finally {
     process.off("SIGINT", interrupt);
