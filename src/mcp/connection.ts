@@ -391,11 +391,14 @@ export class Connection {
     await this.attempt();
     const client = this.client;
     if (!client || this.state.status !== "connected") return;
-    for (const uri of this.subscriptions) {
-      await client.subscribeResource({ uri }).catch((error: unknown) => {
-        this.options.log.write(this.name, `could not renew the subscription to ${uri}: ${describe(error)}`);
-      });
-    }
+    // Tool calls wait in ready() until this ends: renew together, each bounded like any request.
+    await Promise.all(
+      [...this.subscriptions].map((uri) =>
+        client.subscribeResource({ uri }, { timeout: this.requestTimeoutMs }).catch((error: unknown) => {
+          this.options.log.write(this.name, `could not renew the subscription to ${uri}: ${describe(error)}`);
+        }),
+      ),
+    );
     for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { rejection } from "./hub-error.js";
@@ -188,6 +189,33 @@ describe("servers that die while in use", () => {
     expect(statuses).toEqual(["failed", "connecting", "connected"]);
     expect(isAlive(firstPid)).toBe(false);
   });
+
+  it("renews subscriptions after a restart within the request timeout, so a waiting call goes on", async () => {
+    const marker = join(dir, "renew-first-run");
+    hub = await Hub.connect(
+      {
+        renew: {
+          command: process.execPath,
+          args: [fileURLToPath(new URL("./fixtures/hang-on-renewed-subscribe.mjs", import.meta.url)), marker],
+          toolTimeoutMs: 500,
+        },
+      },
+      { stderrLogFile: logFile },
+    );
+    try {
+      await hub.subscribe("hang://a");
+      await hub.subscribe("hang://b");
+      await rejection(hub.callTool("crash", {}));
+      // Without a bound the SDK's 60 s default would hold this call far past the test's timeout.
+      const result = await hub.callTool("pid", {});
+      expect(Number((result.content[0] as { text: string }).text)).toBe(state("renew").pid);
+      const log = readFileSync(logFile, "utf8");
+      expect(log).toMatch(/\[renew\] could not renew the subscription to hang:\/\/a: .*timed out/i);
+      expect(log).toMatch(/\[renew\] could not renew the subscription to hang:\/\/b: .*timed out/i);
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  }, 10_000);
 
   it("gives up after three failed restarts and says so", async () => {
     const marker = join(dir, "refuse-to-start");
