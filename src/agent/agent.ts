@@ -4,6 +4,7 @@ import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice
 import type { HubTool } from "../mcp/types.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
+import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
@@ -195,14 +196,15 @@ export class Agent {
         }
         const calls = withIds(reply.toolCalls, this.conversation.length);
         add(assistantMessage(reply.text, reply.reasoning, calls));
+        const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
         const skipped = new Map<ToolCall, string>();
-        for (const call of calls) {
-          if (guard.isRunaway(call)) {
-            skipped.set(call, `Not run: "${call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
+        for (const entry of parsed) {
+          if (guard.isRunaway(entry)) {
+            skipped.set(entry.call, `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
             stopReason = "repeated-call";
           }
         }
-        const records = await runToolCalls(calls, {
+        const records = await runToolCalls(parsed, {
           host: this.options.tools,
           catalog: this.catalog,
           signal,

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../llm/types.js";
+import type { ParsedToolCall } from "./tool-arguments.js";
 
 /** How many identical calls in a row make a runaway loop. */
 export const MAX_IDENTICAL_CALLS = 3;
@@ -12,19 +12,12 @@ export class RepeatGuard {
   private count = 0;
 
   /** Feeds one call in the order the model made it; true when it completes a runaway streak. */
-  isRunaway(call: ToolCall): boolean {
-    const signature = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
+  isRunaway({ call, args }: ParsedToolCall): boolean {
+    // Unparseable arguments are compared as written: the same broken text is still a repeat.
+    const signature = `${call.name}\u0000${args.ok ? JSON.stringify(sortKeys(args.arguments)) : call.arguments.trim()}`;
     this.count = signature === this.lastSignature ? this.count + 1 : 1;
     this.lastSignature = signature;
     return this.count >= MAX_IDENTICAL_CALLS;
-  }
-}
-
-function canonicalArguments(raw: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(raw === "" ? "{}" : raw)));
-  } catch {
-    return raw.trim();
   }
 }
 

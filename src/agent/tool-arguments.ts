@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { locateJsonSyntaxError } from "../config/json-syntax.js";
-import type { JsonSchema } from "../llm/types.js";
+import type { JsonSchema, ToolCall } from "../llm/types.js";
 
 /**
  * Checks the arguments a model wrote for a tool, in every tool mode (native calls and calls
@@ -12,6 +12,12 @@ import type { JsonSchema } from "../llm/types.js";
 export type ArgumentCheck =
   | { ok: true; arguments: Record<string, unknown> }
   | { ok: false; outcome: "invalid-json" | "invalid-arguments"; message: string; arguments?: Record<string, unknown> };
+
+/** A call as the model wrote it, with its arguments parsed once for every reader (repeat guard, runner). */
+export interface ParsedToolCall {
+  call: ToolCall;
+  args: ArgumentCheck;
+}
 
 /** Parses the raw argument text. An empty text means "no arguments" (some servers send "" for parameterless tools). */
 export function parseToolArguments(raw: string): ArgumentCheck {

@@ -1,6 +1,6 @@
 import type { ToolCall } from "../llm/types.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
-import { parseToolArguments, validateToolArguments } from "./tool-arguments.js";
+import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
 import { TOOL_ERROR_PREFIX, summarizeContent, toModelContent } from "./tool-result.js";
 
@@ -17,13 +17,12 @@ export interface RunToolsContext {
 export const CANCELLED_RESULT = "Cancelled: the user stopped this turn before the tool finished.";
 
 /** Runs one reply's tool calls concurrently; records come back in the model's order. */
-export function runToolCalls(calls: readonly ToolCall[], context: RunToolsContext): Promise<ToolCallRecord[]> {
+export function runToolCalls(calls: readonly ParsedToolCall[], context: RunToolsContext): Promise<ToolCallRecord[]> {
   return Promise.all(calls.map((call) => runOne(call, context)));
 }
 
-async function runOne(call: ToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
+async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
   const started = performance.now();
-  const parsed = parseToolArguments(call.arguments);
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
 
   const finish = (record: Omit<ToolCallRecord, "id" | "name" | "rawArguments" | "durationMs">): ToolCallRecord => {
