@@ -6,7 +6,7 @@ import { toAnthropicInputSchema } from "./schema/anthropic.js";
 import { fromSdkError } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
-import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice } from "./types.js";
+import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice, ToolDefinition } from "./types.js";
 
 type Wire = Anthropic.Messages.MessageParam;
 type WireBlock = Anthropic.Messages.ContentBlockParam;
@@ -55,11 +55,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       messages: toAnthropicMessages(request.messages),
       ...(tools.length > 0
         ? {
-            tools: tools.map((tool) => ({
-              name: tool.name,
-              ...(tool.description ? { description: tool.description } : {}),
-              input_schema: toAnthropicInputSchema(tool.parameters),
-            })),
+            tools: this.wireTools(tools, toAnthropicTools),
             tool_choice: toAnthropicToolChoice(request.toolChoice ?? "auto"),
           }
         : {}),
@@ -141,6 +137,14 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       control.dispose();
     }
   }
+}
+
+function toAnthropicTools(tools: readonly ToolDefinition[]): Anthropic.Messages.Tool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    ...(tool.description ? { description: tool.description } : {}),
+    input_schema: toAnthropicInputSchema(tool.parameters),
+  }));
 }
 
 function mapStopReason(reason: string | null): FinishReason {

@@ -7,6 +7,7 @@ import {
   type GenerateContentConfig,
   type GenerateContentResponse,
   type Part,
+  type Tool,
   type ToolConfig,
 } from "@google/genai";
 import { httpError, LlmError, serverMessageOf, streamError, truncatedError } from "./errors.js";
@@ -15,7 +16,7 @@ import { argumentsObject } from "./tool-arguments.js";
 import { toGeminiParameters } from "./schema/gemini.js";
 import { unreadable } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
-import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, Usage } from "./types.js";
+import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, ToolDefinition, Usage } from "./types.js";
 
 export interface GeminiOptions extends ModelOptions {
   apiKey: string;
@@ -58,15 +59,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       ...(system ? { systemInstruction: system } : {}),
       ...(tools.length > 0
         ? {
-            tools: [
-              {
-                functionDeclarations: tools.map((tool) => ({
-                  name: tool.name,
-                  ...(tool.description ? { description: tool.description } : {}),
-                  ...toGeminiParameters(tool.parameters),
-                })),
-              },
-            ],
+            tools: this.wireTools(tools, toGeminiTools),
             toolConfig: toGeminiToolConfig(request.toolChoice ?? "auto"),
           }
         : {}),
@@ -181,6 +174,18 @@ function mapFinishReason(reason: string | undefined, sawCalls: boolean): FinishR
     default:
       return sawCalls ? "tool-calls" : "other";
   }
+}
+
+function toGeminiTools(tools: readonly ToolDefinition[]): Tool[] {
+  return [
+    {
+      functionDeclarations: tools.map((tool) => ({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        ...toGeminiParameters(tool.parameters),
+      })),
+    },
+  ];
 }
 
 function toGeminiToolConfig(choice: ToolChoice): ToolConfig {

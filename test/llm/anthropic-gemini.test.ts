@@ -83,6 +83,16 @@ describe("Anthropic adapter against a local Messages API server", () => {
     ]);
   });
 
+  it("converts a tool list once while the same list is offered, and anew for a new list", async () => {
+    const model = new AnthropicModel({ apiKey: "test-key", model: "claude-haiku-4-5" });
+    const tools = [add];
+    const first = model.requestBody(ask({ tools })).tools;
+    expect(model.requestBody(ask({ tools })).tools).toBe(first);
+    const other = model.requestBody(ask({ tools: [add] })).tools;
+    expect(other).not.toBe(first);
+    expect(other).toEqual(first);
+  });
+
   it("maps a named tool choice and none", async () => {
     const model = await anthropicModel([{ text: "a" }, { text: "b" }]);
     await collect(model.stream(ask({ toolChoice: { name: "add" } })));
@@ -160,6 +170,16 @@ describe("Gemini adapter against a local Gemini API server", () => {
       { role: "model", parts: [{ text: "Let me add." }, { functionCall: { name: "add", args: { a: 2, b: 3 }, id: "toolu_1" }, thoughtSignature: "sig-1" }] },
       { role: "user", parts: [{ functionResponse: { name: "add", response: { output: "5" }, id: "toolu_1" } }] },
     ]);
+  });
+
+  it("converts a tool list once while the same list is offered, and anew for a new list", async () => {
+    const model = new GeminiModel({ apiKey: "test-key", model: "gemini-2.5-flash" });
+    const tools = [add];
+    const first = model.requestConfig(ask({ tools })).tools;
+    expect(model.requestConfig(ask({ tools })).tools).toBe(first);
+    const other = model.requestConfig(ask({ tools: [add] })).tools;
+    expect(other).not.toBe(first);
+    expect(other).toEqual(first);
   });
 
   it("is accepted by a server that refuses schemas outside Gemini's subset, for a nasty schema too", async () => {

@@ -146,6 +146,16 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     expect(body.tools[1]).toEqual({ type: "function", function: { name: "ping", parameters: { type: "object", properties: {} } } });
   });
 
+  it("converts a tool list once while the same list is offered, and anew for a new list", () => {
+    const model = new OpenAICompatibleModel({ baseURL: "http://127.0.0.1:9/v1", model: "Qwen/Qwen3-8B" });
+    const tools = [getDate];
+    const first = model.requestBody(ask({ tools })).tools;
+    expect(model.requestBody(ask({ tools })).tools).toBe(first);
+    const other = model.requestBody(ask({ tools: [getDate] })).tools;
+    expect(other).not.toBe(first);
+    expect(other).toEqual(first);
+  });
+
   it("passes extra body fields through to the server", async () => {
     const model = await modelFor([{ text: "ok" }], { extraBody: { chat_template_kwargs: { enable_thinking: false }, top_k: 20 } });
     await collect(model.stream(ask()));
