@@ -211,6 +211,7 @@ export class Connection {
         ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
         stderr: "pipe",
       });
+      this.tail.clear();
       transport.stderr?.on("data", (chunk: Buffer) => {
         for (const line of this.tail.push(chunk.toString("utf8"))) this.options.log.write(this.name, line);
       });

@@ -64,6 +64,12 @@ export class StderrTail {
     return lines;
   }
 
+  /** Forgets everything: a new process's failure must not show what an earlier one wrote. */
+  clear(): void {
+    this.kept.length = 0;
+    this.partial = "";
+  }
+
   lines(): string[] {
     return this.partial.trim() === "" ? [...this.kept] : [...this.kept, this.partial].slice(-this.max);
   }

@@ -217,6 +217,15 @@ describe("servers that die while in use", () => {
     }
   }, 10_000);
 
+  it("shows only the current process's stderr when a restarted server fails again", async () => {
+    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    await rejection(hub.callTool("crash", {}));
+    expect(state("toy").stderrTail).toEqual(["crashing on purpose"]);
+    await hub.callTool("pid", {});
+    await rejection(hub.callTool("crash", {}));
+    expect(state("toy")).toMatchObject({ status: "failed", restarts: 1, stderrTail: ["crashing on purpose"] });
+  });
+
   it("gives up after three failed restarts and says so", async () => {
     const marker = join(dir, "refuse-to-start");
     hub = await Hub.connect({ toy: fixture("toy-server.mjs", "--fail-start-if-exists", marker) }, { stderrLogFile: logFile });
