@@ -7,7 +7,8 @@ import { abortedError, timeoutError, type LlmError } from "./errors.js";
  */
 export class RequestControl {
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  /** Made once and pushed back with refresh(): touch() runs for every chunk of a stream. */
+  private readonly timer: NodeJS.Timeout;
   private timedOut = false;
   private readonly onOuterAbort = () => this.controller.abort();
 
@@ -18,7 +19,11 @@ export class RequestControl {
   ) {
     if (outer?.aborted) this.controller.abort();
     else outer?.addEventListener("abort", this.onOuterAbort, { once: true });
-    this.touch();
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, timeoutMs);
+    this.timer.unref();
   }
 
   get signal(): AbortSignal {
@@ -27,12 +32,7 @@ export class RequestControl {
 
   /** Something arrived: restart the idle timeout. */
   touch(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort();
-    }, this.timeoutMs);
-    this.timer.unref();
+    this.timer.refresh();
   }
 
   /**
