@@ -9,12 +9,12 @@ import type { ContentPart } from "../llm/types.js";
 export const DEFAULT_MAX_TOOL_RESULT_CHARS = 20_000;
 
 /** The prefix that tells the model the tool itself failed. */
-export const TOOL_ERROR_PREFIX = "Error: the tool reported a failure.";
+const TOOL_ERROR_PREFIX = "Error: the tool reported a failure.";
 
 type ResultBlock = CallToolResult["content"][number];
 
-/** Text parts joined; images kept as image parts; links and resources summarised; structuredContent when there is no text. */
-export function toModelContent(result: CallToolResult): string | ContentPart[] {
+/** What the tool said, as a model can read it: text parts joined; images kept as image parts; links and resources summarised; structuredContent when there is no text. */
+export function resultBody(result: CallToolResult): string | ContentPart[] {
   const parts: ContentPart[] = [];
   let hasText = false;
   for (const block of result.content ?? []) {
@@ -25,12 +25,17 @@ export function toModelContent(result: CallToolResult): string | ContentPart[] {
   if (!hasText && result.structuredContent !== undefined) {
     parts.unshift({ type: "text", text: JSON.stringify(result.structuredContent) });
   }
-  if (result.isError) parts.unshift({ type: "text", text: TOOL_ERROR_PREFIX });
   if (parts.every((part) => part.type === "text")) {
     const text = parts.map((part) => (part as { text: string }).text).join("\n");
     return text === "" ? "(the tool returned nothing)" : text;
   }
   return mergeAdjacentText(parts);
+}
+
+/** The body as the model gets it: a failure is marked, so the model does not read an error message as data. */
+export function toModelContent(result: CallToolResult, body = resultBody(result)): string | ContentPart[] {
+  if (!result.isError) return body;
+  return typeof body === "string" ? `${TOOL_ERROR_PREFIX}\n${body}` : mergeAdjacentText([{ type: "text", text: TOOL_ERROR_PREFIX }, ...body]);
 }
 
 function blockToPart(block: ResultBlock): ContentPart {

@@ -2,7 +2,7 @@ import type { ToolCall } from "../llm/types.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
-import { TOOL_ERROR_PREFIX, summarizeContent, toModelContent } from "./tool-result.js";
+import { resultBody, summarizeContent, toModelContent } from "./tool-result.js";
 
 export interface RunToolsContext {
   host: ToolHost;
@@ -25,9 +25,9 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   const started = performance.now();
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
 
-  const finish = (record: Omit<ToolCallRecord, "id" | "name" | "rawArguments" | "durationMs">): ToolCallRecord => {
+  // `shown` is what a display summarises: the tool's own words, without what marks them for the model.
+  const finish = (record: Omit<ToolCallRecord, "id" | "name" | "rawArguments" | "durationMs">, shown = record.content): ToolCallRecord => {
     const full: ToolCallRecord = { id: call.id, name: call.name, rawArguments: call.arguments, ...record, durationMs: performance.now() - started };
-    const shown = typeof full.content === "string" && full.content.startsWith(TOOL_ERROR_PREFIX) ? full.content.slice(TOOL_ERROR_PREFIX.length) : full.content;
     context.emit({
       type: "tool-call-finished",
       id: call.id,
@@ -68,7 +68,8 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     });
     const result = context.signal ? await untilAborted(pending, context.signal) : await pending;
     const isError = result.isError === true;
-    return finish({ outcome: isError ? "tool-error" : "ok", isError, result, content: toModelContent(result), arguments: parsed.arguments });
+    const body = resultBody(result);
+    return finish({ outcome: isError ? "tool-error" : "ok", isError, result, content: toModelContent(result, body), arguments: parsed.arguments }, body);
   } catch (error) {
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
     const reason = error instanceof Error ? error.message : String(error);

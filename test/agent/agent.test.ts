@@ -194,6 +194,21 @@ describe("Agent", () => {
     expect(turn.text).toBe("Mars/Olympus is not a valid time zone.");
   });
 
+  it("summarises a failed result that carries an image by the tool's words, without the model's failure mark", async () => {
+    const host = new FakeHost({
+      chart: { run: () => ({ content: [{ type: "text", text: "axis missing" }, { type: "image", data: "AAAA", mimeType: "image/png" }], isError: true }) },
+    });
+    const model = new FakeModel([calls(["c1", "chart", "{}"]), text("No chart.")]);
+    const events: AgentEvent[] = [];
+    await new Agent({ model, tools: host, toolCalling: identity }).send("plot", { onEvent: (e) => events.push(e) });
+    const finished = events.find((e) => e.type === "tool-call-finished");
+    expect(finished).toMatchObject({ isError: true, summary: "axis missing [image image/png]" });
+    expect(toolMessages(model.requests[1]?.messages ?? [])[0]?.content).toEqual([
+      { type: "text", text: "Error: the tool reported a failure.\naxis missing" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ]);
+  });
+
   it("passes a failed call (the host throws) back to the model as an error", async () => {
     const host = new FakeHost({ flaky: { run: () => Promise.reject(new Error("server crashed")) } });
     const model = new FakeModel([calls(["c1", "flaky", "{}"]), text("It failed.")]);

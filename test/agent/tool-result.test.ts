@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capToolContent, summarizeContent, toModelContent } from "../../src/agent/tool-result.js";
+import { capToolContent, resultBody, summarizeContent, toModelContent } from "../../src/agent/tool-result.js";
 
 describe("toModelContent", () => {
   it("joins text parts into one string", () => {
@@ -42,6 +42,18 @@ describe("toModelContent", () => {
 
   it("prefixes an error result so the model knows the tool failed", () => {
     expect(toModelContent({ content: [{ type: "text", text: "bad zone" }], isError: true })).toBe("Error: the tool reported a failure.\nbad zone");
+  });
+
+  it("marks a failed result that carries an image in its first text part, and leaves the body unmarked", () => {
+    const result = { content: [{ type: "text" as const, text: "render failed" }, { type: "image" as const, data: "AAAA", mimeType: "image/png" }], isError: true };
+    expect(toModelContent(result)).toEqual([
+      { type: "text", text: "Error: the tool reported a failure.\nrender failed" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ]);
+    expect(resultBody(result)).toEqual([
+      { type: "text", text: "render failed" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ]);
   });
 
   it("says so when the tool returned nothing", () => {
