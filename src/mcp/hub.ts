@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
+import { PACKAGE_VERSION } from "../version.js";
 import { Connection } from "./connection.js";
 import { HubError } from "./errors.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
@@ -35,14 +35,6 @@ export interface HubOptions {
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "0.0.0";
-  }
-}
-
 /**
  * Many MCP servers behind one object: connects them in parallel, keeps one registry of
  * tools under unique provider-legal names, and routes tool calls, resource reads and
@@ -64,7 +56,7 @@ export class Hub {
       this.connections.set(
         name,
         new Connection(name, config, {
-          clientInfo: options.clientInfo ?? { name: "toolbridge", version: packageVersion() },
+          clientInfo: options.clientInfo ?? { name: "toolbridge", version: PACKAGE_VERSION },
           startupTimeoutMs: options.defaultStartupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
           toolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
           log: this.log,

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -29,6 +30,11 @@ describe.each<Mode>(["stdio", "http"])("the time server over %s", (mode) => {
   afterAll(async () => {
     await connected.close();
     expect(isAlive(connected.pid)).toBe(false);
+  });
+
+  it("reports the package's own version in serverInfo", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(client.getServerVersion()).toMatchObject({ name: "toolbridge-time", version: pkg.version });
   });
 
   it("lists get-date with the format enum and optional timezone of its specification", async () => {

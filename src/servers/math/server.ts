@@ -1,7 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { BUNDLED_SERVER_VERSION } from "../server-info.js";
+import { PACKAGE_VERSION } from "../../version.js";
 import { batchCalculation, batchSchema, binaryCalculation, calculationSchema, formatNumber, squareRootCalculation, type Batch, type Calculation } from "./calculation.js";
 
 const PURE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
@@ -111,7 +111,7 @@ function registerBinaryTool(server: McpServer, tool: BinaryTool): void {
 
 /** The bundled math server: arithmetic tools with structured results, and a batch calculator. */
 export function createMathServer(): McpServer {
-  const server = new McpServer({ name: "toolbridge-math", title: "toolbridge math", version: BUNDLED_SERVER_VERSION });
+  const server = new McpServer({ name: "toolbridge-math", title: "toolbridge math", version: PACKAGE_VERSION });
 
   for (const tool of BINARY_TOOLS) registerBinaryTool(server, tool);
 

@@ -2,7 +2,7 @@ import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { BUNDLED_SERVER_VERSION } from "../server-info.js";
+import { PACKAGE_VERSION } from "../../version.js";
 import { DATE_FORMATS, formatDate, zonedIso } from "./get-date.js";
 import { canonicalZone, completeZone, EXAMPLE_ZONES, TIME_ZONES, unknownZoneMessage, zoneForPlace } from "./time-zones.js";
 
@@ -20,7 +20,7 @@ const LISTED_ZONES = ["UTC", "America/New_York", "America/Los_Angeles", "Europe/
 
 /** The bundled time server: get-date, the zone list, the current time per zone, and a prompt. */
 export function createTimeServer(): McpServer {
-  const server = new McpServer({ name: "toolbridge-time", title: "toolbridge time", version: BUNDLED_SERVER_VERSION });
+  const server = new McpServer({ name: "toolbridge-time", title: "toolbridge time", version: PACKAGE_VERSION });
 
   server.registerTool(
     "get-date",
