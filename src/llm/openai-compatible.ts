@@ -154,9 +154,7 @@ class ChunkReader {
     switch (reason) {
       case "tool_calls":
       case "function_call":
-        return this.sawToolCalls ? "tool-calls" : "stop";
-      case "stop":
-        // A named tool_choice ends with "stop" although the reply is a call.
+      case "stop": // a named tool_choice ends with "stop" although the reply is a call
         return this.sawToolCalls ? "tool-calls" : "stop";
       case "length":
         return "length";

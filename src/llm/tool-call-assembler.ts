@@ -5,7 +5,6 @@ interface Pending {
   id?: string;
   name?: string;
   arguments: string;
-  signature?: string;
 }
 
 /**
@@ -20,7 +19,7 @@ export class ToolCallAssembler {
     return this.pending.size;
   }
 
-  add(index: number, fragment: { id?: string | null; name?: string | null; arguments?: string | null; signature?: string }): void {
+  add(index: number, fragment: { id?: string | null; name?: string | null; arguments?: string | null }): void {
     let call = this.pending.get(index);
     if (!call) {
       call = { arguments: "" };
@@ -29,7 +28,6 @@ export class ToolCallAssembler {
     if (fragment.id && !call.id) call.id = fragment.id;
     if (fragment.name && !call.name) call.name = fragment.name;
     if (fragment.arguments) call.arguments += fragment.arguments;
-    if (fragment.signature) call.signature = fragment.signature;
   }
 
   /** The slot of a call known by id, for servers that send whole calls without an index. */
@@ -42,16 +40,12 @@ export class ToolCallAssembler {
   drain(): ToolCall[] {
     const calls = [...this.pending.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, call]): ToolCall => {
-        const done: ToolCall = {
-          id: call.id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
-          name: call.name ?? "",
-          // A call to a tool without parameters may stream no argument text at all.
-          arguments: call.arguments.trim() === "" ? "{}" : call.arguments,
-        };
-        if (call.signature) done.signature = call.signature;
-        return done;
-      });
+      .map(([, call]): ToolCall => ({
+        id: call.id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+        name: call.name ?? "",
+        // A call to a tool without parameters may stream no argument text at all.
+        arguments: call.arguments.trim() === "" ? "{}" : call.arguments,
+      }));
     this.pending.clear();
     return calls;
   }
