@@ -226,6 +226,22 @@ describe("toolbridge run (native tool calling)", () => {
 });
 
 describe("toolbridge chat (piped stdin)", () => {
+  it("stops every server and exits 143 when SIGTERM arrives mid-answer", async () => {
+    const s = await vllm([{ text: "word ".repeat(400), chunkDelayMs: 20 }]);
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: "tell me a long story\n", interruptWhen: () => s.chatRequests.length > 0, signal: "SIGTERM" });
+    expect(result.code).toBe(143);
+    expectNoChildLeft(result);
+  });
+
+  it("cancels the answer on Ctrl-C and goes on with the next line", async () => {
+    const s = await vllm([{ text: "word ".repeat(400), chunkDelayMs: 20 }, { text: "Second answer." }]);
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: "tell me a long story\nsecond\n", interruptWhen: () => s.chatRequests.length > 0 });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("(cancelled)");
+    expect(result.stdout).toContain("Second answer.\n");
+    expectNoChildLeft(result);
+  });
+
   it("keeps the first turn when the second asks 'and Taipei?'", async () => {
     const s = await vllm([
       { toolCalls: [{ name: "get-date", arguments: { format: "time-only" } }] },

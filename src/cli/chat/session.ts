@@ -1,12 +1,11 @@
 import { Agent } from "../../agent/agent.js";
 import { toolAllowList } from "../../config/llm-config.js";
-import { loadConfig } from "../../config/load.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel } from "../../llm/create-model.js";
 import type { ChatModel, Message } from "../../llm/types.js";
-import { Hub } from "../../mcp/hub.js";
-import type { ServerState } from "../../mcp/types.js";
+import type { Hub } from "../../mcp/hub.js";
 import { UsageError } from "../errors.js";
+import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -27,26 +26,25 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export class AgentSession {
   private constructor(
-    readonly hub: Hub,
+    private readonly opened: HubHandle<ChatModel>,
     readonly llm: LlmConfig,
     private readonly env: Env,
     private readonly buildAgent: (model: ChatModel, messages: readonly Message[]) => Agent,
     public agent: Agent,
   ) {}
 
-  /** `warn` gets one line per server that failed to start (the session goes on without it). */
-  static async open(flags: AgentFlags, env: Env, warn: (line: string) => void): Promise<AgentSession> {
-    const { config } = loadConfig({ env, ...(flags.config ? { file: flags.config } : {}) });
-    const llm = applyFlags(config.llm ?? {}, flags);
+  /**
+   * Servers that fail to start are warned about on stderr (the session goes on without them).
+   * `signals` says what SIGINT / SIGTERM do (see openHub).
+   */
+  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+    let llm: LlmConfig = {};
     // The servers start while the model server is asked which model it serves.
-    const [hubResult, modelResult] = await Promise.allSettled([Hub.connect(config.mcpServers), createChatModel(llm, env)]);
-    if (modelResult.status === "rejected") {
-      if (hubResult.status === "fulfilled") await hubResult.value.close();
-      throw modelResult.reason;
-    }
-    if (hubResult.status === "rejected") throw hubResult.reason;
-    const hub = hubResult.value;
-    for (const state of hub.servers()) if (state.status === "failed") warn(describeFailedServer(state));
+    const opened = await openHub({ ...signals, env, ...(flags.config ? { config: flags.config } : {}) }, (config) => {
+      llm = applyFlags(config.llm ?? {}, flags);
+      return createChatModel(llm, env);
+    });
+    const { hub, config } = opened;
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,
@@ -55,7 +53,21 @@ export class AgentSession {
         messages,
         ...pickAgentSettings(llm),
       });
-    return new AgentSession(hub, llm, env, buildAgent, buildAgent(modelResult.value, []));
+    return new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []));
+  }
+
+  get hub(): Hub {
+    return this.opened.hub;
+  }
+
+  /** Aborted by the signals the session handles. */
+  get signal(): AbortSignal {
+    return this.opened.signal;
+  }
+
+  /** The exit code of the signal that aborted `signal` (130 / 143), if one did. */
+  interruptedWith(): number | undefined {
+    return this.opened.interruptedWith();
   }
 
   /** Where requests go, for display. */
@@ -70,7 +82,7 @@ export class AgentSession {
   }
 
   close(): Promise<void> {
-    return this.hub.close();
+    return this.opened.close();
   }
 }
 
@@ -110,8 +122,4 @@ export function applyFlags(llm: LlmConfig, flags: AgentFlags): LlmConfig {
     out.maxIterations = n;
   }
   return out;
-}
-
-function describeFailedServer(state: ServerState): string {
-  return `server "${state.name}" failed to start: ${state.error ?? "unknown error"} (its tools are not available)`;
 }

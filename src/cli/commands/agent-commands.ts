@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import type { TurnResult } from "../../agent/events.js";
 import type { AgentFlags, AgentSession } from "../chat/session.js";
-import { action, ExitCode, ReportedFailure, warn } from "../errors.js";
+import type { OpenHubOptions } from "../open-hub.js";
+import { action, ExitCode, ReportedFailure } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { TurnView } from "../render/turn-view.js";
 
@@ -36,22 +37,15 @@ export function registerAgentCommands(program: Command): void {
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
-async function openSession(flags: AgentFlags): Promise<AgentSession> {
+async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
   const { AgentSession } = await import("../chat/session.js");
-  return AgentSession.open(flags, process.env, (line) => warn(line));
+  return AgentSession.open(flags, process.env, signals);
 }
 
 async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
   const { stdout, stderr, env } = process;
-  const session = await openSession(flags);
-  const controller = new AbortController();
-  let interruptedWith: number | undefined;
-  const interrupt = (signal: NodeJS.Signals): void => {
-    interruptedWith ??= signal === "SIGINT" ? ExitCode.interrupted : ExitCode.terminated;
-    controller.abort();
-  };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
+  // A signal cancels the turn, which then ends the command with 130 / 143.
+  const session = await openSession(flags, { onSignal: "abort" });
   try {
     const view = new TurnView({
       stdout,
@@ -64,21 +58,20 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
       verbose: flags.verbose === true,
       endpoint: session.endpoint,
     });
-    const turn = await session.agent.send(prompt, { signal: controller.signal, onEvent: (event) => view.handle(event) });
+    const turn = await session.agent.send(prompt, { signal: session.signal, onEvent: (event) => view.handle(event) });
     if (flags.json) stdout.write(`${JSON.stringify(turnAsJson(turn, session), null, 2)}\n`);
     else if (turn.status === "completed") stdout.write(turn.text.endsWith("\n") ? turn.text : `${turn.text}\n`);
     // The turn's own events already said what went wrong.
-    if (turn.status === "aborted") throw new ReportedFailure(interruptedWith ?? ExitCode.interrupted);
+    if (turn.status === "aborted") throw new ReportedFailure(session.interruptedWith() ?? ExitCode.interrupted);
     if (turn.status === "failed") throw new ReportedFailure(ExitCode.failure);
   } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
     await session.close();
   }
 }
 
 async function chat(flags: AgentFlags): Promise<void> {
-  const session = await openSession(flags);
+  // Ctrl-C cancels an answer, not the program (runChat handles it); SIGTERM stops everything.
+  const session = await openSession(flags, { leaveSigint: true });
   try {
     const { runChat } = await import("../chat/repl.js");
     await runChat(session, { verbose: flags.verbose === true }, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
