@@ -36,7 +36,7 @@ function typeText(schema: unknown): string {
     );
     return `{${fields.join(", ")}}`;
   }
-  return typeof type === "string" ? (type === "integer" ? "integer" : type) : "any";
+  return typeof type === "string" ? type : "any";
 }
 
 function oneLine(text: string): string {
