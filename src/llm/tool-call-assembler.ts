@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newCallId } from "./call-id.js";
 import type { ToolCall } from "./types.js";
 
 interface Pending {
@@ -41,7 +41,7 @@ export class ToolCallAssembler {
     const calls = [...this.pending.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, call]): ToolCall => ({
-        id: call.id ?? `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+        id: call.id ?? newCallId(),
         name: call.name ?? "",
         // A call to a tool without parameters may stream no argument text at all.
         arguments: call.arguments.trim() === "" ? "{}" : call.arguments,

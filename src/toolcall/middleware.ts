@@ -3,7 +3,7 @@
  * prompt mode (tools described in the system prompt, calls parsed from the streamed text)
  * and the native-mode fallback (a reply that writes its calls as text still yields calls).
  */
-import { randomUUID } from "node:crypto";
+import { newCallId } from "../llm/call-id.js";
 import type { ChatModel, ChatRequest, FinishReason, StreamEvent, ToolCall } from "../llm/types.js";
 import { createToolCallParser, type ToolCallParser, type ToolCallParserEvent } from "./parser.js";
 import { renderPromptMessages } from "./prompt.js";
@@ -30,8 +30,6 @@ class ReasoningStart {
     if (parser.closedUnopenedReasoning) this.learnt = true;
   }
 }
-
-const newCallId = (): string => `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
 
 function toToolCall(event: Extract<ToolCallParserEvent, { type: "tool-call" }>): ToolCall {
   return { id: newCallId(), name: event.name, arguments: JSON.stringify(event.arguments) };
