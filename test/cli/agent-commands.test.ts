@@ -263,11 +263,13 @@ describe("toolbridge chat (piped stdin)", () => {
   it("goes on after a failed turn and answers slash commands", async () => {
     const s = await vllm([{ kind: "error", status: 400, message: "This model's maximum context length is 10 tokens" }, { text: "Second answer." }]);
     const file = join(home, "saved.jsonl");
-    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: `first\nsecond\n/tools\n/save ${file}\n/exit\nnever sent\n` });
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: `first\nsecond\n/tools\n/servers\n/save ${file}\n/exit\nnever sent\n` });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/toolbridge: .*HTTP 400.*maximum context length/);
     expect(result.stdout).toContain("Second answer.\n");
     expect(result.stdout).toMatch(/get-date\s+time/);
+    expect(result.stdout).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES/m);
+    expect(result.stdout).toMatch(/^time\s+stdio\s+connected\s+1\s/m);
     expect(result.stdout).toContain(`saved 3 messages to ${file}`);
     expect(s.chatRequests).toHaveLength(2);
   });

@@ -1,6 +1,6 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
 import type { Colors } from "../render/colors.js";
-import { renderTable } from "../render/table.js";
+import { renderServers, renderTools } from "../render/listings.js";
 import type { AgentSession } from "./session.js";
 
 export interface SlashContext {
@@ -26,17 +26,7 @@ const COMMANDS: SlashCommand[] = [
     run({ session, colors, print, columns }) {
       const tools = session.agent.tools();
       if (tools.length === 0) return print(colors.dim("no tools (no server is connected, or the allow-list hides them all)"));
-      print(
-        renderTable(
-          [
-            { header: "TOOL", value: (t) => t.name, color: (text) => colors.bold(text) },
-            { header: "SERVER", value: (t) => t.server },
-            { header: "DESCRIPTION", value: (t) => t.description ?? t.title ?? "", shrink: true },
-          ],
-          tools,
-          { colors, maxWidth: columns },
-        ),
-      );
+      print(renderTools(tools, { colors, maxWidth: columns }));
     },
   },
   {
@@ -44,18 +34,7 @@ const COMMANDS: SlashCommand[] = [
     usage: "/servers",
     help: "show the MCP servers and their state",
     run({ session, colors, print, columns }) {
-      print(
-        renderTable(
-          [
-            { header: "SERVER", value: (s) => s.name, color: (text) => colors.bold(text) },
-            { header: "STATUS", value: (s) => s.status, color: (text, s) => (s.status === "connected" ? colors.green(text) : s.status === "failed" ? colors.red(text) : colors.yellow(text)) },
-            { header: "TOOLS", value: (s) => String(s.toolCount), align: "right" },
-            { header: "DETAILS", value: (s) => s.error ?? [s.serverName, s.serverVersion].filter(Boolean).join(" "), shrink: true },
-          ],
-          session.hub.servers(),
-          { colors, maxWidth: columns },
-        ),
-      );
+      print(renderServers(session.hub.servers(), { colors, maxWidth: columns }));
     },
   },
   {
