@@ -61,7 +61,7 @@ function blockToPart(block: ResultBlock): ContentPart {
   }
 }
 
-function base64Bytes(data: string): number {
+export function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
 }
 

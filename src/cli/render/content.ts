@@ -1,4 +1,5 @@
 import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { base64Bytes } from "../../agent/tool-result.js";
 import type { CallToolResult } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";
 
@@ -68,11 +69,6 @@ function textRepeats(content: ContentBlock[], structured: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-function base64Bytes(data: string): number {
-  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
 function formatBytes(bytes: number): string {
