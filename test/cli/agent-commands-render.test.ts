@@ -86,6 +86,15 @@ describe("TurnView", () => {
     expect(err()).toBe('  ⚙ get-date {"timezone":"Asia/Taipei"}\n  ✓ get-date 12 ms  1/7/2026\n  ✗ get-date 3 ms  Unknown timezone\n');
   });
 
+  it("shows a tool call's arguments on one line, cut to 200 characters", () => {
+    const { v, err } = view();
+    v.handle({ type: "tool-call-started", id: "a", name: "write", arguments: '{"text": "line one\n\n   line two"}' });
+    v.handle({ type: "tool-call-started", id: "b", name: "write", arguments: { text: "x".repeat(300) } });
+    const lines = err().split("\n");
+    expect(lines[0]).toBe('  ⚙ write {"text": "line one line two"}');
+    expect(lines[1]).toBe(`  ⚙ write ${'{"text":"'.concat("x".repeat(300)).slice(0, 199)}…`);
+  });
+
   it("ends a half-written answer line before writing a progress line", () => {
     const { v, out, err } = view();
     v.handle({ type: "text-delta", text: "Let me check." });

@@ -72,7 +72,7 @@ export class TurnView {
         break;
       case "tool-call-started": {
         const args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
-        const shown = args.length > MAX_ARGS_SHOWN ? `${args.slice(0, MAX_ARGS_SHOWN - 1)}…` : args;
+        const shown = summarizeContent(args, MAX_ARGS_SHOWN);
         if (verbose) {
           this.trace(`model returned tool_call: ${event.name}`);
           this.trace(`running tool: ${event.name}(${shown})`);
