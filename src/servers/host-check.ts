@@ -14,9 +14,14 @@ export interface HostPolicy {
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 
+/** A host as it must appear in a URL: an IPv6 address goes in brackets. */
+export function urlHost(host: string): string {
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
 function hostnameOf(host: string): string | undefined {
   try {
-    return new URL(`http://${isIPv6(host) ? `[${host}]` : host}`).hostname;
+    return new URL(`http://${urlHost(host)}`).hostname;
   } catch {
     return undefined;
   }

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { isIPv6, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostPolicy, rejectForeignRequest, type HostPolicy } from "./host-check.js";
+import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
 
 /** Makes a fresh server; over HTTP every session gets its own. */
 export type ServerFactory = () => McpServer;
@@ -77,10 +77,6 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   } catch {
     throw new HttpFailure(400, -32700, "Parse error: request body is not valid JSON");
   }
-}
-
-function urlHost(host: string): string {
-  return isIPv6(host) ? `[${host}]` : host;
 }
 
 /**

@@ -3,6 +3,7 @@ import { request } from "node:http";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseListenAddress } from "../../src/cli/commands/serve.js";
+import { urlHost } from "../../src/servers/host-check.js";
 import { serveHttp, type HttpServerHandle } from "../../src/servers/http.js";
 import { createTimeServer } from "../../src/servers/time/server.js";
 import { isAlive } from "../support/processes.js";
@@ -134,6 +135,17 @@ describe("serveHttp options", () => {
     handle = undefined;
     await client.close();
     await expect(post(url, {})).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe("urlHost", () => {
+  it.each([
+    ["::1", "[::1]"],
+    ["fe80::1", "[fe80::1]"],
+    ["127.0.0.1", "127.0.0.1"],
+    ["localhost", "localhost"],
+  ])("writes %s as %s in a URL", (host, expected) => {
+    expect(urlHost(host)).toBe(expected);
   });
 });
 
