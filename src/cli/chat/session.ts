@@ -92,8 +92,6 @@ function pickAgentSettings(llm: LlmConfig) {
     ...(llm.maxIterations !== undefined ? { maxIterations: llm.maxIterations } : {}),
     ...(llm.maxToolResultChars !== undefined ? { maxToolResultChars: llm.maxToolResultChars } : {}),
     ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
-    ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
-    ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
     ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
   };
 }
