@@ -84,12 +84,10 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
           if (control.signal.aborted) break;
           control.touch();
           switch (event.type) {
-            case "message_start": {
-              const usage = event.message.usage;
-              inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-              outputTokens = usage.output_tokens;
+            case "message_start":
+              inputTokens = inputTokensOf(event.message.usage) ?? inputTokens;
+              outputTokens = event.message.usage.output_tokens;
               break;
-            }
             case "content_block_start": {
               const block = event.content_block;
               if (block.type === "tool_use") {
@@ -116,10 +114,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
             case "message_delta":
               stopReason = event.delta.stop_reason;
               outputTokens = event.usage.output_tokens;
-              if (event.usage.input_tokens != null) {
-                inputTokens =
-                  event.usage.input_tokens + (event.usage.cache_creation_input_tokens ?? 0) + (event.usage.cache_read_input_tokens ?? 0);
-              }
+              inputTokens = inputTokensOf(event.usage) ?? inputTokens;
               break;
             case "message_stop":
               break;
@@ -137,6 +132,16 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       control.dispose();
     }
   }
+}
+
+/** The prompt tokens read: the API counts those written to and read from its cache apart from input_tokens. */
+function inputTokensOf(usage: {
+  input_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+}): number | undefined {
+  if (usage.input_tokens == null) return undefined;
+  return usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
 }
 
 function toAnthropicTools(tools: readonly ToolDefinition[]): Anthropic.Messages.Tool[] {

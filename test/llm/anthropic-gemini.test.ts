@@ -62,6 +62,31 @@ describe("Anthropic adapter against a local Messages API server", () => {
     expect(out.finish).toBe("tool-calls");
   });
 
+  it("counts cached prompt tokens as input, from message_start and from a message_delta that restates them", async () => {
+    const model = new AnthropicModel({ apiKey: "test-key", model: "claude-haiku-4-5", retry: { maxRetries: 0 } });
+    const usage = (input: number | null, created: number | null, read: number | null, output: number) => ({
+      input_tokens: input,
+      cache_creation_input_tokens: created,
+      cache_read_input_tokens: read,
+      output_tokens: output,
+    });
+    const script = (delta: ReturnType<typeof usage>) => [
+      { type: "message_start", message: { usage: usage(10, 100, 1000, 1) } },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: delta },
+      { type: "message_stop" },
+    ];
+    const client = (model as unknown as { client: { messages: { create: () => Promise<AsyncIterable<unknown>> } } }).client;
+    const replies = [script(usage(null, null, null, 7)), script(usage(20, null, 2000, 8))];
+    client.messages.create = async () =>
+      (async function* () {
+        yield* replies.shift() ?? [];
+      })();
+    const first = await collect(model.stream(ask()));
+    expect(first.events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 1110, outputTokens: 7, totalTokens: 1117 } });
+    const second = await collect(model.stream(ask()));
+    expect(second.events.at(-2)).toEqual({ type: "usage", usage: { inputTokens: 2020, outputTokens: 8, totalTokens: 2028 } });
+  });
+
   it("sends input_schema, system, tool_use and tool_result blocks and the tool choice", async () => {
     const model = await anthropicModel([{ text: "5" }]);
     await collect(model.stream(ask({ toolChoice: "required" })));
