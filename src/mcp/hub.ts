@@ -182,7 +182,6 @@ export class Hub {
   }
 
   private rebuildRegistry(): void {
-    const key = (server: string, tool: string): string => `${server}\u0000${tool}`;
     const entries: { ref: ToolRef; tool: Tool }[] = [];
     for (const connection of this.connections.values()) {
       const include = connection.config.includeTools;
@@ -192,26 +191,24 @@ export class Hub {
         entries.push({ ref: { server: connection.name, name: tool.name }, tool });
       }
     }
-    const exposedNames = new Map<string, string>();
-    for (const [exposed, ref] of assignToolNames(entries.map((entry) => entry.ref))) exposedNames.set(key(ref.server, ref.name), exposed);
-    const byKey = new Map<string, HubTool>();
+    const exposedNames = new Map<ToolRef, string>();
+    for (const [exposed, ref] of assignToolNames(entries.map((entry) => entry.ref))) exposedNames.set(ref, exposed);
+    const byRef = new Map<ToolRef, HubTool>();
     // Config order, then each server's own order: what a person reading a list expects.
     for (const { ref, tool } of entries) {
-      const hubTool: HubTool = {
-        name: exposedNames.get(key(ref.server, ref.name)) as string,
-        server: ref.server,
-        originalName: ref.name,
-        inputSchema: tool.inputSchema,
-      };
+      const name = exposedNames.get(ref);
+      // A tool a server listed twice: naming kept its first listing.
+      if (name === undefined) continue;
+      const hubTool: HubTool = { name, server: ref.server, originalName: ref.name, inputSchema: tool.inputSchema };
       if (tool.title !== undefined) hubTool.title = tool.title;
       if (tool.description !== undefined) hubTool.description = tool.description;
       if (tool.outputSchema !== undefined) hubTool.outputSchema = tool.outputSchema;
       if (tool.annotations !== undefined) hubTool.annotations = tool.annotations;
-      if (!byKey.has(key(ref.server, ref.name))) byKey.set(key(ref.server, ref.name), hubTool);
+      byRef.set(ref, hubTool);
     }
-    this.setRegistry(new Map([...byKey.values()].map((tool) => [tool.name, tool])));
+    this.setRegistry(new Map([...byRef.values()].map((tool) => [tool.name, tool])));
     this.aliases = new Map(
-      [...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byKey.get(key(ref.server, ref.name)) as HubTool]),
+      [...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byRef.get(ref) as HubTool]),
     );
   }
 

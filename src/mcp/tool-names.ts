@@ -78,7 +78,8 @@ function groupByName(refs: readonly ToolRef[], nameOf: (ref: ToolRef) => string)
  * Assigns every tool a unique, provider-legal exposed name. A name stays as the server
  * gives it while it is unique; when two tools would share a name, all of them become
  * `server__tool` (no first-come winner, so the result is independent of order); what still
- * collides gets a hash suffix. Returns exposed name -> tool, sorted by exposed name.
+ * collides gets a hash suffix. Returns exposed name -> tool, sorted by exposed name; each
+ * tool is the very object given (the first, for a tool given more than once).
  */
 export function assignToolNames(tools: readonly ToolRef[]): Map<string, ToolRef> {
   const unique = new Map<string, ToolRef>();
@@ -124,6 +125,7 @@ export function assignToolNames(tools: readonly ToolRef[]): Map<string, ToolRef>
 /**
  * Names a caller may use besides the exposed one: `server__tool` in its sanitized form
  * and as written with the original tool name. Aliases two tools would share are left out.
+ * Like assignToolNames, maps to the objects given (the first, for a tool given more than once).
  */
 export function toolNameAliases(tools: readonly ToolRef[]): Map<string, ToolRef> {
   const aliases = new Map<string, ToolRef | null>();

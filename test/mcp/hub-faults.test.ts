@@ -247,6 +247,20 @@ describe("servers that die while in use", () => {
   });
 });
 
+describe("servers with odd tool lists", () => {
+  it("exposes a tool a server lists twice once, as first listed, reachable by its alias too", async () => {
+    hub = await Hub.connect(
+      { twice: { command: process.execPath, args: [fileURLToPath(new URL("./fixtures/lists-a-tool-twice.mjs", import.meta.url))] } },
+      { stderrLogFile: logFile },
+    );
+    expect(hub.tools().map((t) => [t.name, t.description])).toEqual([
+      ["echo", "first listing"],
+      ["other", "another tool"],
+    ]);
+    expect((await hub.callTool("twice__echo", {})).content).toEqual([{ type: "text", text: "echo" }]);
+  });
+});
+
 describe("close()", () => {
   it("ends every child and leaves no process behind", async () => {
     hub = await Hub.connect({ a: fixture("toy-server.mjs", "--name", "a"), b: fixture("toy-server.mjs", "--name", "b") }, { stderrLogFile: logFile });

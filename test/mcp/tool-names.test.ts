@@ -188,6 +188,15 @@ describe("assignToolNames", () => {
     ])).toEqual({ dup: "s/dup" });
   });
 
+  it("maps names and aliases to the very objects given, the first of a repeated tool", () => {
+    const first: ToolRef = { server: "s", name: "dup" };
+    const repeat: ToolRef = { server: "s", name: "dup" };
+    const other: ToolRef = { server: "t", name: "x" };
+    expect(assignToolNames([first, other, repeat]).get("dup")).toBe(first);
+    expect(assignToolNames([first, other, repeat]).get("x")).toBe(other);
+    expect(toolNameAliases([first, other, repeat]).get("s__dup")).toBe(first);
+  });
+
   it("stays legal and unique over a large random mix of hostile names", () => {
     const alphabet = ["a", "b", ".", "_", "-", " ", "é", "😀", "/", "1"];
     const tools: ToolRef[] = [];
