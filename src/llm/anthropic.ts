@@ -33,7 +33,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     this.client = new Anthropic({
       // Passing the key (and the URL) keeps the SDK from reading ANTHROPIC_* from the environment.
       apiKey: options.apiKey,
-      baseURL: this.url,
+      baseURL: this.baseURL,
       maxRetries: 0,
       timeout: this.timeoutMs + 1000,
       logLevel: "off",
@@ -65,14 +65,14 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
   }
 
   protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
-    const control = new RequestControl(this.url, this.timeoutMs, request.signal);
+    const control = new RequestControl(this.baseURL, this.timeoutMs, request.signal);
     const context = { control, timeoutMs: this.timeoutMs };
     try {
       let stream: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>;
       try {
         stream = await this.client.messages.create(this.requestBody(request), { signal: control.signal });
       } catch (err) {
-        throw fromSdkError(err, this.url, ANTHROPIC_ERRORS, context);
+        throw fromSdkError(err, this.baseURL, ANTHROPIC_ERRORS, context);
       }
       const calls = new ToolCallAssembler();
       const toolBlocks = new Set<number>();
@@ -121,11 +121,11 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
           }
         }
       } catch (err) {
-        throw fromSdkError(err, this.url, ANTHROPIC_ERRORS, context);
+        throw fromSdkError(err, this.baseURL, ANTHROPIC_ERRORS, context);
       }
       const stopped = control.stopReason();
       if (stopped) throw stopped;
-      if (stopReason === undefined) throw truncatedError(this.url);
+      if (stopReason === undefined) throw truncatedError(this.baseURL);
       yield { type: "usage", usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
       yield { type: "finish", reason: mapStopReason(stopReason) };
     } finally {

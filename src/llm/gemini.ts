@@ -69,7 +69,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
   }
 
   protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
-    const control = new RequestControl(this.url, this.timeoutMs, request.signal);
+    const control = new RequestControl(this.baseURL, this.timeoutMs, request.signal);
     try {
       let stream: AsyncGenerator<GenerateContentResponse>;
       try {
@@ -112,7 +112,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       }
       const stopped = control.stopReason();
       if (stopped) throw stopped;
-      if (finishReason === undefined && !blocked) throw truncatedError(this.url);
+      if (finishReason === undefined && !blocked) throw truncatedError(this.baseURL);
       if (usage) yield { type: "usage", usage };
       yield { type: "finish", reason: blocked ? "content-filter" : mapFinishReason(finishReason, sawCalls) };
     } finally {
@@ -132,18 +132,18 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       } catch {
         // plain text stays as it is
       }
-      return httpError(err.status, serverMessageOf(body), this.url, { cause: err });
+      return httpError(err.status, serverMessageOf(body), this.baseURL, { cause: err });
     }
     // A `data: {"error": ...}` event mid-stream comes as a plain Error carrying the body.
     if (err instanceof Error && /"error"\s*:/.test(err.message)) {
       const json = err.message.slice(err.message.indexOf("{"));
       try {
-        return streamError(this.url, serverMessageOf(JSON.parse(json)), err);
+        return streamError(this.baseURL, serverMessageOf(JSON.parse(json)), err);
       } catch {
         // not JSON after all: fall through
       }
     }
-    return unreadable(err, this.url);
+    return unreadable(err, this.baseURL);
   }
 }
 

@@ -59,7 +59,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
   }
 
   protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
-    const { url } = this;
+    const url = this.baseURL;
     const control = new RequestControl(url, this.timeoutMs, request.signal);
     try {
       let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;

@@ -35,15 +35,15 @@ export abstract class StreamingModel<Options extends ModelOptions> implements Ch
 
   constructor(
     protected readonly options: Options,
-    /** The server's address, for requests and error messages. */
-    protected readonly url: string,
+    /** The server's address as requests use it: for requests, error messages and display. */
+    readonly baseURL: string,
   ) {
     this.modelId = options.model;
     this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   stream(request: ChatRequest): AsyncIterable<StreamEvent> {
-    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.url, request.signal);
+    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.baseURL, request.signal);
   }
 
   /** The tools in the provider's wire form, converted once per tool list (by array identity). */

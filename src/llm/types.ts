@@ -66,5 +66,7 @@ export type StreamEvent =
 export interface ChatModel {
   readonly provider: string;
   readonly modelId: string;
+  /** Where requests go, for display. */
+  readonly baseURL?: string;
   stream(request: ChatRequest): AsyncIterable<StreamEvent>;
 }

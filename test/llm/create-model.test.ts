@@ -63,6 +63,19 @@ describe("createChatModel", () => {
     expect(JSON.stringify(server.requests.map((r) => r.headers))).not.toContain("sk-secret");
   });
 
+  it("reports the base URL its requests go to: the server found by looking, a bare URL with /v1, the providers' defaults", async () => {
+    server = await startVllmServer({ replies: [{ text: "found" }] });
+    const dead = `http://127.0.0.1:${await freePort()}/v1`;
+    const found = await createChatModel({}, {}, { localServers: [{ name: "vLLM", baseURL: dead }, { name: "Ollama", baseURL: server.url }] });
+    expect(found.baseURL).toBe(server.url);
+    const bare = await createChatModel({ provider: "vllm", baseURL: server.url.replace(/\/v1$/, ""), model: "m" }, {});
+    expect(bare.baseURL).toBe(server.url);
+    const anthropic = await createChatModel({ provider: "anthropic", model: "claude-haiku-4-5" }, { ANTHROPIC_API_KEY: "k" });
+    expect(anthropic.baseURL).toBe("https://api.anthropic.com");
+    const gemini = await createChatModel({ provider: "gemini", model: "gemini-2.5-flash", baseURL: "http://127.0.0.1:9/" }, { GEMINI_API_KEY: "k" });
+    expect(gemini.baseURL).toBe("http://127.0.0.1:9");
+  });
+
   it("says in one line where it looked and how to start a server when none answers", async () => {
     const a = `http://127.0.0.1:${await freePort()}/v1`;
     const b = `http://127.0.0.1:${await freePort()}/v1`;
