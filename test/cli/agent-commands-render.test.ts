@@ -58,7 +58,7 @@ function turn(partial: Partial<TurnResult>): TurnResult {
 }
 
 describe("TurnView", () => {
-  function view(options: { verbose?: boolean; streamAnswer?: boolean } = {}) {
+  function view(options: { verbose?: boolean; streamAnswer?: boolean; endpoint?: () => { url: string; model: string } } = {}) {
     let stdout = "";
     let stderr = "";
     const v = new TurnView({
@@ -70,7 +70,7 @@ describe("TurnView", () => {
       markdown: false,
       showReasoning: false,
       verbose: options.verbose ?? false,
-      endpoint: { url: "http://127.0.0.1:8000/v1", model: "qwen" },
+      endpoint: options.endpoint ?? (() => ({ url: "http://127.0.0.1:8000/v1", model: "qwen" })),
     });
     return { v, out: () => stdout, err: () => stderr };
   }
@@ -93,6 +93,17 @@ describe("TurnView", () => {
     const lines = err().split("\n");
     expect(lines[0]).toBe('  ⚙ write {"text": "line one line two"}');
     expect(lines[1]).toBe(`  ⚙ write ${'{"text":"'.concat("x".repeat(300)).slice(0, 199)}…`);
+  });
+
+  it("names in its trace the model in use at each turn, not the one it started with", () => {
+    let model = "qwen";
+    const { v, err } = view({ verbose: true, endpoint: () => ({ url: "http://127.0.0.1:8000/v1", model }) });
+    v.handle({ type: "model-request", iteration: 1, withTools: true, toolCount: 1 });
+    model = "llama";
+    v.handle({ type: "model-request", iteration: 1, withTools: true, toolCount: 1 });
+    const lines = err().split("\n");
+    expect(lines[0]).toBe("[toolbridge] sending request to http://127.0.0.1:8000/v1 (model qwen, 1 tool)");
+    expect(lines[1]).toBe("[toolbridge] sending request to http://127.0.0.1:8000/v1 (model llama, 1 tool)");
   });
 
   it("ends a half-written answer line before writing a progress line", () => {

@@ -260,6 +260,13 @@ describe("toolbridge chat (piped stdin)", () => {
     expect(JSON.parse(taipeiCall?.function.arguments ?? "{}")).toEqual({ format: "time-only", timezone: "Asia/Taipei" });
   });
 
+  it("traces the model switched to with /model", async () => {
+    server = await startVllmServer({ replies: [{ text: "Hello." }], otherModels: ["Qwen/Qwen3-32B"] });
+    const result = await runCli(["chat", "--base-url", server.url, "--config", timeOnly, "--verbose"], { input: "/model Qwen/Qwen3-32B\nhi\n" });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^\[toolbridge\] sending request to \S+ \(model Qwen\/Qwen3-32B, 1 tool\)$/m);
+  });
+
   it("goes on after a failed turn and answers slash commands", async () => {
     const s = await vllm([{ kind: "error", status: 400, message: "This model's maximum context length is 10 tokens" }, { text: "Second answer." }]);
     const file = join(home, "saved.jsonl");

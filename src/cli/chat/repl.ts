@@ -31,7 +31,7 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     markdown: interactive,
     showReasoning: interactive || options.verbose,
     verbose: options.verbose,
-    endpoint: session.endpoint,
+    endpoint: () => session.endpoint,
   });
   const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, historySize: 500 });
   let turn: AbortController | undefined;

@@ -56,7 +56,7 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
       markdown: false,
       showReasoning: false,
       verbose: flags.verbose === true,
-      endpoint: session.endpoint,
+      endpoint: () => session.endpoint,
     });
     const turn = await session.agent.send(prompt, { signal: session.signal, onEvent: (event) => view.handle(event) });
     if (flags.json) stdout.write(`${JSON.stringify(turnAsJson(turn, session), null, 2)}\n`);

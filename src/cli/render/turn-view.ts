@@ -22,8 +22,8 @@ export interface TurnViewOptions {
   showReasoning: boolean;
   /** Trace every step on stderr, as `[toolbridge] ...` lines. */
   verbose: boolean;
-  /** Where requests go, for the trace: the base URL and the model. */
-  endpoint: { url: string; model: string };
+  /** Where requests go, for the trace: read at each request, as chat's /model switches the model. */
+  endpoint: () => { url: string; model: string };
 }
 
 const MAX_ARGS_SHOWN = 200;
@@ -46,7 +46,8 @@ export class TurnView {
       case "model-request":
         if (!verbose) break;
         if (event.iteration === 1) {
-          this.trace(`sending request to ${this.options.endpoint.url} (model ${this.options.endpoint.model}, ${event.toolCount} tool${event.toolCount === 1 ? "" : "s"})`);
+          const { url, model } = this.options.endpoint();
+          this.trace(`sending request to ${url} (model ${model}, ${event.toolCount} tool${event.toolCount === 1 ? "" : "s"})`);
         } else if (event.withTools) this.trace("sending the tool results back to the model");
         else this.trace("tool-call limit reached; asking the model to answer from what it has");
         break;
