@@ -101,39 +101,32 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const timeout = options.timeoutMs ?? this.requestTimeoutMs;
-    const requestOptions: RequestOptions = {
-      timeout,
-      resetTimeoutOnProgress: true,
-      onprogress: (progress) => options.onProgress?.(progress),
-    };
-    if (options.signal) requestOptions.signal = options.signal;
-    return (await this.request(`tools/call ${tool}`, options.signal, timeout, (client) =>
-      client.callTool({ name: tool, arguments: args }, undefined, requestOptions),
+    return (await this.request(`tools/call ${tool}`, options, (client, requestOptions) =>
+      client.callTool({ name: tool, arguments: args }, undefined, {
+        ...requestOptions,
+        resetTimeoutOnProgress: true,
+        onprogress: (progress) => options.onProgress?.(progress),
+      }),
     )) as CallToolResult;
   }
 
   readResource(uri: string): Promise<ReadResourceResult> {
-    const timeout = this.requestTimeoutMs;
-    return this.request(`resources/read ${uri}`, undefined, timeout, (client) => client.readResource({ uri }, { timeout }));
+    return this.request(`resources/read ${uri}`, {}, (client, options) => client.readResource({ uri }, options));
   }
 
   async subscribe(uri: string): Promise<void> {
-    const timeout = this.requestTimeoutMs;
-    await this.request(`resources/subscribe ${uri}`, undefined, timeout, (client) => client.subscribeResource({ uri }, { timeout }));
+    await this.request(`resources/subscribe ${uri}`, {}, (client, options) => client.subscribeResource({ uri }, options));
     this.subscriptions.add(uri);
   }
 
   async unsubscribe(uri: string): Promise<void> {
     this.subscriptions.delete(uri);
-    const timeout = this.requestTimeoutMs;
-    await this.request(`resources/unsubscribe ${uri}`, undefined, timeout, (client) => client.unsubscribeResource({ uri }, { timeout }));
+    await this.request(`resources/unsubscribe ${uri}`, {}, (client, options) => client.unsubscribeResource({ uri }, options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
-    const timeout = this.requestTimeoutMs;
-    return this.request(`prompts/get ${name}`, undefined, timeout, (client) =>
-      client.getPrompt(args ? { name, arguments: args } : { name }, { timeout }),
+    return this.request(`prompts/get ${name}`, {}, (client, options) =>
+      client.getPrompt(args ? { name, arguments: args } : { name }, options),
     );
   }
 
@@ -403,12 +396,17 @@ export class Connection {
     for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 
-  private async request<T>(what: string, signal: AbortSignal | undefined, timeoutMs: number, run: (client: Client) => Promise<T>): Promise<T> {
+  /** Runs one request on the live client, bounded by `timeoutMs` (default requestTimeoutMs), errors made HubErrors. */
+  private async request<T>(
+    what: string,
+    { signal, timeoutMs = this.requestTimeoutMs }: { signal?: AbortSignal; timeoutMs?: number },
+    run: (client: Client, options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
     const client = this.client && this.state.status === "connected" && !this.closing ? this.client : await this.ready();
     try {
-      const result = await run(client);
+      const result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
       this.restartFailures = 0;
       return result;
     } catch (error) {

@@ -217,6 +217,28 @@ describe("servers that die while in use", () => {
     }
   }, 10_000);
 
+  it("bounds a subscription request by the server's toolTimeoutMs", async () => {
+    const marker = join(dir, "subscribe-hangs");
+    writeFileSync(marker, "");
+    try {
+      hub = await Hub.connect(
+        {
+          renew: {
+            command: process.execPath,
+            args: [fileURLToPath(new URL("./fixtures/hang-on-renewed-subscribe.mjs", import.meta.url)), marker],
+            toolTimeoutMs: 300,
+          },
+        },
+        { stderrLogFile: logFile },
+      );
+      const error = await rejection(hub.subscribe("hang://a"));
+      expect(error.code).toBe("timeout");
+      expect(error.message).toBe('resources/subscribe hang://a on server "renew" timed out after 300 ms without progress');
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  });
+
   it("shows only the current process's stderr when a restarted server fails again", async () => {
     hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
     await rejection(hub.callTool("crash", {}));
