@@ -196,6 +196,13 @@ describe("toolbridge run (native tool calling)", () => {
     expect(lines).toContain("[toolbridge] model's final answer: 今天是 2026 年 1 月 7 日。");
   });
 
+  it("traces the URL requests really go to, not the one typed", async () => {
+    const s = await vllm([{ text: "Hi." }]);
+    const typed = `${new URL(s.url).origin}/`;
+    const result = await runCli(["run", "hi", "--base-url", typed, "--config", timeOnly, "--verbose"]);
+    expect(result.stderr).toContain(`[toolbridge] sending request to ${new URL(s.url).origin}/v1 (model `);
+  });
+
   it("reports a refused connection in one line and exits non-zero", async () => {
     const port = await freePort();
     const result = await runCli(["run", "hi", "--base-url", `http://127.0.0.1:${port}/v1`, "--model", "m"]);

@@ -72,7 +72,7 @@ export class AgentSession {
 
   /** Where requests go, for display. */
   get endpoint(): { url: string; model: string } {
-    return { url: this.llm.baseURL ?? this.env.OPENAI_BASE_URL ?? "the local model server", model: this.agent.model.modelId };
+    return { url: this.agent.model.baseURL ?? "the model server", model: this.agent.model.modelId };
   }
 
   /** Switches the model and keeps the conversation. */
