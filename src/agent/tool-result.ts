@@ -62,7 +62,8 @@ function blockToPart(block: ResultBlock): ContentPart {
 }
 
 export function base64Bytes(data: string): number {
-  return Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+  // Malformed data ("=") must not count below zero.
+  return Math.max(0, Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0));
 }
 
 function mergeAdjacentText(parts: ContentPart[]): ContentPart[] {

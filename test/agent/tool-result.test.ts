@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capToolContent, resultBody, summarizeContent, toModelContent } from "../../src/agent/tool-result.js";
+import { base64Bytes, capToolContent, resultBody, summarizeContent, toModelContent } from "../../src/agent/tool-result.js";
 
 describe("toModelContent", () => {
   it("joins text parts into one string", () => {
@@ -87,5 +87,13 @@ describe("summarizeContent", () => {
   it("makes one short line", () => {
     expect(summarizeContent("a\n\n  b   c", 20)).toBe("a b c");
     expect(summarizeContent("x".repeat(50), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+});
+
+describe("base64Bytes", () => {
+  it("counts the bytes base64 encodes, padding included, and never below zero", () => {
+    expect(base64Bytes(Buffer.from("hello").toString("base64"))).toBe(5);
+    expect(base64Bytes(Buffer.from("hell").toString("base64"))).toBe(4);
+    expect(base64Bytes("=")).toBe(0);
   });
 });
