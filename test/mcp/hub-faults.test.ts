@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { rejection } from "./hub-error.js";
@@ -195,8 +194,7 @@ describe("servers that die while in use", () => {
     hub = await Hub.connect(
       {
         renew: {
-          command: process.execPath,
-          args: [fileURLToPath(new URL("./fixtures/hang-on-renewed-subscribe.mjs", import.meta.url)), marker],
+          ...fixture("hang-on-renewed-subscribe.mjs", marker),
           toolTimeoutMs: 500,
         },
       },
@@ -224,8 +222,7 @@ describe("servers that die while in use", () => {
       hub = await Hub.connect(
         {
           renew: {
-            command: process.execPath,
-            args: [fileURLToPath(new URL("./fixtures/hang-on-renewed-subscribe.mjs", import.meta.url)), marker],
+            ...fixture("hang-on-renewed-subscribe.mjs", marker),
             toolTimeoutMs: 300,
           },
         },
@@ -272,7 +269,7 @@ describe("servers that die while in use", () => {
 describe("servers with odd tool lists", () => {
   it("exposes a tool a server lists twice once, as first listed, reachable by its alias too", async () => {
     hub = await Hub.connect(
-      { twice: { command: process.execPath, args: [fileURLToPath(new URL("./fixtures/lists-a-tool-twice.mjs", import.meta.url))] } },
+      { twice: fixture("lists-a-tool-twice.mjs") },
       { stderrLogFile: logFile },
     );
     expect(hub.tools().map((t) => [t.name, t.description])).toEqual([
