@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import OpenAI from "openai";
 import { z } from "zod";
 import { Agent } from "../src/agent/agent.js";
+import { ApprovalPolicy } from "../src/agent/approval.js";
 import type { ToolHost } from "../src/agent/tool-host.js";
 import { createChatModel } from "../src/llm/create-model.js";
 import type { ChatModel, StreamEvent } from "../src/llm/types.js";
@@ -90,7 +91,7 @@ async function endToEnd(toolCount: number): Promise<{ direct: number; agent: num
   }));
   const hub = await Hub.connect({ bench: { type: "streamable-http", url: mcpServer.url } }, { stderrLogFile: "/dev/null" });
   const model = await createChatModel({ baseURL: vllm.url }, {});
-  const agent = new Agent({ model, tools: hub });
+  const agent = new Agent({ model, tools: hub, approval: { policy: new ApprovalPolicy({ mode: "all" }) } });
   if (hub.tools().length !== toolCount) throw new Error(`hub lists ${hub.tools().length} tools, expected ${toolCount}`);
 
   const direct: number[] = [];
@@ -140,7 +141,7 @@ async function loopAlone(toolCount: number): Promise<number> {
       yield* replies[request++ % 2] as StreamEvent[];
     },
   };
-  const agent = new Agent({ model, tools: host });
+  const agent = new Agent({ model, tools: host, approval: { policy: new ApprovalPolicy({ mode: "all" }) } });
   for (let i = 0; i < 200; i++) {
     agent.clear();
     await agent.send(QUESTION);

@@ -36,6 +36,17 @@ export { withPromptToolCalling, withTextToolCallFallback, type PromptToolCalling
 export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions, type SendOptions } from "./agent/agent.js";
 export type { AgentEvent, AgentEventType, NoticeCode, StopReason, ToolCallRecord, ToolOutcome, TurnError, TurnResult } from "./agent/events.js";
 export type { ToolHost, ToolFilter } from "./agent/tool-host.js";
+export {
+  ApprovalPolicy,
+  APPROVAL_MODES,
+  type Approval,
+  type ApprovalAnswer,
+  type ApprovalMode,
+  type ApprovalPolicyOptions,
+  type ApproveCallback,
+  type ServerApprovalConfig,
+  type ToolApprovalRequest,
+} from "./agent/approval.js";
 export type { ToolCallingMiddlewares } from "./agent/tool-mode.js";
 export {
   loadTranscript,

@@ -2,6 +2,7 @@ import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
 import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
+import { ApprovalPolicy, type Approval } from "./approval.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
 import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
@@ -31,6 +32,11 @@ export interface AgentOptions {
   toolTimeoutMs?: number;
   /** A conversation to continue (e.g. a loaded transcript); system messages are not expected here. */
   messages?: readonly Message[];
+  /**
+   * Who may run which tool, and who is asked when the policy says ask. Without one, every
+   * call is refused: a library user states the policy in code (`{policy: new ApprovalPolicy({mode: "all"})}`).
+   */
+  approval?: Approval;
   /** How prompt mode and dual mode wrap the model; the toolcall module's middlewares by default. */
   toolCalling?: ToolCallingMiddlewares;
 }
@@ -64,6 +70,7 @@ export class Agent {
   private readonly session: ToolModeSession;
   private readonly maxIterations: number;
   private readonly maxToolResultChars: number;
+  private readonly approval: Approval;
   // Tool messages are kept whole in the conversation; this is the capped view the model gets.
   private readonly cappedViews = new WeakMap<Message, Message>();
   private running = false;
@@ -74,6 +81,7 @@ export class Agent {
     this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
+    this.approval = options.approval ?? { policy: new ApprovalPolicy() };
   }
 
   /** The conversation so far, without the system prompt. */
@@ -209,6 +217,7 @@ export class Agent {
           catalog: this.catalog,
           signal,
           toolTimeoutMs: this.options.toolTimeoutMs,
+          approval: this.approval,
           emit,
           skipped,
         });

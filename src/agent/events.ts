@@ -34,6 +34,10 @@ export type ToolOutcome =
   | "unknown-tool"
   | "invalid-json"
   | "invalid-arguments"
+  /** The person asked denied the call; it was not run. */
+  | "denied"
+  /** The approval policy did not allow the call and nobody could be asked; it was not run. */
+  | "not-approved"
   /** The same call was repeated too often; it was not run. */
   | "repeated"
   | "cancelled";

@@ -1,4 +1,5 @@
 import type { ToolCall } from "../llm/types.js";
+import { decideApproval, refusalMessage, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
@@ -9,6 +10,8 @@ export interface RunToolsContext {
   catalog: ToolCatalog;
   signal: AbortSignal | undefined;
   toolTimeoutMs: number | undefined;
+  /** Decides, call by call, whether a tool may run. */
+  approval: Approval;
   emit: (event: AgentEvent) => void;
   /** Calls the agent decided not to run (the repeat guard), with the reason the model gets. */
   skipped: ReadonlyMap<ToolCall, string>;
@@ -60,6 +63,9 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
 
   if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+  const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+  if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
   try {
     const pending = context.host.callTool(tool.name, parsed.arguments, {
       ...(context.signal ? { signal: context.signal } : {}),

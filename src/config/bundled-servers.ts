@@ -11,9 +11,9 @@ export const CLI_ENTRY = fileURLToPath(new URL("../../dist/cli/main.js", import.
 export const BUNDLED_SERVER_NAMES = ["time", "math"] as const;
 export type BundledServerName = (typeof BUNDLED_SERVER_NAMES)[number];
 
-/** A stdio entry that runs one of our own servers with the Node that runs us. */
+/** A stdio entry that runs one of our own servers with the Node that runs us; their tools only read, so they are trusted. */
 export function bundledServer(name: BundledServerName): StdioServerConfig {
-  return { command: process.execPath, args: [CLI_ENTRY, "serve", name] };
+  return { command: process.execPath, args: [CLI_ENTRY, "serve", name], trust: true };
 }
 
 /** What a config without `mcpServers` (or no config at all) connects to. */

@@ -2,9 +2,9 @@ import { z } from "zod";
 
 /**
  * The one definition of toolbridge's configuration file. It reads the `mcpServers`
- * object of Claude Desktop / Cline / Gemini CLI as it is: keys other hosts use that we
- * do not (autoApprove, alwaysAllow, trust, ...) are accepted and ignored, so a config
- * copied from another host loads unchanged.
+ * object of Claude Desktop / Cline / Gemini CLI as it is: their approval keys (Gemini CLI's
+ * `trust`, Cline's `autoApprove` and `alwaysAllow`) mean what they mean there, and keys we
+ * have no use for are accepted and ignored, so a config copied from another host loads unchanged.
  */
 
 /** Only http(s): the hub speaks Streamable HTTP and SSE, and `z.url()` alone takes `file:` too. */
@@ -20,6 +20,11 @@ const toolFilter = {
   startupTimeoutMs: z.number().int().positive().optional(),
   /** Default timeout of one tools/call, reset by progress notifications. */
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** Every tool of this server runs without asking (Gemini CLI). */
+  trust: z.boolean().optional(),
+  /** Tools that run without asking (Cline: autoApprove, alwaysAllow). */
+  autoApprove: z.array(z.string()).optional(),
+  alwaysAllow: z.array(z.string()).optional(),
 };
 
 export const StdioServerSchema = z.looseObject({

@@ -9,7 +9,7 @@ import { loadTranscript, saveTranscript } from "../../src/agent/transcript.js";
 import { toolAllowList } from "../../src/config/llm-config.js";
 import { LlmError } from "../../src/llm/errors.js";
 import type { ChatModel, Message } from "../../src/llm/types.js";
-import { FakeHost, FakeModel, calls, dateSchema, sleep, text, textResult } from "./fakes.js";
+import { FakeHost, FakeModel, allowAll, calls, dateSchema, sleep, text, textResult } from "./fakes.js";
 
 const identity: ToolCallingMiddlewares = { prompt: (m) => m, textFallback: (m) => m };
 
@@ -33,7 +33,7 @@ function toolMessages(messages: readonly Message[]): Array<Extract<Message, { ro
 describe("Agent", () => {
   it("answers in text when the model calls no tool, offering the host's tools as definitions", async () => {
     const model = new FakeModel([text("Hello!")]);
-    const agent = new Agent({ model, tools: dateHost(), systemPrompt: "Be brief.", toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), systemPrompt: "Be brief.", toolCalling: identity });
     const turn = await agent.send("hi");
     expect(turn.text).toBe("Hello!");
     expect(turn.status).toBe("completed");
@@ -53,7 +53,7 @@ describe("Agent", () => {
   it("runs the tool the model asks for and sends the result back tied to its call id", async () => {
     const model = new FakeModel([calls(["call_1", "get-date", '{"format": "date-only"}']), text("Today is 7 January 2026.")]);
     const host = dateHost();
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("What's the date?");
     expect(host.called.map((c) => [c.name, c.args])).toEqual([["get-date", { format: "date-only" }]]);
     expect(turn.text).toBe("Today is 7 January 2026.");
@@ -90,7 +90,7 @@ describe("Agent", () => {
     });
     const finished: string[] = [];
     const model = new FakeModel([calls(["a", "slow", "{}"], ["b", "fast", "{}"]), text("both done")]);
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     await agent.send("go", { onEvent: (e) => e.type === "tool-call-finished" && finished.push(e.id) });
     expect(peak).toBe(2);
     expect(finished).toEqual(["b", "a"]);
@@ -106,7 +106,7 @@ describe("Agent", () => {
       calls(["c2", "get-date", '{"timezone": "Europe/Paris"}']),
       text("It is 7 January in both places."),
     ]);
-    const agent = new Agent({ model, tools: dateHost(), maxIterations: 2, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), maxIterations: 2, toolCalling: identity });
     const turn = await agent.send("dates?");
     expect(model.requests).toHaveLength(3);
     expect(model.requests[2]?.tools).toBeUndefined();
@@ -127,7 +127,7 @@ describe("Agent", () => {
       text("It is 2026-01-07."),
     ]);
     const host = dateHost();
-    const agent = new Agent({ model, tools: host, maxIterations: 10, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, maxIterations: 10, toolCalling: identity });
     const turn = await agent.send("date?");
     expect(host.called).toHaveLength(2);
     expect(turn).toMatchObject({ stopReason: "repeated-call", limitReached: true, text: "It is 2026-01-07.", iterations: 4 });
@@ -139,7 +139,7 @@ describe("Agent", () => {
   it("answers an unknown tool name with the list of valid names and goes on", async () => {
     const model = new FakeModel([calls(["c1", "get_time", "{}"]), text("Sorry.")]);
     const host = dateHost();
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("time?");
     expect(host.called).toHaveLength(0);
     const result = toolMessages(model.requests[1]?.messages ?? [])[0];
@@ -151,7 +151,7 @@ describe("Agent", () => {
 
   it("answers arguments that are not JSON with where the JSON broke", async () => {
     const model = new FakeModel([calls(["c1", "get-date", '{"timezone": "Asia/Taipei",']), text("ok")]);
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
     const turn = await agent.send("date?");
     const content = String(toolMessages(model.requests[1]?.messages ?? [])[0]?.content);
     expect(content).toMatch(/^The arguments are not valid JSON: .* at character 27: .*Asia\/Taipei",⟨here⟩/);
@@ -166,7 +166,7 @@ describe("Agent", () => {
       },
     });
     const model = new FakeModel([calls(["c1", "add", '{"a": "two", "mode": "big", "c": 1}']), text("ok")]);
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("add");
     expect(host.called).toHaveLength(0);
     const content = String(toolMessages(model.requests[1]?.messages ?? [])[0]?.content);
@@ -184,7 +184,7 @@ describe("Agent", () => {
   it("passes a tool's own error back to the model marked as an error, and the loop goes on", async () => {
     const model = new FakeModel([calls(["c1", "get-date", '{"timezone": "Mars/Olympus"}']), text("Mars/Olympus is not a valid time zone.")]);
     const events: AgentEvent[] = [];
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
     const turn = await agent.send("time on Mars?", { onEvent: (e) => events.push(e) });
     const result = toolMessages(model.requests[1]?.messages ?? [])[0];
     expect(result).toMatchObject({ isError: true, content: "Error: the tool reported a failure.\nInvalid time zone specified: Mars/Olympus" });
@@ -200,7 +200,7 @@ describe("Agent", () => {
     });
     const model = new FakeModel([calls(["c1", "chart", "{}"]), text("No chart.")]);
     const events: AgentEvent[] = [];
-    await new Agent({ model, tools: host, toolCalling: identity }).send("plot", { onEvent: (e) => events.push(e) });
+    await new Agent({ approval: allowAll, model, tools: host, toolCalling: identity }).send("plot", { onEvent: (e) => events.push(e) });
     const finished = events.find((e) => e.type === "tool-call-finished");
     expect(finished).toMatchObject({ isError: true, summary: "axis missing [image image/png]" });
     expect(toolMessages(model.requests[1]?.messages ?? [])[0]?.content).toEqual([
@@ -212,7 +212,7 @@ describe("Agent", () => {
   it("passes a failed call (the host throws) back to the model as an error", async () => {
     const host = new FakeHost({ flaky: { run: () => Promise.reject(new Error("server crashed")) } });
     const model = new FakeModel([calls(["c1", "flaky", "{}"]), text("It failed.")]);
-    const turn = await new Agent({ model, tools: host, toolCalling: identity }).send("go");
+    const turn = await new Agent({ approval: allowAll, model, tools: host, toolCalling: identity }).send("go");
     expect(toolMessages(model.requests[1]?.messages ?? [])[0]?.content).toBe('Error: calling "flaky" failed: server crashed');
     expect(turn.toolCalls[0]?.outcome).toBe("call-failed");
   });
@@ -221,7 +221,7 @@ describe("Agent", () => {
     const long = "x".repeat(5000);
     const host = new FakeHost({ dump: { run: () => textResult(long) } });
     const model = new FakeModel([calls(["c1", "dump", "{}"]), text("big")]);
-    const agent = new Agent({ model, tools: host, maxToolResultChars: 1000, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, maxToolResultChars: 1000, toolCalling: identity });
     const turn = await agent.send("dump");
     const seen = String(toolMessages(model.requests[1]?.messages ?? [])[0]?.content);
     expect(seen).toBe(`${"x".repeat(1000)}\n[… result cut: showing the first 1000 of 5000 characters]`);
@@ -239,7 +239,7 @@ describe("Agent", () => {
       },
       text("Fine."),
     ]);
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
     const turn = await agent.send("tell a story", {
       signal: controller.signal,
       onEvent: (e) => e.type === "text-delta" && controller.abort(),
@@ -268,7 +268,7 @@ describe("Agent", () => {
       quick: { run: () => textResult("quick") },
     });
     const model = new FakeModel([calls(["c1", "quick", "{}"], ["c2", "hang", "{}"])]);
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("go", {
       signal: controller.signal,
       onEvent: (e) => e.type === "tool-call-started" && e.name === "hang" && setTimeout(() => controller.abort(), 5),
@@ -285,7 +285,7 @@ describe("Agent", () => {
     const controller = new AbortController();
     const host = new FakeHost({ hang: { run: () => new Promise(() => undefined) } });
     const model = new FakeModel([[{ type: "text-delta", text: "Let me look." }, ...calls(["c1", "hang", "{}"])]]);
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("go", {
       signal: controller.signal,
       onEvent: (e) => e.type === "tool-call-started" && setTimeout(() => controller.abort(), 5),
@@ -301,7 +301,7 @@ describe("Agent", () => {
   it("reports a model failure as a failed turn with an error event, leaving the conversation consistent", async () => {
     const model = new FakeModel([new LlmError("connection", "Cannot reach the model server at http://127.0.0.1:9/v1 (connection refused).")]);
     const events: AgentEvent[] = [];
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
     const turn = await agent.send("hi", { onEvent: (e) => events.push(e) });
     expect(turn).toMatchObject({ status: "failed", stopReason: "error", error: { code: "connection" } });
     expect(events.map((e) => e.type)).toEqual(["model-request", "error", "turn-end"]);
@@ -314,7 +314,7 @@ describe("Agent", () => {
       text("Done."),
     ]);
     const events: AgentEvent[] = [];
-    await new Agent({ model, tools: dateHost(), toolCalling: identity }).send("date", { onEvent: (e) => events.push(e) });
+    await new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity }).send("date", { onEvent: (e) => events.push(e) });
     expect(events.map((e) => e.type)).toEqual([
       "model-request",
       "reasoning-delta",
@@ -337,7 +337,7 @@ describe("Agent", () => {
   it("streams the same events as an async iterable", async () => {
     const model = new FakeModel([text("Hi")]);
     const types: string[] = [];
-    for await (const event of new Agent({ model, tools: dateHost(), toolCalling: identity }).stream("hello")) types.push(event.type);
+    for await (const event of new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity }).stream("hello")) types.push(event.type);
     expect(types).toEqual(["model-request", "text-delta", "usage", "turn-end"]);
   });
 
@@ -348,7 +348,7 @@ describe("Agent", () => {
       calls(["c2", "get-date", '{"format":"time-only","timezone":"Asia/Taipei"}']),
       text("In Taipei it is 22:30."),
     ]);
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
     await agent.send("What time is it?");
     await agent.send("And Taipei?");
     expect(model.requests[2]?.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
@@ -358,7 +358,7 @@ describe("Agent", () => {
   it("offers only the tools the config's allow-list enables", async () => {
     const host = new FakeHost({ a: { run: () => textResult("a") }, b: { run: () => textResult("b") }, c: { run: () => textResult("c") } });
     const model = new FakeModel([text("ok")]);
-    const agent = new Agent({ model, tools: host, toolFilter: toolAllowList({ tools: { enabled: ["a", "c"] } }), toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolFilter: toolAllowList({ tools: { enabled: ["a", "c"] } }), toolCalling: identity });
     await agent.send("hi");
     expect(model.requests[0]?.tools?.map((t) => t.name)).toEqual(["a", "c"]);
   });
@@ -367,7 +367,7 @@ describe("Agent", () => {
     const dir = await mkdtemp(join(tmpdir(), "toolbridge-transcript-"));
     try {
       const model = new FakeModel([calls(["c1", "get-date", "{}"]), text("Today.")]);
-      const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+      const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: identity });
       await agent.send("date?");
       const file = join(dir, "chat.jsonl");
       await saveTranscript(file, agent.messages, { model: "fake-model" });
@@ -375,7 +375,7 @@ describe("Agent", () => {
       expect(loaded.header).toMatchObject({ format: "toolbridge-transcript", version: 1, model: "fake-model" });
       expect(loaded.messages).toEqual(agent.messages);
       const model2 = new FakeModel([text("Still today.")]);
-      const resumed = new Agent({ model: model2, tools: dateHost(), messages: loaded.messages, toolCalling: identity });
+      const resumed = new Agent({ approval: allowAll, model: model2, tools: dateHost(), messages: loaded.messages, toolCalling: identity });
       await resumed.send("and now?");
       expect(model2.requests[0]?.messages).toEqual([...agent.messages, { role: "user", content: "and now?" }]);
     } finally {
@@ -406,7 +406,7 @@ describe("Agent tool modes", () => {
     const model = new FakeModel([refused(), text("Answered in prompt mode."), text("Second turn.")]);
     const middlewares = recordingMiddlewares();
     const events: AgentEvent[] = [];
-    const agent = new Agent({ model, tools: dateHost(), toolMode: "auto", toolCalling: middlewares });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolMode: "auto", toolCalling: middlewares });
     expect(agent.toolMode).toBe("native");
     const turn = await agent.send("date?", { onEvent: (e) => events.push(e) });
     expect(turn.text).toBe("Answered in prompt mode.");
@@ -423,7 +423,7 @@ describe("Agent tool modes", () => {
 
   it("in native mode reports the refusal instead of switching", async () => {
     const model = new FakeModel([refused()]);
-    const agent = new Agent({ model, tools: dateHost(), toolMode: "native", toolCalling: recordingMiddlewares() });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolMode: "native", toolCalling: recordingMiddlewares() });
     const turn = await agent.send("date?");
     expect(turn).toMatchObject({ status: "failed", error: { code: "tools-unsupported" } });
     expect(agent.toolMode).toBe("native");
@@ -436,7 +436,7 @@ describe("Agent tool modes", () => {
         throw refused();
       },
     ]);
-    const agent = new Agent({ model, tools: dateHost(), toolCalling: recordingMiddlewares() });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolCalling: recordingMiddlewares() });
     const turn = await agent.send("date?");
     expect(turn.status).toBe("failed");
     expect(agent.toolMode).toBe("native");
@@ -445,7 +445,7 @@ describe("Agent tool modes", () => {
   it("in prompt mode wraps the model from the first request", async () => {
     const model = new FakeModel([text("ok")]);
     const middlewares = recordingMiddlewares();
-    const agent = new Agent({ model, tools: dateHost(), toolMode: "prompt", toolCalling: middlewares });
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), toolMode: "prompt", toolCalling: middlewares });
     await agent.send("hi");
     expect(middlewares.wrapped).toEqual(["prompt"]);
     expect(model.requests[0]?.messages[0]).toEqual({ role: "system", content: "PROMPT MODE" });
@@ -466,7 +466,7 @@ describe("Agent with the toolcall module's wrappers", () => {
       text("It is 09:30 in New York."),
     ]);
     const host = dateHost();
-    const agent = new Agent({ model, tools: host, systemPrompt: "Be brief." });
+    const agent = new Agent({ approval: allowAll, model, tools: host, systemPrompt: "Be brief." });
     const turn = await agent.send("What time is it in New York?");
     expect(turn.text).toBe("It is 09:30 in New York.");
     expect(host.called.map((c) => c.args)).toEqual([{ timezone: "America/New_York" }]);
@@ -486,7 +486,7 @@ describe("Agent with the toolcall module's wrappers", () => {
       text("Today is 7 January 2026."),
     ]);
     const host = dateHost();
-    const turn = await new Agent({ model, tools: host, toolMode: "native" }).send("date?");
+    const turn = await new Agent({ approval: allowAll, model, tools: host, toolMode: "native" }).send("date?");
     expect(host.called.map((c) => c.args)).toEqual([{ format: "date-only" }]);
     expect(model.requests[0]?.tools?.map((t) => t.name)).toEqual(["get-date"]);
     expect(turn.text).toBe("Today is 7 January 2026.");

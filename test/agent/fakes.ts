@@ -1,6 +1,10 @@
 import type { ChatModel, ChatRequest, StreamEvent, ToolCall } from "../../src/llm/types.js";
 import type { CallToolOptions, CallToolResult, HubTool } from "../../src/mcp/types.js";
 import type { ToolHost } from "../../src/agent/tool-host.js";
+import { ApprovalPolicy, type Approval } from "../../src/agent/approval.js";
+
+/** Every tool runs unasked: for tests about something other than approval. */
+export const allowAll: Approval = { policy: new ApprovalPolicy({ mode: "all" }) };
 
 /** One scripted model reply: events to stream, or an error to throw before anything streams. */
 export type ScriptedReply = StreamEvent[] | Error | ((request: ChatRequest) => AsyncIterable<StreamEvent> | StreamEvent[]);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ let server: VllmServer | undefined;
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), "toolbridge-agent-cli-"));
   timeOnly = join(home, "time-only.json");
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"] } } }));
+  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 afterEach(async () => {
@@ -348,5 +348,85 @@ describe("seed 003's config.json", () => {
     const body = s.chatRequests[0]?.body;
     expect(body.messages[0]).toEqual({ role: "system", content: "你是一個有用的助手，可以使用工具來回答問題。" });
     expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["get-date"]);
+  });
+});
+
+describe("tool approval (server-filesystem's write_file, no terminal to ask)", () => {
+  const FS_SERVER = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+
+  function filesystemConfig(dir: string, entry: Record<string, unknown> = {}): string {
+    const file = join(dir, "fs.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { filesystem: { command: process.execPath, args: [FS_SERVER, dir], ...entry } } }));
+    return file;
+  }
+
+  function workDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), "toolbridge-approval-"));
+    writeFileSync(join(dir, "notes.txt"), "keep me");
+    return dir;
+  }
+
+  const overwrite = (dir: string) => ({ toolCalls: [{ name: "write_file", arguments: { path: join(dir, "notes.txt"), content: "overwritten" } }] });
+
+  it("refuses write_file, tells the model, and names the flag that would allow it", async () => {
+    const dir = workDir();
+    try {
+      const s = await vllm([overwrite(dir), { text: "I was not allowed to write the file." }]);
+      const result = await runCli(["run", "overwrite notes.txt", "--base-url", s.url, "--config", filesystemConfig(dir)]);
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("keep me");
+      expect(String(toolMessages(s.chatRequests[1])[0]?.content)).toMatch(/needs the user's approval/);
+      expect(result.stderr).toMatch(/write_file was not run: .*--approve all/);
+      expect(result.stdout).toBe("I was not allowed to write the file.\n");
+      expectNoChildLeft(result);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs write_file with --approve all", async () => {
+    const dir = workDir();
+    try {
+      const s = await vllm([overwrite(dir), { text: "Done." }]);
+      const result = await runCli(["run", "overwrite notes.txt", "--base-url", s.url, "--config", filesystemConfig(dir), "--approve", "all"]);
+      expect(result.code).toBe(0);
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("overwritten");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs read-only tools with --approve readonly, and still refuses write_file", async () => {
+    const dir = workDir();
+    try {
+      const s = await vllm([{ toolCalls: [{ name: "read_text_file", arguments: { path: join(dir, "notes.txt") } }] }, overwrite(dir), { text: "Read it; could not write." }]);
+      const result = await runCli(["run", "read then overwrite", "--base-url", s.url, "--config", filesystemConfig(dir), "--approve", "readonly"]);
+      expect(String(toolMessages(s.chatRequests[1])[0]?.content)).toContain("keep me");
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("keep me");
+      expect(result.stderr).toMatch(/write_file was not run/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs the tools of a server marked trust: true, and those listed in autoApprove", async () => {
+    const dir = workDir();
+    try {
+      const s = await vllm([overwrite(dir), { text: "Done." }]);
+      await runCli(["run", "overwrite", "--base-url", s.url, "--config", filesystemConfig(dir, { autoApprove: ["write_file"] })]);
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("overwritten");
+      await s.close();
+      writeFileSync(join(dir, "notes.txt"), "keep me");
+      const t = await vllm([overwrite(dir), { text: "Done." }]);
+      await runCli(["run", "overwrite", "--base-url", t.url, "--config", filesystemConfig(dir, { trust: true })]);
+      expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("overwritten");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an unknown --approve mode in one line, exit 2", async () => {
+    const result = await runCli(["run", "hi", "--approve", "sometimes", "--base-url", "http://127.0.0.1:9/v1"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--approve: "sometimes" is not one of ask, readonly, all/);
   });
 });

@@ -91,8 +91,8 @@ describe("finding the config file", () => {
     const loaded = loadConfig({ cwd, env: { HOME: home } });
     expect(loaded.path).toBeUndefined();
     expect(loaded.config.mcpServers).toEqual({
-      time: { command: process.execPath, args: [CLI_ENTRY, "serve", "time"] },
-      math: { command: process.execPath, args: [CLI_ENTRY, "serve", "math"] },
+      time: { command: process.execPath, args: [CLI_ENTRY, "serve", "time"], trust: true },
+      math: { command: process.execPath, args: [CLI_ENTRY, "serve", "math"], trust: true },
     });
     expect(CLI_ENTRY).toBe(join(__dirname, "..", "..", "dist", "cli", "main.js"));
   });

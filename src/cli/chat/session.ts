@@ -1,4 +1,5 @@
 import { Agent } from "../../agent/agent.js";
+import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode } from "../../agent/approval.js";
 import { toolAllowList } from "../../config/llm-config.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel } from "../../llm/create-model.js";
@@ -15,6 +16,7 @@ export interface AgentFlags {
   provider?: string;
   toolMode?: string;
   maxIterations?: string;
+  approve?: string;
   verbose?: boolean;
 }
 
@@ -38,6 +40,7 @@ export class AgentSession {
    * `signals` says what SIGINT / SIGTERM do (see openHub).
    */
   static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+    const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
     // The servers start while the model server is asked which model it serves.
     const opened = await openHub({ ...signals, env, ...(flags.config ? { config: flags.config } : {}) }, (config) => {
@@ -45,11 +48,14 @@ export class AgentSession {
       return createChatModel(llm, env);
     });
     const { hub, config } = opened;
+    // One policy for the session, so "allow for this session" outlives a /model switch.
+    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,
         tools: hub,
         toolFilter: toolAllowList(config),
+        approval,
         messages,
         ...pickAgentSettings(llm),
       });
@@ -94,6 +100,13 @@ function pickAgentSettings(llm: LlmConfig) {
     ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
     ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
   };
+}
+
+/** `--approve`: ask by default. */
+export function approvalMode(flag: string | undefined): ApprovalMode {
+  if (flag === undefined) return "ask";
+  if ((APPROVAL_MODES as readonly string[]).includes(flag)) return flag as ApprovalMode;
+  throw new UsageError(`--approve: "${flag}" is not one of ${APPROVAL_MODES.join(", ")}`);
 }
 
 /** Flags win over the config file. */

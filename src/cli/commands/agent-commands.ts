@@ -18,6 +18,7 @@ function addAgentOptions(command: Command): Command {
     .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
+    .option("--approve <mode>", "which tools run without asking: ask (trusted servers and listed tools only), readonly (also tools marked read-only), all")
     .option("--verbose", "trace each step on stderr");
 }
 

@@ -91,6 +91,9 @@ export class TurnView {
         if (verbose) this.trace(`tool result (${ms}): ${event.summary}`, event.isError);
         else if (event.isError) this.errLine(`  ${e.red("✗")} ${e.bold(event.name)} ${e.dim(ms)}  ${e.red(event.summary)}`);
         else this.errLine(`  ${e.green("✓")} ${e.bold(event.name)} ${e.dim(ms)}  ${event.summary}`);
+        if (event.outcome === "not-approved") {
+          this.errLine(`${e.yellow("toolbridge:")} ${event.name} was not run: it needs approval and nobody can be asked here; allow it with --approve all (--approve readonly for read-only tools), or trust its server in the config`);
+        }
         break;
       }
       case "usage":

@@ -1,0 +1,109 @@
+import type { HubTool } from "../mcp/types.js";
+
+/**
+ * Who may run a tool without asking. Gemini CLI's `trust` and `--yolo`, Cline's
+ * `autoApprove` / `alwaysAllow` and the MCP `readOnlyHint` annotation all come down to
+ * this one policy, shared by every front end (the terminal, the gateway, a library user).
+ *
+ * - `ask`: only tools of trusted servers and tools the config lists run unasked;
+ *   everything else is asked about (or refused when nobody can be asked).
+ * - `readonly`: as `ask`, and tools their server marks `readOnlyHint: true` run unasked.
+ *   An untrusted server could lie about the hint, so this is the user's explicit choice.
+ * - `all`: every tool runs unasked (scripts, sandboxes).
+ */
+export const APPROVAL_MODES = ["ask", "readonly", "all"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** The approval keys of one server's config entry. */
+export interface ServerApprovalConfig {
+  /** Every tool of this server runs unasked. */
+  trust?: boolean;
+  /** Tools (the server's own names, or exposed names) that run unasked. */
+  autoApprove?: readonly string[];
+  /** Cline's name for autoApprove. */
+  alwaysAllow?: readonly string[];
+}
+
+/** What the person is asked to decide. */
+export interface ToolApprovalRequest {
+  tool: HubTool;
+  /** The call's arguments, parsed and checked against the tool's schema. */
+  arguments: Record<string, unknown>;
+  callId: string;
+}
+
+/**
+ * The person's answer: run it once, run this tool unasked for the rest of the session,
+ * or deny (the reason, if given, goes back to the model with the refusal).
+ */
+export type ApprovalAnswer = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "deny"; reason?: string };
+
+/** Asks a person and waits; front ends show their own dialog. Rejecting counts as deny. */
+export type ApproveCallback = (request: ToolApprovalRequest, signal: AbortSignal | undefined) => Promise<ApprovalAnswer>;
+
+export interface ApprovalPolicyOptions {
+  mode?: ApprovalMode;
+  servers?: Readonly<Record<string, ServerApprovalConfig>>;
+}
+
+/** Why a tool may run without asking, or that someone must be asked. */
+export type PolicyVerdict = { allowed: true; because: "all" | "trusted-server" | "listed" | "read-only" | "session" } | { allowed: false };
+
+export class ApprovalPolicy {
+  readonly mode: ApprovalMode;
+  private readonly servers: Readonly<Record<string, ServerApprovalConfig>>;
+  // Exposed tool names the person allowed for the rest of the session.
+  private readonly sessionAllowed = new Set<string>();
+
+  constructor(options: ApprovalPolicyOptions = {}) {
+    this.mode = options.mode ?? "ask";
+    this.servers = options.servers ?? {};
+  }
+
+  verdict(tool: HubTool): PolicyVerdict {
+    if (this.mode === "all") return { allowed: true, because: "all" };
+    const server = Object.hasOwn(this.servers, tool.server) ? this.servers[tool.server] : undefined;
+    if (server?.trust === true) return { allowed: true, because: "trusted-server" };
+    const listed = [...(server?.autoApprove ?? []), ...(server?.alwaysAllow ?? [])];
+    if (listed.includes(tool.originalName) || listed.includes(tool.name)) return { allowed: true, because: "listed" };
+    if (this.mode === "readonly" && tool.annotations?.readOnlyHint === true) return { allowed: true, because: "read-only" };
+    if (this.sessionAllowed.has(tool.name)) return { allowed: true, because: "session" };
+    return { allowed: false };
+  }
+
+  allowForSession(toolName: string): void {
+    this.sessionAllowed.add(toolName);
+  }
+}
+
+/** How the agent gets a decision for one call: the policy, then (when it says ask) the person, if there is one. */
+export interface Approval {
+  policy: ApprovalPolicy;
+  /** Absent where nobody can be asked (no terminal, a script): what the policy does not allow is refused. */
+  ask?: ApproveCallback;
+}
+
+export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reason?: string };
+
+export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
+  if (approval.policy.verdict(request.tool).allowed) return { run: true };
+  if (!approval.ask) return { run: false, asked: false };
+  let answer: ApprovalAnswer;
+  try {
+    answer = await approval.ask(request, signal);
+  } catch {
+    answer = { decision: "deny" };
+  }
+  if (answer.decision === "allow-session") approval.policy.allowForSession(request.tool.name);
+  if (answer.decision !== "deny") return { run: true };
+  return answer.reason === undefined || answer.reason.trim() === "" ? { run: false, asked: true } : { run: false, asked: true, reason: answer.reason.trim() };
+}
+
+/** What the model reads when a call was not run for want of approval. */
+export function refusalMessage(toolName: string, outcome: Extract<ApprovalOutcome, { run: false }>): string {
+  if (!outcome.asked) {
+    return `Not run: "${toolName}" needs the user's approval, and no one was there to give it. Do not retry it; answer with what you have, or tell the user what you would need to run.`;
+  }
+  const because = outcome.reason ? ` The user said: ${outcome.reason}` : "";
+  return `Not run: the user denied "${toolName}".${because} Do not retry it unless the user asks; continue without it.`;
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { ApprovalPolicy, type ApprovalAnswer, type ToolApprovalRequest } from "../../src/agent/approval.js";
+import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
+import type { HubTool } from "../../src/mcp/types.js";
+import { FakeHost, FakeModel, calls, text, textResult } from "./fakes.js";
+
+const identity: ToolCallingMiddlewares = { prompt: (m) => m, textFallback: (m) => m };
+
+function tool(overrides: Partial<HubTool> = {}): HubTool {
+  return { name: "write_file", server: "fs", originalName: "write_file", inputSchema: { type: "object" }, ...overrides };
+}
+
+describe("ApprovalPolicy", () => {
+  it("asks about every tool by default", () => {
+    expect(new ApprovalPolicy().verdict(tool()).allowed).toBe(false);
+  });
+
+  it("lets every tool run with mode all", () => {
+    expect(new ApprovalPolicy({ mode: "all" }).verdict(tool())).toEqual({ allowed: true, because: "all" });
+  });
+
+  it("lets the tools of a trusted server run", () => {
+    const policy = new ApprovalPolicy({ servers: { fs: { trust: true } } });
+    expect(policy.verdict(tool())).toEqual({ allowed: true, because: "trusted-server" });
+    expect(policy.verdict(tool({ server: "other" })).allowed).toBe(false);
+  });
+
+  it("lets tools listed in autoApprove or alwaysAllow run, by the server's name or the exposed one", () => {
+    const policy = new ApprovalPolicy({ servers: { fs: { autoApprove: ["read_file"] }, gh: { alwaysAllow: ["gh__search"] } } });
+    expect(policy.verdict(tool({ name: "read_file", originalName: "read_file" })).allowed).toBe(true);
+    expect(policy.verdict(tool({ name: "gh__search", originalName: "search", server: "gh" })).allowed).toBe(true);
+    expect(policy.verdict(tool()).allowed).toBe(false);
+  });
+
+  it("trusts readOnlyHint only in readonly mode", () => {
+    const readOnly = tool({ name: "read_file", annotations: { readOnlyHint: true } });
+    expect(new ApprovalPolicy().verdict(readOnly).allowed).toBe(false);
+    expect(new ApprovalPolicy({ mode: "readonly" }).verdict(readOnly)).toEqual({ allowed: true, because: "read-only" });
+    expect(new ApprovalPolicy({ mode: "readonly" }).verdict(tool()).allowed).toBe(false);
+  });
+
+  it("is not fooled by a server named like an Object property", () => {
+    expect(new ApprovalPolicy({ servers: {} }).verdict(tool({ server: "constructor" })).allowed).toBe(false);
+  });
+});
+
+describe("the agent under an approval policy", () => {
+  function setup(asked?: (request: ToolApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>) {
+    const host = new FakeHost({ write_file: { run: () => textResult("written") } });
+    const requests: ToolApprovalRequest[] = [];
+    const ask = asked
+      ? async (request: ToolApprovalRequest) => {
+          requests.push(request);
+          return asked(request);
+        }
+      : undefined;
+    const policy = new ApprovalPolicy();
+    return { host, requests, policy, approval: { policy, ...(ask ? { ask } : {}) } };
+  }
+
+  it("refuses a tool the policy does not allow when nobody can be asked, and tells the model", async () => {
+    const { host, approval } = setup();
+    const model = new FakeModel([calls(["c1", "write_file", '{"path":"a"}']), text("I could not write it.")]);
+    const turn = await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write a");
+    expect(host.called).toHaveLength(0);
+    expect(turn.toolCalls[0]?.outcome).toBe("not-approved");
+    const toolMessage = model.requests[1]?.messages.find((m) => m.role === "tool");
+    expect(toolMessage?.content).toMatch(/needs the user's approval/);
+  });
+
+  it("refuses every tool when the agent was given no approval at all", async () => {
+    const host = new FakeHost({ write_file: { run: () => textResult("written") } });
+    const model = new FakeModel([calls(["c1", "write_file", "{}"]), text("no")]);
+    const turn = await new Agent({ model, tools: host, toolCalling: identity }).send("write");
+    expect(host.called).toHaveLength(0);
+    expect(turn.toolCalls[0]?.outcome).toBe("not-approved");
+  });
+
+  it("asks with the tool and its parsed arguments, and runs the call once allowed", async () => {
+    const { host, requests, approval } = setup(() => ({ decision: "allow-once" }));
+    const model = new FakeModel([calls(["c1", "write_file", '{"path":"a"}']), text("done")]);
+    const turn = await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write a");
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.tool.name).toBe("write_file");
+    expect(requests[0]?.arguments).toEqual({ path: "a" });
+    expect(host.called).toHaveLength(1);
+    expect(turn.toolCalls[0]?.outcome).toBe("ok");
+  });
+
+  it("asks again next time after allow-once, but not after allow-session", async () => {
+    const once = setup(() => ({ decision: "allow-once" }));
+    const model1 = new FakeModel([calls(["c1", "write_file", "{}"]), calls(["c2", "write_file", '{"x":1}']), text("done")]);
+    await new Agent({ model: model1, tools: once.host, approval: once.approval, toolCalling: identity }).send("twice");
+    expect(once.requests).toHaveLength(2);
+
+    const session = setup(() => ({ decision: "allow-session" }));
+    const model2 = new FakeModel([calls(["c1", "write_file", "{}"]), calls(["c2", "write_file", '{"x":1}']), text("done")]);
+    await new Agent({ model: model2, tools: session.host, approval: session.approval, toolCalling: identity }).send("twice");
+    expect(session.requests).toHaveLength(1);
+    expect(session.host.called).toHaveLength(2);
+  });
+
+  it("sends the person's reason for a denial back to the model", async () => {
+    const { host, approval } = setup(() => ({ decision: "deny", reason: "use the backup folder instead" }));
+    const model = new FakeModel([calls(["c1", "write_file", "{}"]), text("ok")]);
+    const turn = await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write");
+    expect(host.called).toHaveLength(0);
+    expect(turn.toolCalls[0]?.outcome).toBe("denied");
+    const toolMessage = model.requests[1]?.messages.find((m) => m.role === "tool");
+    expect(toolMessage?.content).toMatch(/denied "write_file"\. The user said: use the backup folder instead/);
+  });
+
+  it("takes a failed dialog as a denial", async () => {
+    const { host, approval } = setup(() => Promise.reject(new Error("dialog closed")));
+    const model = new FakeModel([calls(["c1", "write_file", "{}"]), text("ok")]);
+    const turn = await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write");
+    expect(host.called).toHaveLength(0);
+    expect(turn.toolCalls[0]?.outcome).toBe("denied");
+  });
+
+  it("does not run a call that was allowed after the turn was cancelled", async () => {
+    const controller = new AbortController();
+    const { host, approval } = setup(() => {
+      controller.abort();
+      return { decision: "allow-once" };
+    });
+    const model = new FakeModel([calls(["c1", "write_file", "{}"])]);
+    const turn = await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write", { signal: controller.signal });
+    expect(host.called).toHaveLength(0);
+    expect(turn.status).toBe("aborted");
+  });
+
+  it("never asks about tools the policy allows", async () => {
+    const host = new FakeHost({ write_file: { run: () => textResult("written") } });
+    let asked = 0;
+    const approval = {
+      policy: new ApprovalPolicy({ servers: { fake: { trust: true } } }),
+      ask: async (): Promise<ApprovalAnswer> => {
+        asked += 1;
+        return { decision: "deny" };
+      },
+    };
+    const model = new FakeModel([calls(["c1", "write_file", "{}"]), text("done")]);
+    await new Agent({ model, tools: host, approval, toolCalling: identity }).send("write");
+    expect(asked).toBe(0);
+    expect(host.called).toHaveLength(1);
+  });
+});
