@@ -20,6 +20,10 @@ const toolFilter = {
   startupTimeoutMs: z.number().int().positive().optional(),
   /** Default timeout of one tools/call, reset by progress notifications. */
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** Cap on one tools/call however much progress it reports. */
+  maxToolTimeMs: z.number().int().positive().optional(),
+  /** The longest message the server may send. */
+  maxMessageBytes: z.number().int().positive().optional(),
 };
 
 export const StdioServerSchema = z.looseObject({
