@@ -7,10 +7,10 @@ import { colorsFor } from "./render/colors.js";
 /**
  * Exit codes of every toolbridge command:
  * 0 success; 1 the work failed (a tool error, a server that failed or died, a timeout);
- * 2 the input was wrong (arguments, JSON_ARGS, the config file); 130 / 143 interrupted
- * by SIGINT / SIGTERM.
+ * 2 the input was wrong (arguments, JSON_ARGS, the config file); 130 / 143 / 129 interrupted
+ * by SIGINT / SIGTERM / SIGHUP.
  */
-export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130, terminated: 143, hangup: 129 } as const;
 
 /** A mistake in what the user typed, found by the CLI itself. */
 export class UsageError extends Error {

@@ -36,14 +36,19 @@ export function watchProcessGroup(pgid: number): void {
   dog?.stdin.write(`+${pgid}\n`);
 }
 
-/** The group is gone: the watchdog forgets it, and exits when it watches nothing. */
-export function forgetProcessGroup(pgid: number): void {
-  if (!watched.delete(pgid) || !watchdog) return;
-  watchdog.stdin.write(`-${pgid}\n`);
-  if (watched.size === 0) {
-    watchdog.stdin.end();
-    watchdog = undefined;
-  }
+/** The group is gone: the watchdog forgets it; when it watches nothing it exits, and this settles then. */
+export function forgetProcessGroup(pgid: number): Promise<void> {
+  if (!watched.delete(pgid) || !watchdog) return Promise.resolve();
+  const { child, stdin } = watchdog;
+  stdin.write(`-${pgid}\n`);
+  if (watched.size > 0) return Promise.resolve();
+  watchdog = undefined;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  // Waited for, so that toolbridge never exits before its watchdog.
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.ref();
+  stdin.end();
+  return exited;
 }
 
 function start(): { child: ChildProcess; stdin: Writable } | undefined {

@@ -145,12 +145,12 @@ export class ProcessGroupTransport implements Transport {
   private async signalUntilGone(child: ChildProcess): Promise<void> {
     const pid = child.pid;
     if (pid === undefined) return;
-    if (!signalGroup(pid, "SIGTERM")) return forgetProcessGroup(pid);
+    if (!signalGroup(pid, "SIGTERM")) return await forgetProcessGroup(pid);
     const deadline = Date.now() + this.graceMs;
     while (groupAlive(pid, child) && Date.now() < deadline) await delay(25);
     if (groupAlive(pid, child)) signalGroup(pid, "SIGKILL");
     await Promise.race([this.exited, delay(this.graceMs)]);
-    forgetProcessGroup(pid);
+    await forgetProcessGroup(pid);
   }
 
   private finish(): void {
@@ -215,5 +215,5 @@ function groupAlive(pid: number, child: ChildProcess): boolean {
 }
 
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

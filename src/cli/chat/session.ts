@@ -51,6 +51,8 @@ export class AgentSession {
         tools: hub,
         toolFilter: toolAllowList(config),
         messages,
+        // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
+        signal: opened.signal,
         ...pickAgentSettings(llm),
       });
     return new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []));

@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FIXTURES, waitUntil } from "../mcp/processes.js";
+import { isAlive } from "../support/processes.js";
+import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
+
+/**
+ * The built CLI against servers that do not end when asked: signals while servers start
+ * and while a tool runs, SIGHUP, and servers that outlive the end of their stdin.
+ */
+
+const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
+let home: string;
+let files = 0;
+let model: VllmServer | undefined;
+/** Pids the servers wrote down: none may be alive after a test. */
+const leftovers: number[] = [];
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  home = mkdtempSync(join(tmpdir(), "toolbridge-signals-"));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+  await waitUntil(() => !leftovers.some(isAlive), 3000, "servers to end").catch(() => undefined);
+  const alive = leftovers.filter(isAlive);
+  for (const pid of alive) process.kill(pid, "SIGKILL");
+  leftovers.length = 0;
+  expect(alive).toEqual([]);
+});
+
+function pidFile(): string {
+  return join(home, `pid-${files++}`);
+}
+
+async function readPid(file: string): Promise<number> {
+  await waitUntil(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 20_000, `${file} to be written`);
+  const pid = Number(readFileSync(file, "utf8"));
+  leftovers.push(pid);
+  return pid;
+}
+
+/** A server behind `sh -c` that writes the shell's pid and that of a `sleep` it leaves in the background. */
+function shellServer(script: string, shellPid: string, sleeperPid: string) {
+  return { command: "/bin/sh", args: ["-c", `echo $$ > ${shellPid}; sleep 1000 & echo $! > ${sleeperPid}; ${script}`] };
+}
+
+function writeConfig(servers: Record<string, unknown>): string {
+  const file = join(home, `config-${files++}.json`);
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  return file;
+}
+
+interface Running {
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  kill: (signal: NodeJS.Signals) => void;
+}
+
+function start(args: string[], input = ""): Running {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, NO_COLOR: "1" };
+  delete env.OPENAI_BASE_URL;
+  delete env.OPENAI_API_KEY;
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(input);
+  // Bounds the test, never what it asserts: a CLI still running then has failed it.
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve(signal === "SIGKILL" ? null : code);
+    }),
+  );
+  return { stdout: () => stdout, stderr: () => stderr, exited, kill: (signal) => child.kill(signal) };
+}
+
+describe("signals while servers start", () => {
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    it(`stops at once on ${signal} while a server hangs on initialize, ending it and what it started`, async () => {
+      const shell = pidFile();
+      const sleeper = pidFile();
+      const config = writeConfig({
+        slow: { ...shellServer(`exec ${process.execPath} ${FIXTURES}hang-on-initialize.mjs`, shell, sleeper), startupTimeoutMs: 120_000 },
+      });
+      const run = start(["tools", "-c", config]);
+      const pids = [await readPid(shell), await readPid(sleeper)];
+      run.kill(signal);
+      // The startup timeout is two minutes: only stopping at once ends the run before the test's bound.
+      expect(await run.exited).toBe(code);
+      await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
+    }, 40_000);
+  }
+});
+
+describe("servers that outlive their stdin", () => {
+  it("returns after call prints its answer though the server behind sh -c ignores EOF", async () => {
+    const shell = pidFile();
+    const sleeper = pidFile();
+    const config = writeConfig({ raw: shellServer(`${process.execPath} ${FIXTURES}raw-hostile.mjs --ignore-sigterm`, shell, sleeper) });
+    const run = start(["call", "echo", "-c", config]);
+    const pids = [await readPid(shell), await readPid(sleeper)];
+    expect(await run.exited).toBe(0);
+    expect(run.stdout()).toBe("ok\n");
+    await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
+  }, 40_000);
+
+  it("exits 129 on SIGHUP during a call and ends the server", async () => {
+    const shell = pidFile();
+    const sleeper = pidFile();
+    const config = writeConfig({ raw: shellServer(`exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`, shell, sleeper) });
+    const run = start(["call", "progress-forever", "-c", config]);
+    const pids = [await readPid(shell), await readPid(sleeper)];
+    run.kill("SIGHUP");
+    expect(await run.exited).toBe(129);
+    await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
+  }, 40_000);
+});
+
+describe("SIGTERM to chat during a tool call", () => {
+  it("reports the call as cancelled and prints no further answer", async () => {
+    const shell = pidFile();
+    const sleeper = pidFile();
+    const config = writeConfig({ raw: shellServer(`exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`, shell, sleeper) });
+    model = await startVllmServer({ replies: [{ toolCalls: [{ name: "progress-forever", arguments: {} }] }, { text: "AFTERWARDS" }] });
+    const run = start(["chat", "--base-url", model.url, "--config", config], "go\n");
+    await readPid(shell);
+    await readPid(sleeper);
+    await waitUntil(() => run.stderr().includes("progress-forever"), 20_000, "the tool call to start");
+    run.kill("SIGTERM");
+    expect(await run.exited).toBe(143);
+    expect(run.stderr()).toContain("cancelled");
+    expect(run.stderr()).not.toContain("closed the connection");
+    expect(run.stdout()).not.toContain("AFTERWARDS");
+    expect(model.chatRequests).toHaveLength(1);
+  }, 40_000);
+});
