@@ -21,7 +21,7 @@ import type {
 } from "./types.js";
 
 export interface HubOptions {
-  /** Where servers' stderr is appended; default `<tmpdir>/toolbridge/servers.log`. */
+  /** Where servers' stderr is appended; default `~/.local/state/toolbridge/servers.log` (see defaultStderrLogFile). */
   stderrLogFile?: string;
   clientInfo?: { name: string; version: string };
   /** Per server: initialize plus the first listings. Default 15 000 ms. */
