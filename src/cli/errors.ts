@@ -1,5 +1,6 @@
 import { TranscriptError } from "../agent/transcript.js";
 import { ConfigError } from "../config/errors.js";
+import { redactSecrets } from "../config/redact.js";
 import { LlmError } from "../llm/errors.js";
 import { HubError } from "../mcp/errors.js";
 import { colorsFor } from "./render/colors.js";
@@ -34,7 +35,7 @@ export function exitCodeOf(error: unknown): number {
 
 /** The one line shown for an error; its first line only, as causes can be multi-line. */
 export function errorLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
   const first = message.split(/\r?\n/).find((line) => line.trim() !== "") ?? (error instanceof Error ? error.name : "unknown error");
   if (isErrorValue(error)) return first;
   // Errors nobody turned into a value: name their kind, it is the best clue there is.
@@ -61,7 +62,7 @@ export function reportError(error: unknown, env: Env = process.env, stderr: Node
 /** Prints one line on stderr that does not end the command (a server that failed, say). */
 export function warn(message: string, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): void {
   const c = colorsFor(stderr, env);
-  stderr.write(`${c.yellow("toolbridge:")} ${message}\n`);
+  stderr.write(`${c.yellow("toolbridge:")} ${redactSecrets(message)}\n`);
 }
 
 /**

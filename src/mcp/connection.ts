@@ -19,6 +19,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
 import { HubError } from "./errors.js";
@@ -237,6 +238,7 @@ export class Connection {
       return { client: await this.connectClient(transport, startup), transport };
     }
     const url = new URL(config.url);
+    for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
     const requestInit = config.headers ? { headers: config.headers } : undefined;
     if (config.type === "sse") {
       const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
@@ -511,6 +513,8 @@ export class Connection {
   }
 
   private setState(patch: Partial<ServerState>): void {
+    // Errors quote URLs and servers' own words: no token in them reaches `servers`, warnings or JSON.
+    if (patch.error !== undefined) patch = { ...patch, error: redactSecrets(patch.error) };
     Object.assign(this.state, patch);
     for (const key of Object.keys(patch) as (keyof ServerState)[]) if (patch[key] === undefined) delete this.state[key];
     if ("status" in patch || "error" in patch) {

@@ -1,5 +1,6 @@
 import { Agent } from "../../agent/agent.js";
 import { toolAllowList } from "../../config/llm-config.js";
+import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel } from "../../llm/create-model.js";
 import type { ChatModel, Message } from "../../llm/types.js";
@@ -74,7 +75,7 @@ export class AgentSession {
 
   /** Where requests go, for display. */
   get endpoint(): { url: string; model: string } {
-    return { url: this.agent.model.baseURL ?? "the model server", model: this.agent.model.modelId };
+    return { url: this.agent.model.baseURL ? redactUrl(this.agent.model.baseURL) : "the model server", model: this.agent.model.modelId };
   }
 
   /** Switches the model and keeps the conversation. */
