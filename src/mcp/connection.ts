@@ -22,6 +22,7 @@ import {
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
+import { watchResponseStreams } from "./cut-streams.js";
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
@@ -41,6 +42,8 @@ export interface ConnectionOptions {
 /** Consecutive restarts without one successful request in between before the hub gives up. */
 const MAX_RESTARTS = 3;
 const RESTART_BACKOFF_MS = 200;
+/** The SDK's own defaults for resuming a Streamable HTTP event stream. */
+const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
 
@@ -68,6 +71,7 @@ export class Connection {
   private gaveUp = false;
   private closing = false;
   private terminating = false;
+  private reconnection: typeof STREAM_RECONNECTION | undefined;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
   private readonly subscriptions = new Set<string>();
@@ -244,7 +248,19 @@ export class Connection {
       const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
       return { client: await this.connectClient(transport, startup), transport };
     }
-    const streamable = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {});
+    // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
+    const reconnection = { ...STREAM_RECONNECTION };
+    this.reconnection = reconnection;
+    const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
+      ...(requestInit ? { requestInit } : {}),
+      reconnectionOptions: reconnection,
+      fetch: watchResponseStreams((ids, how) => {
+        for (const id of ids) {
+          const error = { code: ErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+          streamable.onmessage?.({ jsonrpc: "2.0", id, error });
+        }
+      }),
+    });
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
     } catch (error) {
@@ -447,8 +463,8 @@ export class Connection {
     const server = this.name;
     if (error instanceof HubError) return error;
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
-    if (error instanceof McpError && isOversize(error.data)) {
-      // Our transport's own error, standing in for a reply it would not hold.
+    if (error instanceof McpError && isFromTransport(error.data)) {
+      // Our transports' own error, standing in for a reply they could not deliver.
       return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
     }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
@@ -487,6 +503,8 @@ export class Connection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
+    // Ending the session ends its streams: the SDK must not schedule reconnections then.
+    if (this.reconnection) this.reconnection.maxRetries = 0;
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       await withTimeout(transport.terminateSession(), 1000).catch(() => undefined);
     }
@@ -554,8 +572,8 @@ function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
 }
 
-function isOversize(data: unknown): boolean {
-  return typeof data === "object" && data !== null && "maxMessageBytes" in data;
+function isFromTransport(data: unknown): boolean {
+  return typeof data === "object" && data !== null && "fromTransport" in data;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */

@@ -182,7 +182,7 @@ export class ProcessGroupTransport implements Transport {
     const text = `the reply of ${mebibytes(line.bytes)} exceeds the limit of ${mebibytes(this.maxMessageBytes)} (maxMessageBytes)`;
     const id = idFromEdges(line);
     if (id !== undefined) {
-      const data = { bytes: line.bytes, maxMessageBytes: this.maxMessageBytes };
+      const data = { fromTransport: true, bytes: line.bytes, maxMessageBytes: this.maxMessageBytes };
       this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: text, data } });
       return;
     }
