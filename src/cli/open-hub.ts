@@ -57,6 +57,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
   const controller = new AbortController();
   let hub: Hub | undefined;
+  let connecting: Promise<Hub> | undefined;
   let started = false;
   let interrupted: number | undefined;
 
@@ -69,7 +70,9 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     interrupted = code;
     // While starting, this also stops the servers (Hub.connect's signal).
     controller.abort(new HubError("cancelled", `interrupted by ${signal}`));
-    if (started && (options.onSignal ?? "exit") === "exit") void hub?.close({ terminate: true }).finally(() => process.exit(code));
+    // While starting, not waiting for `alongside` either (a model server that does not answer).
+    if (!started) void connecting?.then((stopped) => stopped.close(), () => undefined).finally(() => process.exit(code));
+    else if ((options.onSignal ?? "exit") === "exit") void hub?.close({ terminate: true }).finally(() => process.exit(code));
   };
   const onExit = () => hub?.closeSync();
   const release = () => {
@@ -78,10 +81,8 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("exit", onExit);
-  const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers, { signal: controller.signal }).then((connectedHub) => (hub = connectedHub)),
-    besides,
-  ]);
+  connecting = Hub.connect(servers, { signal: controller.signal }).then((connectedHub) => (hub = connectedHub));
+  const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {
       await hub?.close({ terminate: true });
