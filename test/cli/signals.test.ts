@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURES, waitUntil } from "../mcp/processes.js";
+import { FIXTURES, waitUntil, WrittenPids } from "../mcp/processes.js";
 import { isAlive } from "../support/processes.js";
 import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
 
@@ -13,41 +13,32 @@ import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
  */
 
 const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
-let home: string;
+const home = mkdtempSync(join(tmpdir(), "toolbridge-signals-"));
 let files = 0;
 let model: VllmServer | undefined;
-/** Pids the servers wrote down: none may be alive after a test. */
-const leftovers: number[] = [];
+const written = new WrittenPids(home);
+const pidFile = (): string => written.file();
+const readPid = (file: string): Promise<number> => written.read(file);
 
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  home = mkdtempSync(join(tmpdir(), "toolbridge-signals-"));
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 afterEach(async () => {
   await model?.close();
   model = undefined;
-  await waitUntil(() => !leftovers.some(isAlive), 3000, "servers to end").catch(() => undefined);
-  const alive = leftovers.filter(isAlive);
-  for (const pid of alive) process.kill(pid, "SIGKILL");
-  leftovers.length = 0;
-  expect(alive).toEqual([]);
+  await written.expectAllGone();
 });
 
-function pidFile(): string {
-  return join(home, `pid-${files++}`);
-}
-
-async function readPid(file: string): Promise<number> {
-  await waitUntil(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 20_000, `${file} to be written`);
-  const pid = Number(readFileSync(file, "utf8"));
-  leftovers.push(pid);
-  return pid;
-}
-
-/** A server behind `sh -c` that writes the shell's pid and that of a `sleep` it leaves in the background. */
-function shellServer(script: string, shellPid: string, sleeperPid: string) {
-  return { command: "/bin/sh", args: ["-c", `echo $$ > ${shellPid}; sleep 1000 & echo $! > ${sleeperPid}; ${script}`] };
+/**
+ * A config whose one server runs behind `sh -c`, leaving a `sleep` in the background;
+ * `group` resolves with the shell's and the sleep's pids once they are written.
+ */
+function shellServerConfig(name: string, script: string, extra: Record<string, unknown> = {}): { config: string; group: () => Promise<number[]> } {
+  const shell = pidFile();
+  const sleeper = pidFile();
+  const config = writeConfig({ [name]: { command: "/bin/sh", args: ["-c", `echo $$ > ${shell}; sleep 1000 & echo $! > ${sleeper}; ${script}`], ...extra } });
+  return { config, group: async () => [await readPid(shell), await readPid(sleeper)] };
 }
 
 function writeConfig(servers: Record<string, unknown>): string {
@@ -87,13 +78,9 @@ function start(args: string[], input = ""): Running {
 describe("signals while servers start", () => {
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     it(`stops at once on ${signal} while a server hangs on initialize, ending it and what it started`, async () => {
-      const shell = pidFile();
-      const sleeper = pidFile();
-      const config = writeConfig({
-        slow: { ...shellServer(`exec ${process.execPath} ${FIXTURES}hang-on-initialize.mjs`, shell, sleeper), startupTimeoutMs: 120_000 },
-      });
+      const { config, group } = shellServerConfig("slow", `exec ${process.execPath} ${FIXTURES}hang-on-initialize.mjs`, { startupTimeoutMs: 120_000 });
       const run = start(["tools", "-c", config]);
-      const pids = [await readPid(shell), await readPid(sleeper)];
+      const pids = await group();
       run.kill(signal);
       // The startup timeout is two minutes: only stopping at once ends the run before the test's bound.
       expect(await run.exited).toBe(code);
@@ -104,22 +91,18 @@ describe("signals while servers start", () => {
 
 describe("servers that outlive their stdin", () => {
   it("returns after call prints its answer though the server behind sh -c ignores EOF", async () => {
-    const shell = pidFile();
-    const sleeper = pidFile();
-    const config = writeConfig({ raw: shellServer(`${process.execPath} ${FIXTURES}raw-hostile.mjs --ignore-sigterm`, shell, sleeper) });
+    const { config, group } = shellServerConfig("raw", `${process.execPath} ${FIXTURES}raw-hostile.mjs --ignore-sigterm`);
     const run = start(["call", "echo", "-c", config]);
-    const pids = [await readPid(shell), await readPid(sleeper)];
+    const pids = await group();
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toBe("ok\n");
     await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
   }, 40_000);
 
   it("exits 129 on SIGHUP during a call and ends the server", async () => {
-    const shell = pidFile();
-    const sleeper = pidFile();
-    const config = writeConfig({ raw: shellServer(`exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`, shell, sleeper) });
+    const { config, group } = shellServerConfig("raw", `exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`);
     const run = start(["call", "progress-forever", "-c", config]);
-    const pids = [await readPid(shell), await readPid(sleeper)];
+    const pids = await group();
     run.kill("SIGHUP");
     expect(await run.exited).toBe(129);
     await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
@@ -128,13 +111,10 @@ describe("servers that outlive their stdin", () => {
 
 describe("SIGTERM to chat during a tool call", () => {
   it("reports the call as cancelled and prints no further answer", async () => {
-    const shell = pidFile();
-    const sleeper = pidFile();
-    const config = writeConfig({ raw: shellServer(`exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`, shell, sleeper) });
+    const { config, group } = shellServerConfig("raw", `exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`);
     model = await startVllmServer({ replies: [{ toolCalls: [{ name: "progress-forever", arguments: {} }] }, { text: "AFTERWARDS" }] });
     const run = start(["chat", "--base-url", model.url, "--config", config], "go\n");
-    await readPid(shell);
-    await readPid(sleeper);
+    await group();
     await waitUntil(() => run.stderr().includes("progress-forever"), 20_000, "the tool call to start");
     run.kill("SIGTERM");
     expect(await run.exited).toBe(143);

@@ -7,39 +7,24 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { isAlive } from "../support/processes.js";
 import { rejection } from "./hub-error.js";
-import { expectNoChildren, FIXTURES, fixture, waitUntil } from "./processes.js";
+import { expectNoChildren, FIXTURES, fixture, waitUntil, WrittenPids } from "./processes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "toolbridge-groups-"));
 const logFile = join(dir, "servers.log");
 const HUB_PROCESS = fileURLToPath(new URL("../support/hub-process.ts", import.meta.url));
 let hub: Hub | undefined;
-let files = 0;
-/** Pids the hostile servers wrote down: none may be alive after a test. */
-const leftovers: number[] = [];
+const written = new WrittenPids(dir);
+const pidFile = (): string => written.file();
+const readPid = (file: string): Promise<number> => written.read(file);
 
 afterEach(async () => {
   await hub?.close();
   hub = undefined;
   await expectNoChildren();
-  await waitUntil(() => !leftovers.some(isAlive), 3000, "grandchildren to end").catch(() => undefined);
-  const alive = leftovers.filter(isAlive);
-  for (const pid of alive) process.kill(pid, "SIGKILL");
-  leftovers.length = 0;
-  expect(alive).toEqual([]);
+  await written.expectAllGone();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function pidFile(): string {
-  return join(dir, `pid-${files++}`);
-}
-
-async function readPid(file: string): Promise<number> {
-  await waitUntil(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 10_000, `${file} to be written`);
-  const pid = Number(readFileSync(file, "utf8"));
-  leftovers.push(pid);
-  return pid;
-}
 
 /** `sh -c 'sleep 1000 & <server>'`: the shape of npx, uvx and wrapper scripts, with a grandchild in the background. */
 function behindShell(server: string, sleeperPidFile: string, exec: boolean) {
