@@ -73,7 +73,11 @@ export class ProcessGroupTransport implements Transport {
         windowsHide: true,
       });
       this.child = child;
-      this.exited = new Promise((done) => child.once("exit", () => done()));
+      // A command that could not be spawned never exits: nothing to wait for then.
+      this.exited = new Promise((done) => {
+        child.once("exit", () => done());
+        child.once("error", () => done());
+      });
       child.once("error", (error) => {
         reject(error);
         this.onerror?.(error);
