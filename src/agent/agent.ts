@@ -39,6 +39,8 @@ export interface AgentOptions {
   approval?: Approval;
   /** How prompt mode and dual mode wrap the model; the toolcall module's middlewares by default. */
   toolCalling?: ToolCallingMiddlewares;
+  /** The host's lifetime: once aborted (the program is stopping), every turn ends as aborted, tool calls cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface SendOptions {
@@ -121,8 +123,10 @@ export class Agent {
   async send(input: string | ContentPart[], options: SendOptions = {}): Promise<TurnResult> {
     if (this.running) throw new Error("A turn is already running; wait for it or cancel it first.");
     this.running = true;
+    const lifetime = this.options.signal;
+    const signal = lifetime && options.signal ? AbortSignal.any([lifetime, options.signal]) : (lifetime ?? options.signal);
     try {
-      return await this.runTurn(input, options);
+      return await this.runTurn(input, signal ? { ...options, signal } : options);
     } finally {
       this.running = false;
     }

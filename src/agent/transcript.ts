@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Message } from "../llm/types.js";
 
@@ -95,8 +95,16 @@ export function parseTranscript(text: string, source = "transcript"): Transcript
   return { header, messages };
 }
 
+/** Written 0600, an existing file included: a conversation is the user's alone. */
 export async function saveTranscript(path: string, messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {}): Promise<void> {
-  await writeFile(path, serializeTranscript(messages, meta), "utf8");
+  const file = await open(path, "w", 0o600);
+  try {
+    // The mode given to open() applies only to a file it creates.
+    await file.chmod(0o600);
+    await file.writeFile(serializeTranscript(messages, meta), "utf8");
+  } finally {
+    await file.close();
+  }
 }
 
 export async function loadTranscript(path: string): Promise<Transcript> {

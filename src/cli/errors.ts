@@ -1,5 +1,6 @@
 import { TranscriptError } from "../agent/transcript.js";
 import { ConfigError } from "../config/errors.js";
+import { redactSecrets } from "../config/redact.js";
 import { LlmError } from "../llm/errors.js";
 import { HubError } from "../mcp/errors.js";
 import { colorsFor } from "./render/colors.js";
@@ -7,10 +8,10 @@ import { colorsFor } from "./render/colors.js";
 /**
  * Exit codes of every toolbridge command:
  * 0 success; 1 the work failed (a tool error, a server that failed or died, a timeout);
- * 2 the input was wrong (arguments, JSON_ARGS, the config file); 130 / 143 interrupted
- * by SIGINT / SIGTERM.
+ * 2 the input was wrong (arguments, JSON_ARGS, the config file); 130 / 143 / 129 interrupted
+ * by SIGINT / SIGTERM / SIGHUP.
  */
-export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130, terminated: 143, hangup: 129 } as const;
 
 /** A mistake in what the user typed, found by the CLI itself. */
 export class UsageError extends Error {
@@ -34,7 +35,7 @@ export function exitCodeOf(error: unknown): number {
 
 /** The one line shown for an error; its first line only, as causes can be multi-line. */
 export function errorLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
   const first = message.split(/\r?\n/).find((line) => line.trim() !== "") ?? (error instanceof Error ? error.name : "unknown error");
   if (isErrorValue(error)) return first;
   // Errors nobody turned into a value: name their kind, it is the best clue there is.
@@ -61,7 +62,7 @@ export function reportError(error: unknown, env: Env = process.env, stderr: Node
 /** Prints one line on stderr that does not end the command (a server that failed, say). */
 export function warn(message: string, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): void {
   const c = colorsFor(stderr, env);
-  stderr.write(`${c.yellow("toolbridge:")} ${message}\n`);
+  stderr.write(`${c.yellow("toolbridge:")} ${redactSecrets(message)}\n`);
 }
 
 /**

@@ -15,9 +15,9 @@ export interface OpenHubOptions {
   /** Start only this server (`--server`); it must exist and connect, or the command fails. */
   only?: string;
   /**
-   * What the first SIGINT / SIGTERM does once the servers are up: "exit" (default) stops
-   * them and exits 130 / 143; "abort" only aborts `signal`, for a caller that winds down
-   * itself. Either way a second signal stops the servers at once and exits.
+   * What the first SIGINT / SIGTERM / SIGHUP does once the servers are up: "exit" (default)
+   * aborts `signal`, stops them and exits 130 / 143 / 129; "abort" only aborts `signal`, for
+   * a caller that winds down itself. Either way a second signal kills the servers and exits.
    */
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
@@ -29,14 +29,14 @@ export interface OpenedHub {
   config: ResolvedConfig;
   /** The config file read; undefined when the built-in default is in use. */
   configPath?: string;
-  /** Aborted by SIGINT / SIGTERM: pass it to calls so that servers hear of the cancellation. */
+  /** Aborted by SIGINT / SIGTERM / SIGHUP: pass it to calls so that servers hear of the cancellation. */
   signal: AbortSignal;
 }
 
 export interface HubHandle<T> extends OpenedHub {
   /** What `alongside` gave. */
   alongside: T;
-  /** The exit code of the signal that aborted `signal` (130 / 143), if one did. */
+  /** The exit code of the signal that aborted `signal` (130 / 143 / 129), if one did. */
   interruptedWith(): number | undefined;
   /** Stops the servers and removes the signal and exit handlers. */
   close(): Promise<void>;
@@ -45,8 +45,9 @@ export interface HubHandle<T> extends OpenedHub {
 /**
  * Loads the config and connects its servers, warning about those that failed, while
  * `alongside` (say, asking the model server which model it serves) runs with the config.
- * A signal while they start stops them and exits 130 / 143; a process 'exit' handler kills
- * what is left as a last resort, so no server outlives us.
+ * A signal while they start stops them at once and exits 130 / 143 / 129 (SIGHUP: a closed
+ * terminal); a process 'exit' handler kills what is left as a last resort, and the servers'
+ * watchdog what a kill outright leaves, so no server outlives us.
  */
 export async function openHub<T = undefined>(options: OpenHubOptions, alongside?: (config: ResolvedConfig) => Promise<T>): Promise<HubHandle<T>> {
   const env = options.env ?? process.env;
@@ -56,36 +57,35 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
   const controller = new AbortController();
   let hub: Hub | undefined;
+  let connecting: Promise<Hub> | undefined;
   let started = false;
   let interrupted: number | undefined;
 
   const onSignal = (signal: NodeJS.Signals) => {
-    const code = signal === "SIGINT" ? ExitCode.interrupted : ExitCode.terminated;
+    const code = EXIT_CODES[signal] ?? ExitCode.terminated;
     if (interrupted !== undefined) {
       hub?.closeSync();
       process.exit(code);
     }
     interrupted = code;
+    // While starting, this also stops the servers (Hub.connect's signal).
     controller.abort(new HubError("cancelled", `interrupted by ${signal}`));
-    // While starting, the hub is closed as soon as everything has settled.
-    if (started && (options.onSignal ?? "exit") === "exit") void hub?.close().finally(() => process.exit(code));
+    // While starting, not waiting for `alongside` either (a model server that does not answer).
+    if (!started) void connecting?.then((stopped) => stopped.close(), () => undefined).finally(() => process.exit(code));
+    else if ((options.onSignal ?? "exit") === "exit") void hub?.close({ terminate: true }).finally(() => process.exit(code));
   };
   const onExit = () => hub?.closeSync();
   const release = () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    for (const signal of SIGNALS) process.off(signal, onSignal);
     process.off("exit", onExit);
   };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("exit", onExit);
-  const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),
-    besides,
-  ]);
+  connecting = Hub.connect(servers, { signal: controller.signal }).then((connectedHub) => (hub = connectedHub));
+  const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {
-      await hub?.close();
+      await hub?.close({ terminate: true });
       process.exit(interrupted);
     }
     if (connected.status === "rejected") throw connected.reason;
@@ -106,7 +106,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
       alongside: extra.value,
       interruptedWith: () => interrupted,
       close: async () => {
-        await connected.value.close();
+        await connected.value.close({ terminate: interrupted !== undefined });
         release();
       },
     };
@@ -120,6 +120,14 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
 }
 
 /** Opens the hub, runs `work`, and closes the hub whatever happens (a signal: see openHub). */
+/** SIGHUP: the terminal closed (or `tmux kill-session`); handled as SIGTERM is. */
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = {
+  SIGINT: ExitCode.interrupted,
+  SIGTERM: ExitCode.terminated,
+  SIGHUP: ExitCode.hangup,
+};
+
 export async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
   const opened = await openHub(options);
   try {

@@ -32,6 +32,37 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxError {
   return { offset: text.length, ...lineAndColumn(text, text.length), reason: "not valid JSON" };
 }
 
+export interface DuplicateKey {
+  /** Where the object holding the key sits. */
+  path: (string | number)[];
+  key: string;
+  /** Where the key appears again. */
+  line: number;
+  column: number;
+}
+
+/** JSON.parse keeps the last of two equal keys without a word: the first key that appears twice, if any. */
+export function findDuplicateKey(text: string): DuplicateKey | undefined {
+  try {
+    new JsonScanner(text, true).document();
+  } catch (error) {
+    if (error instanceof Duplicate) return { path: error.path, key: error.key, ...lineAndColumn(text, error.offset) };
+    if (error instanceof Found) return undefined;
+    throw error;
+  }
+  return undefined;
+}
+
+class Duplicate extends Error {
+  constructor(
+    readonly offset: number,
+    readonly path: (string | number)[],
+    readonly key: string,
+  ) {
+    super(`duplicate key ${key}`);
+  }
+}
+
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
@@ -47,7 +78,12 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 class JsonScanner {
   private pos = 0;
   private lastComma = 0;
-  constructor(private readonly text: string) {}
+  /** Where the scanner is, kept only when looking for duplicate keys. */
+  private readonly path: (string | number)[] = [];
+  constructor(
+    private readonly text: string,
+    private readonly duplicates = false,
+  ) {}
 
   document(): void {
     this.whitespace();
@@ -91,19 +127,31 @@ class JsonScanner {
   }
 
   private object(): void {
+    const keys = new Set<string>();
     this.sequence("}", "property value", () => {
       if (this.text[this.pos] !== '"') this.fail(this.unexpected("a property name in double quotes"));
+      const start = this.pos;
       this.string();
+      const key = this.duplicates ? (JSON.parse(this.text.slice(start, this.pos)) as string) : "";
+      if (this.duplicates && keys.has(key)) throw new Duplicate(start, [...this.path], key);
+      keys.add(key);
       this.whitespace();
       if (this.text[this.pos] !== ":") this.fail(this.unexpected("':' after the property name"));
       this.pos++;
       this.whitespace();
+      this.path.push(key);
       this.value();
+      this.path.pop();
     });
   }
 
   private array(): void {
-    this.sequence("]", "array element", () => this.value());
+    let index = 0;
+    this.sequence("]", "array element", () => {
+      this.path.push(index++);
+      this.value();
+      this.path.pop();
+    });
   }
 
   /** The comma-separated body of an object or array, from its opening bracket on. */

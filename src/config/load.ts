@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { defaultServers } from "./bundled-servers.js";
 import { ConfigError } from "./errors.js";
 import { expandServerEntry, isPlainObject, type Environment } from "./expand-env.js";
-import { locateJsonSyntaxError } from "./json-syntax.js";
+import { findDuplicateKey, locateJsonSyntaxError } from "./json-syntax.js";
 import { resolveLlmConfig } from "./llm-config.js";
 import { locateConfigFile } from "./locate.js";
 import { adoptOtherHostKeys } from "./other-hosts.js";
@@ -51,6 +51,15 @@ export function parseConfig(text: string, options: { file?: string; env: Environ
     const { line, column, reason } = locateJsonSyntaxError(source);
     throw new ConfigError(`invalid JSON: ${reason}`, { file, line, column });
   }
+  const duplicate = findDuplicateKey(source);
+  if (duplicate) {
+    throw new ConfigError(`duplicate key ${JSON.stringify(duplicate.key)}: JSON keeps only the last one, remove the other`, {
+      file,
+      line: duplicate.line,
+      column: duplicate.column,
+      path: duplicate.path,
+    });
+  }
   const config = validateConfig(prepareServers(data, env, file), file);
   const resolved: ResolvedConfig = { ...config, mcpServers: config.mcpServers ?? defaultServers() };
   if (config.llm !== undefined || config.vllm !== undefined) resolved.llm = resolveLlmConfig(config);
@@ -60,6 +69,10 @@ export function parseConfig(text: string, options: { file?: string; env: Environ
 /** Before validation, so that `${BASE}/mcp` is a URL by the time the schema checks it. */
 function prepareServers(data: unknown, env: Environment, file: string | undefined): unknown {
   if (!isPlainObject(data) || !isPlainObject(data.mcpServers)) return data;
+  // JSON.parse makes "__proto__" an own key; assigned anywhere later it would set a prototype and vanish.
+  if (Object.hasOwn(data.mcpServers, "__proto__")) {
+    throw new ConfigError('"__proto__" cannot be a server name: choose another', { file, path: ["mcpServers"] });
+  }
   const servers = Object.fromEntries(
     Object.entries(data.mcpServers).map(([name, entry]) => {
       if (!isPlainObject(entry)) return [name, entry];

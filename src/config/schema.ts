@@ -25,6 +25,10 @@ const toolFilter = {
   /** Tools that run without asking (Cline: autoApprove, alwaysAllow). */
   autoApprove: z.array(z.string()).optional(),
   alwaysAllow: z.array(z.string()).optional(),
+  /** Cap on one tools/call however much progress it reports. */
+  maxToolTimeMs: z.number().int().positive().optional(),
+  /** The longest message the server may send. */
+  maxMessageBytes: z.number().int().positive().optional(),
 };
 
 export const StdioServerSchema = z.looseObject({

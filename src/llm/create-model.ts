@@ -1,3 +1,4 @@
+import { registerSecret } from "../config/redact.js";
 import type { LlmConfig } from "../config/schema.js";
 import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
 import { configError } from "./errors.js";
@@ -92,7 +93,14 @@ export async function createChatModel(
   });
 }
 
+/** The key, registered as a secret: a server that quotes it in an error does not get it printed. */
 function pickApiKey(llm: LlmConfig, env: Record<string, string | undefined>, usual: readonly string[]): string | undefined {
+  const key = findApiKey(llm, env, usual);
+  registerSecret(key);
+  return key;
+}
+
+function findApiKey(llm: LlmConfig, env: Record<string, string | undefined>, usual: readonly string[]): string | undefined {
   if (llm.apiKey) return llm.apiKey;
   if (llm.apiKeyEnv) {
     const value = env[llm.apiKeyEnv];

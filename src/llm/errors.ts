@@ -1,3 +1,5 @@
+import { redactSecrets, redactUrl } from "../config/redact.js";
+
 /**
  * Errors from a model server, as values the agent and CLI can act on. Made in the
  * provider adapters (through the constructors below, so the wording lives in one place),
@@ -24,7 +26,9 @@ export class LlmError extends Error {
     message: string,
     readonly details: { status?: number; url?: string; cause?: unknown; retryAfterMs?: number } = {},
   ) {
-    super(message, { cause: details.cause });
+    // The one place every model error is made: secrets in URLs, and a key a server echoes, stop here.
+    super(redactSecrets(message), { cause: details.cause });
+    if (details.url !== undefined) this.details = { ...details, url: redactUrl(details.url) };
   }
 
   /** Worth another attempt: rate limits and server-side failures. */

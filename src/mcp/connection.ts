@@ -1,6 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -20,15 +19,21 @@ import {
   type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
+import { keepArrivalOrder } from "./arrival-order.js";
+import { watchResponseStreams } from "./cut-streams.js";
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
+import { ProcessGroupTransport } from "./stdio-transport.js";
 import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
   startupTimeoutMs: number;
   toolTimeoutMs: number;
+  /** Cap on one tools/call however much progress it reports. */
+  maxToolTimeMs: number;
   log: ServerLog;
   emit: (event: HubEvent) => void;
   onElicitation?: ElicitationHandler;
@@ -37,10 +42,12 @@ export interface ConnectionOptions {
 /** Consecutive restarts without one successful request in between before the hub gives up. */
 const MAX_RESTARTS = 3;
 const RESTART_BACKOFF_MS = 200;
+/** The SDK's own defaults for resuming a Streamable HTTP event stream. */
+const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
 
-type Transport = StdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
+type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
 
 /**
  * One MCP server: starts it (spawning a stdio child or reaching a URL), keeps its lists of
@@ -63,6 +70,10 @@ export class Connection {
   private restartFailures = 0;
   private gaveUp = false;
   private closing = false;
+  private terminating = false;
+  private reconnection: typeof STREAM_RECONNECTION | undefined;
+  /** Why the transport last closed, when it says (a message over maxMessageBytes). */
+  private closeReason: string | undefined;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
 
@@ -91,6 +102,11 @@ export class Connection {
     return this.config.toolTimeoutMs ?? this.options.toolTimeoutMs;
   }
 
+  /** The server's maxToolTimeMs, else the hub's. */
+  get maxToolTimeMs(): number {
+    return this.config.maxToolTimeMs ?? this.options.maxToolTimeMs;
+  }
+
   /** Connects and loads the lists; never rejects. */
   start(): Promise<void> {
     if (this.state.status === "disabled") return Promise.resolve();
@@ -101,13 +117,25 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    return (await this.request(`tools/call ${tool}`, options, (client, requestOptions) =>
-      client.callTool({ name: tool, arguments: args }, undefined, {
-        ...requestOptions,
-        resetTimeoutOnProgress: true,
-        onprogress: (progress) => options.onProgress?.(progress),
-      }),
-    )) as CallToolResult;
+    // Progress restarts the idle timeout; this one ends the call however much progress comes.
+    const total = AbortSignal.timeout(this.maxToolTimeMs);
+    const what = `tools/call ${tool}`;
+    const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
+    try {
+      return (await this.request(what, { ...options, signal }, (client, requestOptions) =>
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          ...requestOptions,
+          resetTimeoutOnProgress: true,
+          onprogress: (progress) => options.onProgress?.(progress),
+        }),
+      )) as CallToolResult;
+    } catch (error) {
+      if (!total.aborted || options.signal?.aborted) throw error;
+      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${this.maxToolTimeMs} ms (maxToolTimeMs)`, {
+        server: this.name,
+        cause: error,
+      });
+    }
   }
 
   readResource(uri: string): Promise<ReadResourceResult> {
@@ -130,9 +158,13 @@ export class Connection {
     );
   }
 
-  /** Closes the transport; a stdio child gets stdin closed, then SIGTERM, then SIGKILL. */
-  async close(): Promise<void> {
+  /**
+   * Closes the transport; a stdio server's process group gets stdin closed, then SIGTERM,
+   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal).
+   */
+  async close(terminate = false): Promise<void> {
     this.closing = true;
+    if (terminate) this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
     await this.starting?.catch(() => undefined);
     await this.shutdown();
@@ -142,12 +174,12 @@ export class Connection {
   /** For process 'exit' handlers, where nothing asynchronous runs any more. */
   killSync(): void {
     this.closing = true;
-    const pid = this.transport instanceof StdioClientTransport ? this.transport.pid : null;
-    if (pid !== null) killQuietly(pid, "SIGKILL");
+    if (this.transport instanceof ProcessGroupTransport) this.transport.killSync();
   }
 
   private async attempt(): Promise<void> {
     const started = performance.now();
+    this.closeReason = undefined;
     this.setState({ status: "connecting", error: undefined, pid: undefined });
     const startup = new AbortController();
     this.startup = startup;
@@ -170,15 +202,14 @@ export class Connection {
         serverName: info?.name,
         serverVersion: info?.version,
         connectMs: Math.round(performance.now() - started),
-        pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined,
+        pid: transport instanceof ProcessGroupTransport ? transport.pid : undefined,
         stderrTail: undefined,
       });
     } catch (error) {
       const client = this.client;
       this.client = undefined;
       this.transport = undefined;
-      if (client) await client.close().catch(() => undefined);
-      else if (transport) await closeTransport(transport);
+      await this.dispose(client, transport);
       const reason = startup.signal.aborted ? startup.signal.reason : error;
       const tail = this.tail.summary();
       this.setState({
@@ -196,27 +227,40 @@ export class Connection {
   private async open(startup: AbortController): Promise<{ client: Client; transport: Transport }> {
     const config = this.config;
     if (isStdioServer(config)) {
-      const transport = new StdioClientTransport({
+      const transport = new ProcessGroupTransport({
         command: config.command,
         args: config.args ?? [],
-        // The SDK adds getDefaultEnvironment() (PATH, HOME, ...) under these; nothing else of ours leaks.
+        // Added to the SDK's safe defaults (PATH, HOME, ...); nothing else of ours leaks.
         env: config.env ?? {},
         ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-        stderr: "pipe",
+        ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
       });
       this.tail.clear();
-      transport.stderr?.on("data", (chunk: Buffer) => {
+      transport.stderr.on("data", (chunk: Buffer) => {
         for (const line of this.tail.push(chunk.toString("utf8"))) this.options.log.write(this.name, line);
       });
       return { client: await this.connectClient(transport, startup), transport };
     }
     const url = new URL(config.url);
+    for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
     const requestInit = config.headers ? { headers: config.headers } : undefined;
     if (config.type === "sse") {
       const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
       return { client: await this.connectClient(transport, startup), transport };
     }
-    const streamable = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {});
+    // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
+    const reconnection = { ...STREAM_RECONNECTION };
+    this.reconnection = reconnection;
+    const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
+      ...(requestInit ? { requestInit } : {}),
+      reconnectionOptions: reconnection,
+      fetch: watchResponseStreams((ids, how) => {
+        for (const id of ids) {
+          const error = { code: ErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+          streamable.onmessage?.({ jsonrpc: "2.0", id, error });
+        }
+      }),
+    });
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
     } catch (error) {
@@ -241,6 +285,7 @@ export class Connection {
   }
 
   private async connectClient(transport: Transport, startup: AbortController): Promise<Client> {
+    keepArrivalOrder(transport);
     const client = new Client(this.options.clientInfo, {
       capabilities: this.options.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
     });
@@ -418,10 +463,16 @@ export class Connection {
     const server = this.name;
     if (error instanceof HubError) return error;
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
+    if (error instanceof McpError && isFromTransport(error.data)) {
+      // Our transports' own error, standing in for a reply they could not deliver.
+      return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
+    }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      if (this.closing) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
+      if (this.closeReason !== undefined) return new HubError("server-error", `${what} on server "${server}" failed: ${this.closeReason}`, { server, cause: error });
       const tail = this.tail.summary();
       return new HubError("server-unavailable", `server "${server}" closed the connection during ${what}${tail ? `; stderr: ${tail}` : ""}`, {
         server,
@@ -433,13 +484,15 @@ export class Connection {
 
   private onClosed(client: Client): void {
     if (this.client !== client) return;
+    this.closeReason = this.transport instanceof ProcessGroupTransport ? this.transport.closeReason : undefined;
     this.client = undefined;
     this.transport = undefined;
     if (this.closing) return;
     const tail = this.tail.summary();
+    const what = this.closeReason ?? `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`;
     this.setState({
       status: "failed",
-      error: `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}${tail ? `; stderr: ${tail}` : ""}`,
+      error: `${what}${tail ? `; stderr: ${tail}` : ""}`,
       stderrTail: this.tail.lines(),
       pid: undefined,
     });
@@ -450,12 +503,19 @@ export class Connection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
+    // Ending the session ends its streams: the SDK must not schedule reconnections then.
+    if (this.reconnection) this.reconnection.maxRetries = 0;
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       await withTimeout(transport.terminateSession(), 1000).catch(() => undefined);
     }
+    await this.dispose(client, transport);
+  }
+
+  private async dispose(client: Client | undefined, transport: Transport | undefined): Promise<void> {
+    // A signal to toolbridge: the servers are not waited for after their stdin closes.
+    if (this.terminating && transport instanceof ProcessGroupTransport) await transport.terminate();
     if (client) await client.close().catch(() => undefined);
     else if (transport) await closeTransport(transport);
-    if (transport instanceof StdioClientTransport && this.state.pid !== undefined) killQuietly(this.state.pid, "SIGKILL");
   }
 
   private describeStartupError(error: unknown): string {
@@ -471,6 +531,8 @@ export class Connection {
   }
 
   private setState(patch: Partial<ServerState>): void {
+    // Errors quote URLs and servers' own words: no token in them reaches `servers`, warnings or JSON.
+    if (patch.error !== undefined) patch = { ...patch, error: redactSecrets(patch.error) };
     Object.assign(this.state, patch);
     for (const key of Object.keys(patch) as (keyof ServerState)[]) if (patch[key] === undefined) delete this.state[key];
     if ("status" in patch || "error" in patch) {
@@ -506,16 +568,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined>
   return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
 }
 
-function killQuietly(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
+}
+
+function isFromTransport(data: unknown): boolean {
+  return typeof data === "object" && data !== null && "fromTransport" in data;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */

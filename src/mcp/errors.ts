@@ -21,6 +21,8 @@ export type HubErrorCode =
   /** The hub was closed. */
   | "closed";
 
+import { redactSecrets } from "../config/redact.js";
+
 export class HubError extends Error {
   override readonly name = "HubError";
   constructor(
@@ -28,7 +30,7 @@ export class HubError extends Error {
     message: string,
     readonly details: { server?: string; cause?: unknown } = {},
   ) {
-    super(message, { cause: details.cause });
+    super(redactSecrets(message), { cause: details.cause });
   }
 
   get server(): string | undefined {

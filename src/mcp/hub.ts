@@ -21,19 +21,24 @@ import type {
 } from "./types.js";
 
 export interface HubOptions {
-  /** Where servers' stderr is appended; default `<tmpdir>/toolbridge/servers.log`. */
+  /** Where servers' stderr is appended; default `~/.local/state/toolbridge/servers.log` (see defaultStderrLogFile). */
   stderrLogFile?: string;
   clientInfo?: { name: string; version: string };
   /** Per server: initialize plus the first listings. Default 15 000 ms. */
   defaultStartupTimeoutMs?: number;
   /** Per tools/call (and other requests), restarted by every progress notification. Default 60 000 ms. */
   defaultToolTimeoutMs?: number;
+  /** Per tools/call, however much progress it reports. Default 600 000 ms (10 minutes). */
+  defaultMaxToolTimeMs?: number;
   /** Answers servers' elicitation requests; without it the hub declares no elicitation capability. */
   onElicitation?: ElicitationHandler;
+  /** Aborting it while the servers start stops them at once (see close({ terminate })); connect() then returns a closed hub. */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TOOL_TIME_MS = 10 * 60_000;
 
 /**
  * Many MCP servers behind one object: connects them in parallel, keeps one registry of
@@ -59,6 +64,7 @@ export class Hub {
           clientInfo: options.clientInfo ?? { name: "toolbridge", version: PACKAGE_VERSION },
           startupTimeoutMs: options.defaultStartupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
           toolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          maxToolTimeMs: options.defaultMaxToolTimeMs ?? DEFAULT_MAX_TOOL_TIME_MS,
           log: this.log,
           emit: (event) => this.onConnectionEvent(event),
           ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
@@ -70,8 +76,16 @@ export class Hub {
   /** Connects every enabled server in parallel; a server that fails is reported in servers(), never thrown. */
   static async connect(servers: Record<string, ServerConfig>, options: HubOptions = {}): Promise<Hub> {
     const hub = new Hub(servers, options);
-    await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
-    hub.rebuildRegistry();
+    const stop = (): void => void hub.close({ terminate: true });
+    options.signal?.addEventListener("abort", stop, { once: true });
+    if (options.signal?.aborted) stop();
+    try {
+      await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
+    } finally {
+      options.signal?.removeEventListener("abort", stop);
+    }
+    if (hub.closing) await hub.closing;
+    else hub.rebuildRegistry();
     return hub;
   }
 
@@ -147,10 +161,14 @@ export class Hub {
     return () => this.listeners.delete(listener);
   }
 
-  /** Closes every transport and ends every child process (stdin closed, SIGTERM, then SIGKILL). Idempotent. */
-  close(): Promise<void> {
+  /**
+   * Closes every transport and ends every server's process group: stdin closed, SIGTERM
+   * after a grace, then SIGKILL. `terminate` (toolbridge got a signal) sends SIGTERM at
+   * once. Idempotent.
+   */
+  close(options: { terminate?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+      await Promise.all([...this.connections.values()].map((connection) => connection.close(options.terminate)));
       this.setRegistry(new Map());
       this.aliases = new Map();
       await this.log.close();

@@ -1,45 +1,114 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-/** Where servers' stderr goes when the caller names no file: never the user's terminal. */
-export function defaultStderrLogFile(): string {
-  return join(tmpdir(), "toolbridge", "servers.log");
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** One file per user, rotated to `servers.log.1` past this size: two files at most. */
+const DEFAULT_MAX_BYTES = 10 * 2 ** 20;
+/** A line longer than this is cut: one flooding server must not fill the file in one line. */
+const MAX_LINE_CHARS = 8192;
+
+/**
+ * Where servers' stderr goes when the caller names no file: never the user's terminal, and
+ * never a directory other users can read. The user's state directory
+ * (`$XDG_STATE_HOME/toolbridge`, else `~/.local/state/toolbridge`), or without a home
+ * `$TMPDIR/toolbridge-$UID`.
+ */
+export function defaultStderrLogFile(env: Env = process.env): string {
+  const home = safeHome();
+  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : home ? join(home, ".local", "state") : undefined;
+  const dir = state ? join(state, "toolbridge") : join(tmpdir(), `toolbridge-${process.getuid?.() ?? "user"}`);
+  return join(dir, "servers.log");
 }
 
 /**
- * One append-only log file shared by every server of a hub, each line tagged with the
- * server. Opened on first write; a file that cannot be written is given up silently,
- * because the in-memory tail still serves the error messages.
+ * The log every server of a hub writes to, each line tagged with toolbridge's pid and the
+ * server, so that several toolbridge processes sharing the file can be told apart. The
+ * directory is made private (0700) and must belong to the user; the file is opened without
+ * following a symlink, kept at 0600 and rotated by size. A file that cannot be used safely
+ * is given up silently: the in-memory tail still serves the error messages.
  */
 export class ServerLog {
-  private stream: WriteStream | undefined;
+  private fd: number | undefined;
+  private size = 0;
   private broken = false;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
+  ) {}
 
   write(server: string, line: string): void {
     if (this.broken) return;
-    if (!this.stream) {
-      try {
-        mkdirSync(dirname(this.file), { recursive: true });
-      } catch {
-        this.broken = true;
-        return;
-      }
-      this.stream = createWriteStream(this.file, { flags: "a" });
-      this.stream.on("error", () => {
-        this.broken = true;
-      });
+    const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line;
+    const entry = Buffer.from(`${new Date().toISOString()} pid ${process.pid} [${server}] ${text}\n`);
+    try {
+      if (this.fd !== undefined && this.size + entry.length > this.maxBytes) this.rotate();
+      this.fd ??= this.open();
+      writeSync(this.fd, entry);
+      this.size += entry.length;
+    } catch {
+      this.broken = true;
+      this.closeFd();
     }
-    this.stream.write(`${new Date().toISOString()} [${server}] ${line}\n`);
   }
 
   close(): Promise<void> {
-    const stream = this.stream;
-    this.stream = undefined;
-    if (!stream || this.broken) return Promise.resolve();
-    return new Promise((resolve) => stream.end(resolve));
+    this.closeFd();
+    return Promise.resolve();
+  }
+
+  private open(): number {
+    privateDirectory(dirname(this.file));
+    const fd = openSync(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new Error(`${this.file} is not a regular file`);
+      if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${this.file} belongs to another user`);
+      if ((stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+      this.size = stat.size;
+      return fd;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The full file becomes `<file>.1` (replacing the one before); writing goes on in a new file. */
+  private rotate(): void {
+    this.closeFd();
+    renameSync(this.file, `${this.file}.1`);
+    this.size = 0;
+  }
+
+  private closeFd(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fd = undefined;
+  }
+}
+
+/**
+ * Creates the directory 0700, or checks that an existing one is a directory of ours, not a
+ * symlink another user planted (`$TMPDIR/toolbridge-$UID` is guessable).
+ */
+function privateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
+  if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
+}
+
+function safeHome(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
   }
 }
 

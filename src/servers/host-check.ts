@@ -27,6 +27,12 @@ function hostnameOf(host: string): string | undefined {
   }
 }
 
+/** Whether binding this address keeps the server on this machine (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const name = hostnameOf(host);
+  return name === "localhost" || name === "[::1]" || (name !== undefined && /^127\.\d+\.\d+\.\d+$/.test(name));
+}
+
 /** Loopback names, the bound host and any extra names the user allows, at the port listened on. */
 export function hostPolicy(boundHost: string, port: number, extraHosts: readonly string[] = []): HostPolicy {
   const names = [...LOOPBACK_NAMES, boundHost, ...extraHosts].map(hostnameOf).filter((name): name is string => name !== undefined);

@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
+import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
 
 /** Makes a fresh server; over HTTP every session gets its own. */
 export type ServerFactory = () => McpServer;
@@ -16,8 +16,15 @@ export interface HttpServeOptions {
   port?: number;
   /** Hostnames accepted in Host/Origin besides loopback names and the bound host (e.g. a LAN name when binding 0.0.0.0). */
   allowedHosts?: string[];
-  /** A session with no request open (an SSE stream counts) for this long is closed; default 30 minutes. */
+  /** A session with no request open (an SSE stream counts) for this long is closed; default 5 minutes. */
   sessionIdleMs?: number;
+  /** Most sessions at once; a new one past it closes the least recently used. Default 100. */
+  maxSessions?: number;
+  /**
+   * Every request must carry `Authorization: Bearer <token>`. Required to bind anything but a
+   * loopback address: the Host check stops browsers, not other programs on the network.
+   */
+  token?: string;
 }
 
 export interface HttpServerHandle {
@@ -30,7 +37,8 @@ export interface HttpServerHandle {
 }
 
 export const MCP_PATH = "/mcp";
-const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+const DEFAULT_SESSION_IDLE_MS = 5 * 60 * 1000;
+const DEFAULT_MAX_SESSIONS = 100;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface Session {
@@ -60,7 +68,8 @@ class HttpFailure extends Error {
 }
 
 function sendError(res: ServerResponse, failure: HttpFailure): void {
-  res.writeHead(failure.status, { "content-type": "application/json" });
+  const challenge = failure.status === 401 ? { "www-authenticate": 'Bearer realm="toolbridge"' } : {};
+  res.writeHead(failure.status, { "content-type": "application/json", ...challenge });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: failure.code, message: failure.message }, id: null }));
 }
 
@@ -85,6 +94,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  */
 export async function serveHttp(factory: ServerFactory, options: HttpServeOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackHost(host) && !options.token) {
+    throw new Error(`serving on ${host}, which other machines can reach, needs a bearer token`);
+  }
+  const tokenDigest = options.token ? digest(options.token) : undefined;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  /** In order of use, least recent first: a Map keeps insertion order, and each use re-inserts. */
   const sessions = new Map<string, Session>();
   // Known only once listening: port 0 resolves then.
   let policy: HostPolicy | undefined;
@@ -93,6 +108,12 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
+        // One client opening sessions without end must not hold a server for each.
+        while (sessions.size >= maxSessions) {
+          const [oldest, session] = sessions.entries().next().value as [string, Session];
+          sessions.delete(oldest);
+          void session.transport.close();
+        }
         sessions.set(id, { transport, open: 0, lastActive: Date.now() });
       },
     });
@@ -107,6 +128,9 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = policy ? rejectForeignRequest(req.headers, policy) : "Server is starting";
     if (refusal !== undefined) throw new HttpFailure(403, -32000, refusal);
+    if (tokenDigest && !bearerMatches(req.headers.authorization, tokenDigest)) {
+      throw new HttpFailure(401, -32001, "Unauthorized: send Authorization: Bearer <token>");
+    }
     if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_PATH) throw new HttpFailure(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`);
 
     const body = req.method === "POST" ? await readJson(req) : undefined;
@@ -114,6 +138,8 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) throw new HttpFailure(404, -32001, "Session not found");
+      sessions.delete(sessionId);
+      sessions.set(sessionId, session);
       track(session, res);
       await session.transport.handleRequest(req, res, body);
       return;
@@ -171,4 +197,14 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
       await closed;
     },
   };
+}
+
+/** Hashed first, so the comparison takes the same time whatever the length of what was sent. */
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token).digest();
+}
+
+function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
+  return sent !== undefined && timingSafeEqual(digest(sent), expected);
 }

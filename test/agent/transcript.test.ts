@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseTranscript, serializeTranscript, TranscriptError } from "../../src/agent/transcript.js";
+import { loadTranscript, parseTranscript, saveTranscript, serializeTranscript, TranscriptError } from "../../src/agent/transcript.js";
 import type { Message } from "../../src/llm/types.js";
 
 const messages: Message[] = [
@@ -11,6 +14,22 @@ const messages: Message[] = [
 ];
 
 describe("transcripts", () => {
+  it("saves a transcript readable by the user alone, an existing file included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolbridge-transcript-"));
+    try {
+      const fresh = join(dir, "new.jsonl");
+      const existing = join(dir, "old.jsonl");
+      writeFileSync(existing, "", { mode: 0o644 });
+      for (const file of [fresh, existing]) {
+        await saveTranscript(file, messages);
+        expect(statSync(file).mode & 0o777).toBe(0o600);
+        expect((await loadTranscript(file)).messages).toEqual(messages);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("writes a versioned header line and one message per line, and reads them back unchanged", () => {
     const text = serializeTranscript(messages, { model: "qwen", createdAt: "2026-01-07T00:00:00.000Z" });
     const lines = text.trimEnd().split("\n");

@@ -19,9 +19,19 @@ describe("${VAR} expansion", () => {
     expect(config.mcpServers.remote).toEqual({ url: "http://127.0.0.1:3001/mcp", headers: { Authorization: "Bearer s3cret" } });
   });
 
+  it("expands cwd like the other fields of a server", () => {
+    const config = parse({ mcpServers: { a: { command: "x", cwd: "${WORK:-/srv}/repo" } } }, { WORK: "/home/me" });
+    expect(config.mcpServers.a).toMatchObject({ cwd: "/home/me/repo" });
+  });
+
+  it("expands references in a default: ${UNSET:-${Y}}", () => {
+    const data = { mcpServers: { a: { command: "x", args: ["${UNSET:-${Y}}", "${UNSET:-${ALSO_UNSET:-deep}}/x", "${SET:-${Y}}", "${UNSET:-a}b}"] } } };
+    expect(parse(data, { Y: "why", SET: "set" }).mcpServers.a).toMatchObject({ args: ["why", "deep/x", "set", "ab}"] });
+  });
+
   it("does not expand anywhere else", () => {
-    const config = parse({ mcpServers: { a: { command: "x", cwd: "${HOME}", note: "${HOME}" } }, llm: { systemPrompt: "${HOME}" } }, { HOME: "/root" });
-    expect(config.mcpServers.a).toMatchObject({ cwd: "${HOME}", note: "${HOME}" });
+    const config = parse({ mcpServers: { a: { command: "x", note: "${HOME}" } }, llm: { systemPrompt: "${HOME}" } }, { HOME: "/root" });
+    expect(config.mcpServers.a).toMatchObject({ note: "${HOME}" });
     expect(config.llm?.systemPrompt).toBe("${HOME}");
   });
 

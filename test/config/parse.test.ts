@@ -114,3 +114,21 @@ describe("configs written for other hosts load unchanged", () => {
     expect(Object.keys(config.mcpServers)).toEqual(["time", "math"]);
   });
 });
+
+describe("keys JSON.parse would drop without a word", () => {
+  it("reports a server defined twice, with the line of the second and the object holding it", () => {
+    const text = '{\n  "mcpServers": {\n    "time": {"command": "a"},\n    "time": {"command": "b"}\n  }\n}\n';
+    expect(() => parse(text)).toThrow(new ConfigError('duplicate key "time": JSON keeps only the last one, remove the other', { file: FILE, line: 4, column: 5, path: ["mcpServers"] }));
+  });
+
+  it("reports a key repeated deeper down, naming its path", () => {
+    const text = '{"mcpServers": {"a": {"command": "x", "env": {"TOKEN": "1", "TOKEN": "2"}}}}';
+    expect(() => parse(text)).toThrow(/toolbridge\.json:1:\d+: mcpServers\.a\.env: duplicate key "TOKEN"/);
+  });
+
+  it("reports a server named __proto__ instead of losing it", () => {
+    expect(() => parse('{"mcpServers": {"__proto__": {"command": "x"}, "b": {"command": "y"}}}')).toThrow(
+      `${FILE}: mcpServers: "__proto__" cannot be a server name: choose another`,
+    );
+  });
+});

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { freePort } from "../support/free-port.js";
-import { childPids } from "../support/processes.js";
+import { childPids, isAlive } from "../support/processes.js";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/servers/", import.meta.url));
 export const EVERYTHING = fileURLToPath(
@@ -59,4 +61,36 @@ export async function startHttpEverything(mode: "streamableHttp" | "sse"): Promi
         child.kill("SIGKILL");
       }),
   };
+}
+
+/**
+ * Pids that servers write to files (themselves, a shell, a `sleep` in the background): what
+ * no child listing sees once it left our process tree. None may outlive a test.
+ */
+export class WrittenPids {
+  private count = 0;
+  private readonly pids: number[] = [];
+
+  constructor(private readonly dir: string) {}
+
+  /** A fresh file for a server to write a pid to. */
+  file(): string {
+    return join(this.dir, `pid-${this.count++}`);
+  }
+
+  async read(file: string): Promise<number> {
+    await waitUntil(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 20_000, `${file} to be written`);
+    const pid = Number(readFileSync(file, "utf8"));
+    this.pids.push(pid);
+    return pid;
+  }
+
+  /** Fails when any of them is still alive a moment later (and kills it, not to leave it behind). */
+  async expectAllGone(): Promise<void> {
+    await waitUntil(() => !this.pids.some(isAlive), 3000, "written-down processes to end").catch(() => undefined);
+    const alive = this.pids.filter(isAlive);
+    for (const pid of alive) process.kill(pid, "SIGKILL");
+    this.pids.length = 0;
+    expect(alive).toEqual([]);
+  }
 }

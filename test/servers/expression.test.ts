@@ -112,8 +112,16 @@ describe("batchCalculation", () => {
 describe("formatNumber", () => {
   it("hides binary floating-point noise but keeps real digits", () => {
     expect(formatNumber(0.1 + 0.2)).toBe("0.3");
-    expect(formatNumber(1 / 3)).toBe("0.333333333333");
+    expect(formatNumber(1 / 3)).toBe("0.333333333333333");
     expect(formatNumber(30)).toBe("30");
     expect(formatNumber(-2.5)).toBe("-2.5");
+    expect(formatNumber(4.35 * 100)).toBe("435");
+  });
+
+  it("keeps every digit a double holds", () => {
+    expect(formatNumber(123456789012345)).toBe("123456789012345");
+    expect(formatNumber(-9007199254740991)).toBe("-9007199254740991");
+    expect(formatNumber(1234567.89012345)).toBe("1234567.89012345");
+    expect(formatNumber(1e21)).toBe("1e+21");
   });
 });

@@ -7,6 +7,7 @@ import { urlHost } from "../../src/servers/host-check.js";
 import { serveHttp, type HttpServerHandle } from "../../src/servers/http.js";
 import { createTimeServer } from "../../src/servers/time/server.js";
 import { isAlive } from "../support/processes.js";
+import { LOOPBACK_PRELOAD } from "../mcp/processes.js";
 import { CLI, connectHttpClient, startHttpServe } from "./serve-process.js";
 
 const INITIALIZE = JSON.stringify({
@@ -202,5 +203,88 @@ describe("toolbridge serve", () => {
     const unknown = await run(["weather"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr.split("\n")[0]).toMatch(/'weather' is invalid.*time, math/);
+  });
+
+  it("refuses --http off loopback without a token, and warns with one", async () => {
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        // The preload keeps the listening socket on loopback whatever address the CLI asks for.
+        const child = spawn(process.execPath, ["--require", LOOPBACK_PRELOAD, CLI, "serve", ...args], { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "", ...env } });
+        let stderr = "";
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes("listening on")) child.kill("SIGTERM");
+        });
+        child.once("exit", (code) => resolve({ code, stderr }));
+      });
+    const refused = await run(["time", "--http", "0.0.0.0:0"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe("toolbridge: --http 0.0.0.0: other machines can reach this address; give a bearer token with --token or TOOLBRIDGE_HTTP_TOKEN\n");
+    const served = await run(["time", "--http", "0.0.0.0:0"], { TOOLBRIDGE_HTTP_TOKEN: "tb-env-token" });
+    expect(served.code).toBe(0);
+    expect(served.stderr).toContain("toolbridge: serving on 0.0.0.0, reachable from the network: clients must send Authorization: Bearer <token>");
+    expect(served.stderr).not.toContain("tb-env-token");
+  });
+});
+
+describe("serveHttp against a client that opens sessions without end", () => {
+  let handle: HttpServerHandle | undefined;
+  afterEach(async () => {
+    await handle?.close();
+    handle = undefined;
+  });
+
+  async function openSession(url: string, headers: Record<string, string> = {}): Promise<{ status: number; id: string | null }> {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: INITIALIZE,
+    });
+    await response.text();
+    return { status: response.status, id: response.headers.get("mcp-session-id") };
+  }
+
+  const ping = (url: string, id: string, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25", ...headers },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+    }).then(async (response) => (await response.text(), response.status));
+
+  it("keeps at most maxSessions, closing the least recently used", async () => {
+    handle = await serveHttp(createTimeServer, { port: 0, maxSessions: 3 });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await openSession(handle.url)).id as string);
+    // The first session is used again: the second becomes the least recently used.
+    expect(await ping(handle.url, ids[0] as string)).toBe(200);
+    for (let i = 0; i < 2; i++) ids.push((await openSession(handle.url)).id as string);
+    expect(handle.sessionCount()).toBe(3);
+    expect(await ping(handle.url, ids[1] as string)).toBe(404);
+    expect(await ping(handle.url, ids[2] as string)).toBe(404);
+    expect(await ping(handle.url, ids[0] as string)).toBe(200);
+    expect(await ping(handle.url, ids[4] as string)).toBe(200);
+  });
+
+  it("bounds the sessions by default", async () => {
+    handle = await serveHttp(createTimeServer, { port: 0 });
+    for (let i = 0; i < 150; i++) await openSession(handle.url);
+    expect(handle.sessionCount()).toBe(100);
+  });
+
+  it("requires the bearer token it was given on every request", async () => {
+    handle = await serveHttp(createTimeServer, { port: 0, token: "tb-test-token" });
+    const missing = await fetch(handle.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: INITIALIZE });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    await missing.text();
+    expect((await openSession(handle.url, { authorization: "Bearer wrong" })).status).toBe(401);
+    const opened = await openSession(handle.url, { authorization: "Bearer tb-test-token" });
+    expect(opened.status).toBe(200);
+    expect(await ping(handle.url, opened.id as string)).toBe(401);
+    expect(await ping(handle.url, opened.id as string, { authorization: "Bearer tb-test-token" })).toBe(200);
+  });
+
+  it("refuses to bind an address other machines reach without a token", async () => {
+    await expect(serveHttp(createTimeServer, { host: "0.0.0.0", port: 0 })).rejects.toThrow("serving on 0.0.0.0, which other machines can reach, needs a bearer token");
   });
 });

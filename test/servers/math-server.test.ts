@@ -51,6 +51,10 @@ describe.each<Mode>(["stdio", "http"])("the math server over %s", (mode) => {
     ["power", { base: 2, exponent: 10 }, 1024, "2 ^ 10 = 1024"],
     ["square_root", { number: 2.25 }, 1.5, "√2.25 = 1.5"],
     ["add", { a: 0.1, b: 0.2 }, 0.1 + 0.2, "0.1 + 0.2 = 0.3"],
+    ["add", { a: 123456789012345, b: 0 }, 123456789012345, "123456789012345 + 0 = 123456789012345"],
+    ["multiply", { a: 4.35, b: 100 }, 4.35 * 100, "4.35 × 100 = 435"],
+    ["add", { a: 9007199254740991, b: 0 }, 9007199254740991, "9007199254740991 + 0 = 9007199254740991"],
+    ["divide", { a: 1, b: 3 }, 1 / 3, "1 ÷ 3 = 0.333333333333333"],
   ])("computes %s(%j)", async (name, args, value, formatted) => {
     const result = await call(name, args);
     expect(result.isError).toBeFalsy();

@@ -1,6 +1,7 @@
 import { Agent } from "../../agent/agent.js";
 import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode } from "../../agent/approval.js";
 import { toolAllowList } from "../../config/llm-config.js";
+import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel } from "../../llm/create-model.js";
 import type { ChatModel, Message } from "../../llm/types.js";
@@ -57,6 +58,8 @@ export class AgentSession {
         toolFilter: toolAllowList(config),
         approval,
         messages,
+        // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
+        signal: opened.signal,
         ...pickAgentSettings(llm),
       });
     return new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []));
@@ -78,7 +81,7 @@ export class AgentSession {
 
   /** Where requests go, for display. */
   get endpoint(): { url: string; model: string } {
-    return { url: this.agent.model.baseURL ?? "the model server", model: this.agent.model.modelId };
+    return { url: this.agent.model.baseURL ? redactUrl(this.agent.model.baseURL) : "the model server", model: this.agent.model.modelId };
   }
 
   /** Switches the model and keeps the conversation. */

@@ -1,5 +1,10 @@
 import { Argument, InvalidArgumentError, type Command } from "commander";
+import { isLoopbackHost } from "../../servers/host-check.js";
 import { BUNDLED_SERVER_NAMES, type BundledServerName } from "../../servers/names.js";
+import { action, UsageError, warn } from "../errors.js";
+
+/** Where `serve --http` reads its bearer token when `--token` is not given (keeps it out of `ps`). */
+export const TOKEN_ENV = "TOOLBRIDGE_HTTP_TOKEN";
 
 export interface ListenAddress {
   host: string;
@@ -25,14 +30,27 @@ function parseHostList(value: string): string[] {
 interface ServeOptions {
   http?: ListenAddress;
   allowedHosts?: string[];
+  token?: string;
+}
+
+/** The token clients must send, if any; refuses a non-loopback address without one. */
+function bearerToken(http: ListenAddress, flag: string | undefined): string | undefined {
+  const token = flag ?? (process.env[TOKEN_ENV] || undefined);
+  if (isLoopbackHost(http.host)) return token;
+  if (token === undefined) {
+    throw new UsageError(`--http ${http.host}: other machines can reach this address; give a bearer token with --token or ${TOKEN_ENV}`);
+  }
+  warn(`serving on ${http.host}, reachable from the network: clients must send Authorization: Bearer <token>`);
+  return token;
 }
 
 /** Runs until the client leaves (stdio) or SIGINT/SIGTERM arrives, then closes cleanly. */
 async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
   // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
   const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
+  const token = options.http ? bearerToken(options.http, options.token) : undefined;
   const handle = options.http
-    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts })
+    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts, ...(token ? { token } : {}) })
     : await (await import("../../servers/stdio.js")).serveStdio(factory);
 
   let stopped: () => void = () => {};
@@ -62,7 +80,10 @@ export function registerServe(program: Command): void {
     .addArgument(new Argument("<server>", "which server").choices(BUNDLED_SERVER_NAMES))
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
-    .action(async (server: BundledServerName, options: ServeOptions) => {
-      await serve(server, options);
-    });
+    .option("--token <token>", `with --http, require Authorization: Bearer <token> (default: $${TOKEN_ENV}; required off loopback)`)
+    .action(
+      action(async (server: BundledServerName, options: ServeOptions) => {
+        await serve(server, options);
+      }),
+    );
 }

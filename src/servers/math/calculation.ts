@@ -35,9 +35,14 @@ export type Batch = z.infer<typeof batchSchema>;
 /** Most expressions one batch_calculate call will compute. */
 export const MAX_BATCH = 100;
 
-/** Renders a number without binary floating-point noise (0.1 + 0.2 shows as 0.3). */
+/**
+ * Renders a number without binary floating-point noise (0.1 + 0.2 shows as 0.3) and without
+ * losing a digit: an integer a double holds exactly is shown whole, anything else to the 15
+ * significant digits every double keeps (DBL_DIG), where the noise begins past them.
+ */
 export function formatNumber(value: number): string {
-  return String(Number(value.toPrecision(12)));
+  if (Number.isSafeInteger(value)) return String(value);
+  return String(Number(value.toPrecision(15)));
 }
 
 function operand(value: number): string {

@@ -1,0 +1,26 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+type OnMessage = NonNullable<Transport["onmessage"]>;
+
+/**
+ * The SDK runs notification handlers a microtask after a message arrives but settles a
+ * response at once, removing the request's progress handler: a progress notification that
+ * came just before its result was dropped. Handing responses over a microtask late too
+ * keeps the order in which messages arrived. Call before the client connects.
+ */
+export function keepArrivalOrder(transport: Transport): void {
+  let ordered: OnMessage | undefined;
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    enumerable: true,
+    get: () => ordered,
+    set: (next: OnMessage | undefined) => {
+      ordered = next && ((message, extra) => (isResponse(message) ? queueMicrotask(() => next(message, extra)) : next(message, extra)));
+    },
+  });
+}
+
+function isResponse(message: JSONRPCMessage): boolean {
+  return "id" in message && !("method" in message);
+}

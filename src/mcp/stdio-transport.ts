@@ -1,0 +1,223 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { PassThrough } from "node:stream";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
+import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
+
+/** The longest message a server may send, unless its config says otherwise. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 2 ** 20;
+
+export interface StdioServerParameters {
+  command: string;
+  args?: string[];
+  /** Added to the SDK's short list of safe variables (PATH, HOME, ...); nothing else of ours is passed. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Default DEFAULT_MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
+  /** How long close() waits after closing stdin, and again after SIGTERM. Default 2000 ms. */
+  graceMs?: number;
+}
+
+const DEFAULT_GRACE_MS = 2000;
+const POSIX = process.platform !== "win32";
+
+/**
+ * The MCP stdio transport, with the server in a process group of its own: closing the
+ * server signals the group, so what it started (`sh -c`, `npx`, a `sleep` in the
+ * background, a browser) ends with it. Newline-delimited JSON-RPC on stdin/stdout; a
+ * message longer than `maxMessageBytes` fails the request it answers, not the server.
+ */
+export class ProcessGroupTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The server's stderr, available before start() so nothing early is lost. */
+  readonly stderr = new PassThrough();
+  /** Why the transport closed, when it was not asked to: for the error the user reads. */
+  closeReason: string | undefined;
+
+  private child: ChildProcess | undefined;
+  private closed = false;
+  private exited: Promise<void> = Promise.resolve();
+  private ending: Promise<void> | undefined;
+  private readonly splitter: JsonLineSplitter;
+  private readonly maxMessageBytes: number;
+  private readonly graceMs: number;
+
+  constructor(private readonly server: StdioServerParameters) {
+    this.maxMessageBytes = server.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.graceMs = server.graceMs ?? DEFAULT_GRACE_MS;
+    this.splitter = new JsonLineSplitter(
+      this.maxMessageBytes,
+      (line) => this.receive(line),
+      (line) => this.refuse(line),
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error("ProcessGroupTransport already started");
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.server.command, this.server.args ?? [], {
+        env: { ...getDefaultEnvironment(), ...this.server.env },
+        ...(this.server.cwd !== undefined ? { cwd: this.server.cwd } : {}),
+        stdio: ["pipe", "pipe", "pipe"],
+        // setsid(): a new session and process group, whose id is the child's pid.
+        detached: POSIX,
+        windowsHide: true,
+      });
+      this.child = child;
+      // A command that could not be spawned never exits: nothing to wait for then.
+      this.exited = new Promise((done) => {
+        child.once("exit", () => done());
+        child.once("error", () => done());
+      });
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+        this.finish();
+      });
+      child.once("spawn", () => {
+        if (POSIX && child.pid !== undefined) watchProcessGroup(child.pid);
+        resolve();
+      });
+      child.once("exit", () => {
+        // What the server started may still hold the pipes open: the group goes with its leader.
+        void this.endGroup(false).then(() => this.finish());
+      });
+      child.once("close", () => this.finish());
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.splitter.push(chunk));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stderr?.pipe(this.stderr);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || this.closed || !stdin.writable) {
+        reject(new Error("Not connected"));
+        return;
+      }
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Closes stdin, then signals the group: SIGTERM after the grace, SIGKILL after another. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    try {
+      child.stdin?.end();
+    } catch {
+      // already closed
+    }
+    await Promise.race([this.exited, delay(this.graceMs)]);
+    await this.endGroup(true);
+    this.finish();
+  }
+
+  /** Signals the group now: SIGTERM, then SIGKILL after the grace (for a signal to toolbridge). */
+  async terminate(): Promise<void> {
+    if (!this.child) return;
+    await this.endGroup(true);
+    this.finish();
+  }
+
+  /** SIGKILLs the group at once, for a process 'exit' handler where nothing asynchronous runs. */
+  killSync(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined) signalGroup(pid, "SIGKILL");
+  }
+
+  /** SIGTERM to the group, SIGKILL to whatever is left after the grace; once. */
+  private endGroup(evenIfLeaderAlive: boolean): Promise<void> {
+    const child = this.child;
+    if (!child || (!evenIfLeaderAlive && child.exitCode === null && child.signalCode === null)) return Promise.resolve();
+    this.ending ??= this.signalUntilGone(child);
+    return this.ending;
+  }
+
+  private async signalUntilGone(child: ChildProcess): Promise<void> {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    if (!signalGroup(pid, "SIGTERM")) return await forgetProcessGroup(pid);
+    const deadline = Date.now() + this.graceMs;
+    while (groupAlive(pid, child) && Date.now() < deadline) await delay(25);
+    if (groupAlive(pid, child)) signalGroup(pid, "SIGKILL");
+    await Promise.race([this.exited, delay(this.graceMs)]);
+    await forgetProcessGroup(pid);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const child = this.child;
+    // A pipe held by a process that left the group must not keep the transport open.
+    child?.stdout?.destroy();
+    child?.stderr?.unpipe(this.stderr);
+    child?.stderr?.destroy();
+    this.stderr.end();
+    this.splitter.clear();
+    this.onclose?.();
+  }
+
+  private receive(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** A message over the limit: the request it answers fails with a clear error; the server lives on. */
+  private refuse(line: OversizeLine): void {
+    const text = `the reply of ${mebibytes(line.bytes)} exceeds the limit of ${mebibytes(this.maxMessageBytes)} (maxMessageBytes)`;
+    const id = idFromEdges(line);
+    if (id !== undefined) {
+      const data = { fromTransport: true, bytes: line.bytes, maxMessageBytes: this.maxMessageBytes };
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: text, data } });
+      return;
+    }
+    // Without an id no request can be failed alone: end the connection, saying why.
+    this.closeReason = text;
+    this.onerror?.(new Error(text));
+    void this.close();
+  }
+}
+
+/** Signals the process group (POSIX) or the process; false when nothing was there. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(POSIX ? -pid : pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function groupAlive(pid: number, child: ChildProcess): boolean {
+  if (!POSIX) return child.exitCode === null && child.signalCode === null;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a member we may not signal is still there (it changed user); count it as alive.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
