@@ -4,6 +4,7 @@ import { action, ReportedFailure } from "../errors.js";
 import { parseJsonArgs, promptArguments } from "../json-args.js";
 import type { OpenedHub, OpenHubOptions } from "../open-hub.js";
 import { colorsFor } from "../render/colors.js";
+import { cleanTerminalText, terminalSafeJson } from "../render/terminal-text.js";
 import { renderPromptMessages, renderResourceContents, renderToolResult } from "../render/content.js";
 import {
   renderPrompts,
@@ -44,7 +45,7 @@ function listing(): ListingOptions {
 }
 
 function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafeJson(value, 2)}\n`);
 }
 
 /** A list as JSON, as a table, or (when empty) as a note on stderr. */
@@ -73,7 +74,7 @@ function progressLine(): { update: (progress: Progress) => void; clear: () => vo
   return {
     update: (p) => {
       const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-      process.stderr.write(`\r\x1b[2K${c.dim(`progress ${amount}${p.message ? ` ${p.message}` : ""}`)}`);
+      process.stderr.write(`\r\x1b[2K${c.dim(cleanTerminalText(`progress ${amount}${p.message ? ` ${p.message}` : ""}`))}`);
       shown = true;
     },
     clear: () => {
@@ -118,7 +119,7 @@ export function registerHubCommands(program: Command): void {
           if (options.json) printJson(result);
           else if (result.isError) {
             const c = colorsFor(process.stderr, process.env);
-            process.stderr.write(`${c.red("toolbridge:")} tool "${tool}" reported an error:\n${renderToolResult(result, c)}`);
+            process.stderr.write(`${c.red("toolbridge:")} tool "${cleanTerminalText(tool)}" reported an error:\n${renderToolResult(result, c)}`);
           } else process.stdout.write(renderToolResult(result, colorsFor(process.stdout, process.env)));
           if (result.isError) throw new ReportedFailure();
         });

@@ -1,4 +1,5 @@
 import type { Colors } from "./colors.js";
+import { cleanTerminalText } from "./terminal-text.js";
 
 export interface Column<Row> {
   header: string;
@@ -16,7 +17,8 @@ export interface Column<Row> {
  * line wraps on the terminal.
  */
 export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], options: { colors: Colors; maxWidth?: number }): string {
-  const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
+  // Cells hold server text: cleaned before measuring, coloured after.
+  const cells = rows.map((row) => columns.map((column) => oneLine(cleanTerminalText(column.value(row)))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => displayWidth(line[i]!))));
   fitWidths(columns, widths, options.maxWidth);
   const gap = "  ";
