@@ -2,7 +2,7 @@ import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub } from "../mcp/hub.js";
-import type { ServerState } from "../mcp/types.js";
+import type { HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
@@ -22,6 +22,8 @@ export interface OpenHubOptions {
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
   leaveSigint?: boolean;
+  /** Hears the hub's events from the start: each server's start-up as it happens. */
+  onHubEvent?: (event: HubEvent) => void;
 }
 
 export interface OpenedHub {
@@ -80,7 +82,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   process.on("SIGTERM", onSignal);
   process.on("exit", onExit);
   const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),
+    Hub.connect(servers, options.onHubEvent ? { onEvent: options.onHubEvent } : {}).then((connectedHub) => (hub = connectedHub)),
     besides,
   ]);
   try {

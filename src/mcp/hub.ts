@@ -30,6 +30,8 @@ export interface HubOptions {
   defaultToolTimeoutMs?: number;
   /** Answers servers' elicitation requests; without it the hub declares no elicitation capability. */
   onElicitation?: ElicitationHandler;
+  /** A listener from the start, so that each server's start-up is seen as it happens (`server-status`). */
+  onEvent?: (event: HubEvent) => void;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
@@ -52,6 +54,7 @@ export class Hub {
 
   private constructor(servers: Record<string, ServerConfig>, options: HubOptions) {
     this.log = new ServerLog(options.stderrLogFile ?? defaultStderrLogFile());
+    if (options.onEvent) this.listeners.add(options.onEvent);
     for (const [name, config] of Object.entries(servers)) {
       this.connections.set(
         name,
