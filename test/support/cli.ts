@@ -20,6 +20,8 @@ export interface CliOptions {
   /** Written to stdin, which is then closed (default: nothing). */
   input?: string;
   env?: Record<string, string>;
+  /** Sends SIGINT once this returns true for what was printed so far (checked on each output). */
+  interruptWhen?: (sofar: CliRun) => boolean;
 }
 
 export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -33,8 +35,20 @@ export function runCli(args: string[], options: CliOptions): Promise<CliRun> {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.home ?? options.cwd, options.env), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    let interrupted = false;
+    const check = (): void => {
+      if (interrupted || !options.interruptWhen?.({ code: null, stdout, stderr })) return;
+      interrupted = true;
+      child.kill("SIGINT");
+    };
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      check();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      check();
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("error", reject);
     child.on("close", (code) => {
