@@ -9,7 +9,7 @@ function stream(isTTY: boolean, columns = 80) {
   return { writes, stream: { isTTY, columns, write: (text: string) => writes.push(text) } as unknown as NodeJS.WriteStream };
 }
 
-const state = (name: string, status: ServerState["status"]): ServerState => ({ name, status, transport: "stdio", toolCount: 0, resourceCount: 0, promptCount: 0 });
+const state = (name: string, status: ServerState["status"]): ServerState => ({ name, status, transport: "stdio", toolCount: 0, resourceCount: 0, promptCount: 0, restarts: 0 });
 
 describe("startupStatus", () => {
   it("rewrites one line as each server moves on, and clears it when none is starting", () => {
