@@ -37,7 +37,7 @@ export function startupStatus(stderr: NodeJS.WriteStream, env: Readonly<Record<s
 
 function fits(parts: string[], columns: number | undefined): boolean {
   const plain = `servers: ${parts.join("  ")}`.replace(/\x1b\[[0-9;]*m/g, "");
-  return columns === undefined || displayWidth(plain) < columns;
+  return !columns || displayWidth(plain) < columns;
 }
 
 function countLine(states: ServerState[]): string {
