@@ -1,5 +1,6 @@
 import { Argument, InvalidArgumentError, type Command } from "commander";
 import { BUNDLED_SERVER_NAMES, type BundledServerName } from "../../servers/names.js";
+import { action, warn } from "../errors.js";
 
 export interface ListenAddress {
   host: string;
@@ -31,9 +32,13 @@ interface ServeOptions {
 async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
   // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
   const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
-  const handle = options.http
-    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts })
+  const http = options.http;
+  const handle = http
+    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...http, allowedHosts: options.allowedHosts }).catch((error: unknown) => {
+        throw listenError(error, http);
+      })
     : await (await import("../../servers/stdio.js")).serveStdio(factory);
+  if (http && !isLoopback(http.host)) warn(`serving on ${http.host}, reachable from other machines: anyone who can reach it can call the ${name} tools`);
 
   let stopped: () => void = () => {};
   const stop = new Promise<void>((resolve) => {
@@ -55,6 +60,21 @@ async function serve(name: BundledServerName, options: ServeOptions): Promise<vo
   await handle.close();
 }
 
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Why the address cannot be listened on, in one line. */
+function listenError(error: unknown, { host, port }: ListenAddress): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (code === "EADDRINUSE") return new Error(`cannot listen on ${where}: the port is in use (choose another, or 0 for a free one)`);
+  if (code === "EADDRNOTAVAIL") return new Error(`cannot listen on ${where}: ${host} is not an address of this machine`);
+  if (code === "EACCES") return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new Error(`cannot listen on ${where}: no such host ${host}`);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 export function registerServe(program: Command): void {
   program
     .command("serve")
@@ -62,7 +82,5 @@ export function registerServe(program: Command): void {
     .addArgument(new Argument("<server>", "which server").choices(BUNDLED_SERVER_NAMES))
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
-    .action(async (server: BundledServerName, options: ServeOptions) => {
-      await serve(server, options);
-    });
+    .action(action((server: BundledServerName, options: ServeOptions) => serve(server, options)));
 }
