@@ -144,6 +144,20 @@ export class Hub {
     return owner.getPrompt(name, args);
   }
 
+  /** Names in a connected server's includeTools / excludeTools that its tool list does not have: usually a typo. */
+  unmatchedToolFilters(): { server: string; key: "includeTools" | "excludeTools"; names: string[] }[] {
+    const out: { server: string; key: "includeTools" | "excludeTools"; names: string[] }[] = [];
+    for (const connection of this.connections.values()) {
+      if (connection.state.status !== "connected") continue;
+      const offered = new Set(connection.tools.map((tool) => tool.name));
+      for (const key of ["includeTools", "excludeTools"] as const) {
+        const names = (connection.config[key] ?? []).filter((name) => !offered.has(name));
+        if (names.length > 0) out.push({ server: connection.name, key, names });
+      }
+    }
+    return out;
+  }
+
   /** Subscribes to hub events; returns the unsubscribe function. */
   on(listener: (event: HubEvent) => void): () => void {
     this.listeners.add(listener);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, type CliRun } from "../support/cli.js";
+import { CLI, runCli, type CliRun } from "../support/cli.js";
 
 /** The CLI says what happened, in one line, with the exit code that matches. */
 
@@ -141,6 +141,28 @@ describe("serve --http", () => {
     const run = await cli(["serve", "time", "--http", "192.0.2.1:0"]);
     expect(run.code).toBe(1);
     expect(oneLine(run)).toBe("toolbridge: cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine");
+  });
+});
+
+describe("config names that match nothing", () => {
+  it("warns about includeTools, excludeTools and tools.enabled names no tool has, and a misspelt key", async () => {
+    const file = join(dir, "typos.json");
+    const time = { command: process.execPath, args: [CLI, "serve", "time"] };
+    writeFileSync(file, JSON.stringify({ mcpServers: { time: { ...time, includeTools: ["get-date", "get-dat"], excludeTool: ["x"] } }, tools: { enabled: ["get-date", "nope"] } }));
+    const run = await cli(["tools", "-c", file]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.trimEnd().split("\n")).toEqual([
+      `toolbridge: ${file}: mcpServers.time.excludeTool: unknown key (did you mean "excludeTools"?)`,
+      `toolbridge: ${file}: mcpServers.time.includeTools: "get-dat" matches no tool of "time"`,
+      `toolbridge: ${file}: tools.enabled: "nope" matches no tool`,
+    ]);
+  });
+});
+
+describe("serve --http beyond this machine", () => {
+  it("warns that a non-loopback address is reachable from other machines", async () => {
+    const run = await runCli(["serve", "time", "--http", "0.0.0.0:0"], { cwd: dir, interruptWhen: ({ stderr }) => stderr.includes("listening on") });
+    expect(run.stderr).toContain("toolbridge: serving on 0.0.0.0, reachable from other machines");
   });
 });
 
