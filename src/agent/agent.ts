@@ -286,6 +286,11 @@ export class Agent {
       let streamed = false;
       try {
         for await (const event of this.session.model.stream(request)) {
+          // A retry announces a new attempt; nothing of the model's came yet.
+          if (event.type === "retry") {
+            emit({ type: "notice", code: "retry", message: `retrying (${event.attempt}/${event.maxRetries}) after ${event.reason}` });
+            continue;
+          }
           streamed = true;
           switch (event.type) {
             case "text-delta":

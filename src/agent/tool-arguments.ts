@@ -11,7 +11,8 @@ import type { JsonSchema, ToolCall } from "../llm/types.js";
 
 export type ArgumentCheck =
   | { ok: true; arguments: Record<string, unknown> }
-  | { ok: false; outcome: "invalid-json" | "invalid-arguments"; message: string; arguments?: Record<string, unknown> };
+  /** `problems`: for invalid arguments, one phrase per problem ("missing required argument \"a\""). */
+  | { ok: false; outcome: "invalid-json" | "invalid-arguments"; message: string; arguments?: Record<string, unknown>; problems?: string[] };
 
 /** A call as the model wrote it, with its arguments parsed once for every reader (repeat guard, runner). */
 export interface ParsedToolCall {
@@ -78,6 +79,7 @@ export function validateToolArguments(toolName: string, schema: JsonSchema, args
     ok: false,
     outcome: "invalid-arguments",
     arguments: args,
+    problems,
     message: `The arguments for "${toolName}" do not match its input schema:\n${problems.map((p) => `- ${p}`).join("\n")}\nCall "${toolName}" again with corrected arguments.`,
   };
 }

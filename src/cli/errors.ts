@@ -4,6 +4,7 @@ import { redactSecrets } from "../config/redact.js";
 import { LlmError } from "../llm/errors.js";
 import { HubError } from "../mcp/errors.js";
 import { colorsFor } from "./render/colors.js";
+import { cleanTerminalText } from "./render/terminal-text.js";
 
 /**
  * Exit codes of every toolbridge command:
@@ -53,8 +54,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function reportError(error: unknown, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): number {
   if (!(error instanceof ReportedFailure)) {
     const c = colorsFor(stderr, env);
-    stderr.write(`${c.red("toolbridge:")} ${errorLine(error)}\n`);
-    if (env.TOOLBRIDGE_DEBUG && error instanceof Error && error.stack) stderr.write(`${c.dim(error.stack)}\n`);
+    // Messages quote servers and models: cleaned before the terminal sees them.
+    stderr.write(`${c.red("toolbridge:")} ${cleanTerminalText(errorLine(error))}\n`);
+    if (env.TOOLBRIDGE_DEBUG && error instanceof Error && error.stack) stderr.write(`${c.dim(cleanTerminalText(error.stack))}\n`);
   }
   return exitCodeOf(error);
 }
@@ -62,7 +64,7 @@ export function reportError(error: unknown, env: Env = process.env, stderr: Node
 /** Prints one line on stderr that does not end the command (a server that failed, say). */
 export function warn(message: string, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): void {
   const c = colorsFor(stderr, env);
-  stderr.write(`${c.yellow("toolbridge:")} ${redactSecrets(message)}\n`);
+  stderr.write(`${c.yellow("toolbridge:")} ${cleanTerminalText(redactSecrets(message))}\n`);
 }
 
 /**

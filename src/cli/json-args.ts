@@ -1,4 +1,5 @@
 import { locateJsonSyntaxError } from "../config/json-syntax.js";
+import type { HubPrompt } from "../mcp/types.js";
 import { UsageError } from "./errors.js";
 
 /**
@@ -30,4 +31,20 @@ export function promptArguments(args: Record<string, unknown>): Record<string, s
     else throw new UsageError(`prompt argument "${key}" must be a string, got ${value === null ? "null" : Array.isArray(value) ? "an array" : "an object"}`);
   }
   return out;
+}
+
+/**
+ * A prompt's required arguments are checked against its own argument list before the
+ * server is asked, so a missing one is explained with the list and an example.
+ */
+export function checkPromptArguments(prompt: HubPrompt, args: Record<string, string>): void {
+  const declared = prompt.arguments ?? [];
+  const missing = declared.filter((argument) => argument.required === true && !(argument.name in args));
+  if (missing.length === 0) return;
+  const list = declared.map((argument) => `${argument.name}${argument.required ? "*" : ""}${argument.description ? ` (${argument.description.trim()})` : ""}`).join(", ");
+  const example = JSON.stringify(Object.fromEntries(declared.filter((argument) => argument.required).map((argument) => [argument.name, "..."])));
+  const names = missing.map((argument) => `"${argument.name}"`).join(", ");
+  throw new UsageError(
+    `prompt "${prompt.name}" needs the argument${missing.length > 1 ? "s" : ""} ${names}; its arguments (* required): ${list}; e.g. toolbridge prompt ${prompt.name} '${example}'`,
+  );
 }

@@ -4,14 +4,15 @@ import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { reportUsageErrors } from "./usage-errors.js";
 
 const program = new Command("toolbridge")
   .description("Connect any language model to the tools, resources and prompts of MCP servers.")
-  .version(PACKAGE_VERSION)
-  .showHelpAfterError();
+  .version(PACKAGE_VERSION);
 
 registerHubCommands(program);
 registerAgentCommands(program);
 registerServe(program);
+reportUsageErrors(program);
 
 await program.parseAsync(process.argv);

@@ -2,7 +2,7 @@ import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub } from "../mcp/hub.js";
-import type { ServerState } from "../mcp/types.js";
+import type { HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
@@ -22,6 +22,8 @@ export interface OpenHubOptions {
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
   leaveSigint?: boolean;
+  /** Hears the hub's events from the start: each server's start-up as it happens. */
+  onHubEvent?: (event: HubEvent) => void;
 }
 
 export interface OpenedHub {
@@ -52,6 +54,7 @@ export interface HubHandle<T> extends OpenedHub {
 export async function openHub<T = undefined>(options: OpenHubOptions, alongside?: (config: ResolvedConfig) => Promise<T>): Promise<HubHandle<T>> {
   const env = options.env ?? process.env;
   const loaded = loadConfig({ file: options.config, cwd: options.cwd ?? process.cwd(), env });
+  for (const warning of loaded.warnings) warn(`${loaded.path}: ${warning}`, env);
   const servers = options.only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, options.only);
   // Started first, so that what it throws at once (a bad flag) comes before any server starts.
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
@@ -81,7 +84,9 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("exit", onExit);
-  connecting = Hub.connect(servers, { signal: controller.signal }).then((connectedHub) => (hub = connectedHub));
+  connecting = Hub.connect(servers, { signal: controller.signal, ...(options.onHubEvent ? { onEvent: options.onHubEvent } : {}) }).then(
+    (connectedHub) => (hub = connectedHub),
+  );
   const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {
@@ -97,6 +102,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
         if (state.status === "failed") warn(unavailable(state), env);
       }
     }
+    for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
     started = true;
     if (options.leaveSigint) process.off("SIGINT", onSignal);
     const opened: HubHandle<T> = {
@@ -135,6 +141,20 @@ export async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedH
   } finally {
     await opened.close();
   }
+}
+
+/** Tool names in the config that match no tool: a typo hides a tool, or lets one through, without a word otherwise. */
+function unmatchedToolNames(hub: Hub, config: ResolvedConfig): string[] {
+  const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(", ");
+  const lines = hub.unmatchedToolFilters().map(({ server, key, names }) => `mcpServers.${server}.${key}: ${quoted(names)} match${names.length === 1 ? "es" : ""} no tool of "${server}"`);
+  const enabled = config.tools?.enabled ?? [];
+  // Judged only when every server is up: a failed server's tools are unknown.
+  if (enabled.length > 0 && hub.servers().every((state) => state.status !== "failed")) {
+    const known = new Set(hub.tools().flatMap((tool) => [tool.name, tool.originalName]));
+    const unmatched = enabled.filter((name) => !known.has(name));
+    if (unmatched.length > 0) lines.push(`tools.enabled: ${quoted(unmatched)} match${unmatched.length === 1 ? "es" : ""} no tool`);
+  }
+  return lines;
 }
 
 function onlyServer(servers: Record<string, ServerConfig>, name: string): Record<string, ServerConfig> {

@@ -7,6 +7,7 @@ import { resolveLlmConfig } from "./llm-config.js";
 import { locateConfigFile } from "./locate.js";
 import { adoptOtherHostKeys } from "./other-hosts.js";
 import type { Config, ServerConfig } from "./schema.js";
+import { unknownKeyWarnings } from "./unknown-keys.js";
 import { validateConfig } from "./validate.js";
 
 /** A validated config with `${VAR}`s expanded, `mcpServers` always present and `vllm` read into `llm`. */
@@ -27,6 +28,8 @@ export interface LoadedConfig {
   /** The file read; undefined when none was found and the built-in default applies. */
   path?: string;
   config: ResolvedConfig;
+  /** Doubtful keys (a misspelt key, no server list), one line each, for the caller to show. */
+  warnings: string[];
 }
 
 /**
@@ -35,12 +38,16 @@ export interface LoadedConfig {
  */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const file = locateConfigFile({ ...options, cwd: options.cwd ?? process.cwd() });
-  if (file === undefined) return { config: { mcpServers: defaultServers() } };
-  return { path: file, config: parseConfig(readConfigText(file), { file, env: options.env }) };
+  if (file === undefined) return { config: { mcpServers: defaultServers() }, warnings: [] };
+  return { path: file, ...readConfig(readConfigText(file), { file, env: options.env }) };
 }
 
 /** Parses the text of a config file; `file` only names it in errors. */
 export function parseConfig(text: string, options: { file?: string; env: Environment }): ResolvedConfig {
+  return readConfig(text, options).config;
+}
+
+function readConfig(text: string, options: { file?: string; env: Environment }): { config: ResolvedConfig; warnings: string[] } {
   const { file, env } = options;
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (source.trim() === "") throw new ConfigError("the file is empty (write {} for an empty config)", { file });
@@ -60,10 +67,18 @@ export function parseConfig(text: string, options: { file?: string; env: Environ
       path: duplicate.path,
     });
   }
-  const config = validateConfig(prepareServers(data, env, file), file);
+  const warnings = unknownKeyWarnings(data);
+  const config = validateConfig(prepareServers(vsCodeShape(data), env, file), file);
   const resolved: ResolvedConfig = { ...config, mcpServers: config.mcpServers ?? defaultServers() };
   if (config.llm !== undefined || config.vllm !== undefined) resolved.llm = resolveLlmConfig(config);
-  return resolved;
+  return { config: resolved, warnings };
+}
+
+/** VS Code's `mcp.json` lists its servers under `servers` (each with a `type`): read as `mcpServers`. */
+function vsCodeShape(data: unknown): unknown {
+  if (!isPlainObject(data) || data.mcpServers !== undefined || !isPlainObject(data.servers)) return data;
+  const { servers, inputs: _inputs, ...rest } = data;
+  return { ...rest, mcpServers: servers };
 }
 
 /** Before validation, so that `${BASE}/mcp` is a URL by the time the schema checks it. */

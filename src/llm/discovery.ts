@@ -1,4 +1,4 @@
-import { LlmError, START_LOCAL_SERVER_HINT } from "./errors.js";
+import { isApiContentType, LlmError, notOpenAICompatible, START_LOCAL_SERVER_HINT } from "./errors.js";
 
 /** A local OpenAI-compatible server worth trying when no base URL is given. */
 export interface LocalServer {
@@ -24,12 +24,15 @@ export async function listModels(baseURL: string, apiKey: string | undefined, ti
   // Loaded on use, like the adapters in create-model.ts: importing this module loads no SDK.
   const { createOpenAIClient, toLlmError } = await import("./openai-compatible.js");
   const client = createOpenAIClient(baseURL, apiKey, timeoutMs);
+  let listed;
   try {
-    const page = await client.models.list();
-    return page.data.map((model) => model.id);
+    listed = await client.models.list().withResponse();
   } catch (err) {
     throw toLlmError(err, baseURL, { timeoutMs, startHint: START_LOCAL_SERVER_HINT });
   }
+  const contentType = listed.response.headers.get("content-type");
+  if (!isApiContentType(contentType)) throw notOpenAICompatible(baseURL, contentType ?? "");
+  return listed.data.data.map((model) => model.id);
 }
 
 /**
@@ -52,7 +55,7 @@ export async function findLocalServer(
   const where = candidates.map((c) => `${c.baseURL} (${c.name})`).join(" or ");
   throw new LlmError(
     "connection",
-    `No model server found at ${where}: ${START_LOCAL_SERVER_HINT}, or give a base URL (llm.baseURL or OPENAI_BASE_URL).`,
+    `No model server found at ${where}: ${START_LOCAL_SERVER_HINT}, or give its base URL (--base-url URL, llm.baseURL in the config, or OPENAI_BASE_URL).`,
     { url: candidates[0]?.baseURL },
   );
 }
@@ -67,3 +70,16 @@ export async function firstListedModel(baseURL: string, apiKey: string | undefin
   return first;
 }
 
+
+/**
+ * A model a person named (chat's `/model NAME`), checked against what the server lists:
+ * one it does not list is refused, naming those it does. Gives the list.
+ */
+export async function requireListedModel(baseURL: string, apiKey: string | undefined, timeoutMs: number, name: string): Promise<string[]> {
+  const models = await listModels(baseURL, apiKey, timeoutMs);
+  if (!models.includes(name)) {
+    const listed = models.length > 0 ? `it lists ${models.slice(0, 20).join(", ")}${models.length > 20 ? ` and ${models.length - 20} more` : ""}` : "it lists none";
+    throw new LlmError("config", `The model server at ${baseURL} does not serve "${name}"; ${listed}.`, { url: baseURL });
+  }
+  return models;
+}

@@ -79,6 +79,21 @@ export function httpError(
   return new LlmError("http", `The model server at ${url} answered HTTP ${status}: ${said}`, { status, url, ...extra });
 }
 
+/**
+ * A server that answers a web page (a proxy's error page, a web app at the wrong URL) is not
+ * the API we want; its HTML is not a message anyone should read in a terminal.
+ */
+export function notOpenAICompatible(url: string, contentType: string, status?: number): LlmError {
+  const type = contentType.split(";")[0]!.trim() || "no content type";
+  const message = `not an OpenAI-compatible API (got ${type} from ${url}${status !== undefined && status >= 400 ? `, HTTP ${status}` : ""}); check the base URL (--base-url)`;
+  return new LlmError(status !== undefined && status >= 400 ? "http" : "bad-response", message, { url, ...(status !== undefined ? { status } : {}) });
+}
+
+/** JSON and event streams are what an OpenAI-compatible server sends; anything else (HTML above all) is not one. */
+export function isApiContentType(contentType: string | null | undefined): boolean {
+  return contentType === null || contentType === undefined || contentType === "" || /json|event-stream/i.test(contentType);
+}
+
 export function timeoutError(url: string, ms: number): LlmError {
   return new LlmError("timeout", `The model server at ${url} sent nothing for ${ms} ms; the request was given up.`, { url });
 }

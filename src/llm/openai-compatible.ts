@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { serverMessageOf, START_LOCAL_SERVER_HINT, truncatedError, type LlmError } from "./errors.js";
+import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, truncatedError, type LlmError } from "./errors.js";
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
@@ -64,7 +64,11 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     try {
       let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
       try {
-        stream = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal });
+        const { data, response } = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal }).withResponse();
+        const contentType = response.headers.get("content-type");
+        // A web page answered with 200 would read as an empty stream: say what it is instead.
+        if (!isApiContentType(contentType)) throw notOpenAICompatible(url, contentType ?? "");
+        stream = data;
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs, startHint: this.options.startHint ?? START_LOCAL_SERVER_HINT });
       }

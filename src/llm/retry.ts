@@ -15,6 +15,7 @@ const DEFAULTS: Required<RetryOptions> = { maxRetries: 2, baseDelayMs: 1000, max
 /**
  * Runs a streamed request, retrying rate limits and server errors with backoff, but only
  * while nothing has been yielded: once output reached the caller a retry would repeat it.
+ * Each retry is announced with a `retry` event before the wait, so no retry is silent.
  */
 export async function* retryBeforeOutput(
   attempt: () => AsyncIterable<StreamEvent>,
@@ -34,9 +35,15 @@ export async function* retryBeforeOutput(
     } catch (err) {
       if (yielded || !(err instanceof LlmError) || !err.retryable || retry >= maxRetries) throw err;
       const backoff = baseDelayMs * 2 ** retry * (0.75 + Math.random() * 0.5);
-      await sleep(Math.min(maxDelayMs, err.details.retryAfterMs ?? backoff), url, signal);
+      const delayMs = Math.min(maxDelayMs, err.details.retryAfterMs ?? backoff);
+      yield { type: "retry", attempt: retry + 1, maxRetries, reason: retryReason(err), delayMs };
+      await sleep(delayMs, url, signal);
     }
   }
+}
+
+function retryReason(err: LlmError): string {
+  return err.details.status !== undefined ? `HTTP ${err.details.status}` : err.code;
 }
 
 function sleep(ms: number, url: string, signal?: AbortSignal): Promise<void> {

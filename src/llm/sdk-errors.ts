@@ -1,4 +1,4 @@
-import { connectionError, httpError, LlmError, retryAfterMs, serverMessageOf, streamError, timeoutError } from "./errors.js";
+import { connectionError, httpError, isApiContentType, LlmError, notOpenAICompatible, retryAfterMs, serverMessageOf, streamError, timeoutError } from "./errors.js";
 import type { RequestControl } from "./request-control.js";
 
 /**
@@ -29,6 +29,8 @@ export function fromSdkError(err: unknown, url: string, sdk: StainlessErrors, co
     const message = serverMessageOf(err.error) ?? err.message;
     // No status: the server's error came inside a stream that had begun.
     if (err.status === undefined) return streamError(url, message, err);
+    const contentType = err.headers?.get("content-type");
+    if (!isApiContentType(contentType)) return notOpenAICompatible(url, contentType ?? "", err.status);
     return httpError(err.status, message, url, { cause: err, retryAfterMs: retryAfterMs(err.headers) });
   }
   return unreadable(err, url, context.startHint);

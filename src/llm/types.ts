@@ -60,6 +60,11 @@ export type StreamEvent =
   /** A complete tool call, emitted once its arguments are fully received. */
   | { type: "tool-call"; call: ToolCall }
   | { type: "usage"; usage: Usage }
+  /**
+   * The request failed before any output and is sent again after `delayMs`: `attempt` of
+   * `maxRetries`, `reason` says why ("HTTP 503"). Nothing of the failed attempt was yielded.
+   */
+  | { type: "retry"; attempt: number; maxRetries: number; reason: string; delayMs: number }
   | { type: "finish"; reason: FinishReason };
 
 /** What every provider adapter implements: one streamed chat completion per call. */

@@ -591,5 +591,7 @@ function describe(error: unknown): string {
   const cause = error.cause;
   const causeText =
     cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";
-  return `${error.message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+  // The SDK's server wraps an McpError's message in another McpError: its prefix once is enough.
+  const message = error.message.replace(/^(MCP error -?\d+: )(?:MCP error -?\d+: )+/, "$1");
+  return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
 }

@@ -34,6 +34,8 @@ export interface HubOptions {
   onElicitation?: ElicitationHandler;
   /** Aborting it while the servers start stops them at once (see close({ terminate })); connect() then returns a closed hub. */
   signal?: AbortSignal;
+  /** A listener from the start, so that each server's start-up is seen as it happens (`server-status`). */
+  onEvent?: (event: HubEvent) => void;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
@@ -57,6 +59,7 @@ export class Hub {
 
   private constructor(servers: Record<string, ServerConfig>, options: HubOptions) {
     this.log = new ServerLog(options.stderrLogFile ?? defaultStderrLogFile());
+    if (options.onEvent) this.listeners.add(options.onEvent);
     for (const [name, config] of Object.entries(servers)) {
       this.connections.set(
         name,
@@ -153,6 +156,20 @@ export class Hub {
       throw new HubError("unknown-prompt", `no server offers a prompt "${name}"${known.length ? ` (prompts: ${listNames(known)})` : ""}`);
     }
     return owner.getPrompt(name, args);
+  }
+
+  /** Names in a connected server's includeTools / excludeTools that its tool list does not have: usually a typo. */
+  unmatchedToolFilters(): { server: string; key: "includeTools" | "excludeTools"; names: string[] }[] {
+    const out: { server: string; key: "includeTools" | "excludeTools"; names: string[] }[] = [];
+    for (const connection of this.connections.values()) {
+      if (connection.state.status !== "connected") continue;
+      const offered = new Set(connection.tools.map((tool) => tool.name));
+      for (const key of ["includeTools", "excludeTools"] as const) {
+        const names = (connection.config[key] ?? []).filter((name) => !offered.has(name));
+        if (names.length > 0) out.push({ server: connection.name, key, names });
+      }
+    }
+    return out;
   }
 
   /** Subscribes to hub events; returns the unsubscribe function. */

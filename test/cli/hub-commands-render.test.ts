@@ -74,7 +74,30 @@ describe("listings", () => {
       { colors: plain },
     );
     expect(text).toMatch(/^time\s+stdio\s+connected\s+1\s+10\s+1\s+toolbridge-time 0\.1\.0\s+412 ms$/m);
-    expect(text).toMatch(/^gh\s+stdio\s+failed\s+-\s+-\s+-\s+command not found: gh-mcp$/m);
+    expect(text).toMatch(/^gh\s+stdio\s+failed\s+-\s+-\s+-$/m);
+    expect(text).toMatch(/\n\ngh: command not found: gh-mcp\n$/);
+  });
+
+  it("never cuts a failure: the whole message and the stderr tail print below the table", () => {
+    const long = `the process exited during startup ${"x".repeat(200)}`;
+    const text = renderServers(
+      [state({ name: "db", status: "failed", error: `${long}; stderr: FATAL: password authentication failed`, stderrTail: ["connecting to db", "FATAL: password authentication failed"] })],
+      { colors: plain, maxWidth: 60 },
+    );
+    expect(text).toContain(`\ndb: ${long}\n  stderr:\n    connecting to db\n    FATAL: password authentication failed\n`);
+    // The table itself stays within the width.
+    const table = text.split("\n\n")[0]!;
+    for (const line of table.split("\n")) expect(line.length).toBeLessThanOrEqual(60);
+  });
+
+  it("keeps every table line within the terminal width, cutting any column when the shrinkable ones are not enough", () => {
+    const columns = [
+      { header: "A", value: (row: { a: string }) => row.a },
+      { header: "B", value: (row: { a: string }) => row.a.toUpperCase() },
+    ];
+    const text = renderTable(columns, [{ a: "y".repeat(50) }], { colors: plain, maxWidth: 40 });
+    for (const line of text.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(40);
+    expect(text).toContain("…");
   });
 
   it("adds the server's own name only when the hub renamed a tool", () => {

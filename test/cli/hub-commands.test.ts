@@ -228,8 +228,10 @@ describe("config errors", () => {
     const dir = freshDir();
     writeFileSync(join(dir, "toolbridge.json"), JSON.stringify({ mcpServers: { only: { command: join(work, "absent-binary") } } }));
     const run = await cli(["servers"], { cwd: dir });
-    expect(run.code).toBe(0);
+    // Its one server failed: the table shows it, and the exit code says so.
+    expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^only\s+stdio\s+failed\s/m);
+    expect(run.stderr).toBe(`config: ${join(dir, "toolbridge.json")}\n`);
   });
 });
 
@@ -237,15 +239,18 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
   it("shows a table of servers with the broken ones beside the good one", async () => {
     const run = await cli(["servers", "--config", mixedConfig]);
     expect(run.code).toBe(0);
-    // The table reports the failures; no separate warnings.
-    expect(run.stderr).toBe("");
-    const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+SERVER\s+CONNECT\s+ERROR$/);
+    // The table and what follows it report the failures; stderr only names the config file.
+    expect(run.stderr).toBe(`config: ${mixedConfig}\n`);
+    const [table, ...failures] = run.stdout.trimEnd().split("\n\n");
+    const lines = table!.split("\n");
+    expect(lines[0]).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+SERVER\s+CONNECT$/);
     expect(lines).toHaveLength(5);
     expect(run.stdout).toMatch(/^everything\s+stdio\s+connected\s+\d+\s+\d+\s+\d+\s+mcp-servers\/everything \S+\s+\d+ ms$/m);
-    expect(run.stdout).toMatch(/^missing\s+stdio\s+failed\s+-\s+-\s+-\s+.*command not found/m);
-    expect(run.stdout).toMatch(/^crashes\s+stdio\s+failed\s.*fatal: API_KEY is not set/m);
+    expect(run.stdout).toMatch(/^missing\s+stdio\s+failed\s+-\s+-\s+-$/m);
+    expect(run.stdout).toMatch(/^crashes\s+stdio\s+failed\s/m);
     expect(run.stdout).toMatch(/^off\s+stdio\s+disabled\s/m);
+    expect(failures[0]).toMatch(/^missing: command not found/);
+    expect(failures[1]).toMatch(/^crashes: .*\n  stderr:\n    fatal: API_KEY is not set$/);
   });
 
   it("prints the server states as JSON", async () => {

@@ -1,5 +1,5 @@
 import { Agent } from "../../agent/agent.js";
-import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode } from "../../agent/approval.js";
+import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
 import { toolAllowList } from "../../config/llm-config.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
@@ -23,6 +23,9 @@ export interface AgentFlags {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** How a front end opens a session: what signals do (see openHub), who hears start-up, who is asked about tools. */
+export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "onHubEvent"> & { ask?: ApproveCallback };
+
 /**
  * Everything one `run` or `chat` needs: the config read, the servers connected, the model
  * ready and an agent over them. `close()` stops the servers.
@@ -38,9 +41,10 @@ export class AgentSession {
 
   /**
    * Servers that fail to start are warned about on stderr (the session goes on without them).
-   * `signals` says what SIGINT / SIGTERM do (see openHub).
+   * Without `options.ask`, a tool the policy does not allow is refused.
    */
-  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+  static async open(flags: AgentFlags, env: Env, options: SessionOptions): Promise<AgentSession> {
+    const { ask, ...signals } = options;
     const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
     // The servers start while the model server is asked which model it serves.
@@ -50,7 +54,7 @@ export class AgentSession {
     });
     const { hub, config } = opened;
     // One policy for the session, so "allow for this session" outlives a /model switch.
-    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }), ...(ask ? { ask } : {}) };
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,

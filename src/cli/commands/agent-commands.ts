@@ -1,21 +1,14 @@
 import type { Command } from "commander";
-import type { TurnResult } from "../../agent/events.js";
-import type { AgentFlags, AgentSession } from "../chat/session.js";
-import type { OpenHubOptions } from "../open-hub.js";
-import { action, ExitCode, ReportedFailure } from "../errors.js";
-import { colorsFor } from "../render/colors.js";
-import { TurnView } from "../render/turn-view.js";
-
-interface RunFlags extends AgentFlags {
-  json?: boolean;
-}
+import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
+import { action } from "../errors.js";
+import type { RunFlags } from "./run.js";
 
 function addAgentOptions(command: Command): Command {
   return command
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1)")
     .option("--model <name>", "the model to use (default: the config's, or the first the server lists)")
     .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
-    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
     .option("--approve <mode>", "which tools run without asking: ask (trusted servers and listed tools only), readonly (also tools marked read-only), all")
@@ -26,11 +19,17 @@ export function registerAgentCommands(program: Command): void {
   addAgentOptions(
     program
       .command("run")
-      .description("ask the model one question; it may use the MCP tools. The answer goes to stdout, progress to stderr")
-      .argument("<prompt>", "the question"),
+      .description("ask the model one question; it may use the MCP tools. The answer streams to stdout, progress to stderr; piped stdin is added as context")
+      .argument("[prompt]", "the question (may be left out when the text is piped in)"),
   )
-    .option("--json", "print the whole turn as JSON: tool calls, results, answer, usage")
-    .action(action((prompt: string, flags: RunFlags) => runOnce(prompt, flags)));
+    .option("--output-format <format>", "text (the answer as it streams), json (the whole turn at the end) or stream-json (one JSON event per line)")
+    .option("--json", "the same as --output-format json")
+    .action(
+      action(async (prompt: string | undefined, flags: RunFlags) => {
+        const { runOnce } = await import("./run.js");
+        await runOnce(prompt, flags, (options) => openSession(flags, options));
+      }),
+    );
 
   addAgentOptions(
     program.command("chat").description("talk with the model, which may use the MCP tools (reads one message per line when stdin is not a terminal)"),
@@ -38,36 +37,9 @@ export function registerAgentCommands(program: Command): void {
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
-async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+async function openSession(flags: AgentFlags, options: SessionOptions): Promise<AgentSession> {
   const { AgentSession } = await import("../chat/session.js");
-  return AgentSession.open(flags, process.env, signals);
-}
-
-async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
-  const { stdout, stderr, env } = process;
-  // A signal cancels the turn, which then ends the command with 130 / 143.
-  const session = await openSession(flags, { onSignal: "abort" });
-  try {
-    const view = new TurnView({
-      stdout,
-      stderr,
-      outColors: colorsFor(stdout, env),
-      errColors: colorsFor(stderr, env),
-      streamAnswer: false,
-      markdown: false,
-      showReasoning: false,
-      verbose: flags.verbose === true,
-      endpoint: () => session.endpoint,
-    });
-    const turn = await session.agent.send(prompt, { signal: session.signal, onEvent: (event) => view.handle(event) });
-    if (flags.json) stdout.write(`${JSON.stringify(turnAsJson(turn, session), null, 2)}\n`);
-    else if (turn.status === "completed") stdout.write(turn.text.endsWith("\n") ? turn.text : `${turn.text}\n`);
-    // The turn's own events already said what went wrong.
-    if (turn.status === "aborted") throw new ReportedFailure(session.interruptedWith() ?? ExitCode.interrupted);
-    if (turn.status === "failed") throw new ReportedFailure(ExitCode.failure);
-  } finally {
-    await session.close();
-  }
+  return AgentSession.open(flags, process.env, options);
 }
 
 async function chat(flags: AgentFlags): Promise<void> {
@@ -79,9 +51,4 @@ async function chat(flags: AgentFlags): Promise<void> {
   } finally {
     await session.close();
   }
-}
-
-function turnAsJson(turn: TurnResult, session: AgentSession) {
-  const { messages: _messages, text, ...rest } = turn;
-  return { answer: text, model: session.agent.model.modelId, provider: session.agent.model.provider, toolMode: session.agent.toolMode, ...rest };
 }

@@ -1,9 +1,12 @@
 import { InvalidArgumentError, type Command } from "commander";
+import type { Hub } from "../../mcp/hub.js";
 import type { Progress } from "../../mcp/types.js";
-import { action, ReportedFailure } from "../errors.js";
-import { parseJsonArgs, promptArguments } from "../json-args.js";
+import { action, ReportedFailure, UsageError } from "../errors.js";
+import { renderToolDetail } from "../render/tool-detail.js";
+import { checkPromptArguments, parseJsonArgs, promptArguments } from "../json-args.js";
 import type { OpenedHub, OpenHubOptions } from "../open-hub.js";
 import { colorsFor } from "../render/colors.js";
+import { cleanTerminalText, terminalSafeJson } from "../render/terminal-text.js";
 import { renderPromptMessages, renderResourceContents, renderToolResult } from "../render/content.js";
 import {
   renderPrompts,
@@ -44,7 +47,7 @@ function listing(): ListingOptions {
 }
 
 function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafeJson(value, 2)}\n`);
 }
 
 /** A list as JSON, as a table, or (when empty) as a note on stderr. */
@@ -52,6 +55,22 @@ function printList<T>(items: readonly T[], options: JsonOption, nothing: string,
   if (options.json) return printJson(items);
   if (items.length === 0) return note(nothing);
   process.stdout.write(render(items, listing()));
+}
+
+/** `tools NAME`: one tool in full. */
+async function showTool(hub: Hub, name: string, options: JsonOption): Promise<void> {
+  // Loaded on use: it brings the JSON Schema validator, which no other listing needs.
+  const { findTool } = await import("../tool-lookup.js");
+  const tool = findTool(hub.tools(), name);
+  if (!tool) throw new UsageError(`unknown tool "${name}"; \`toolbridge tools\` lists them`);
+  if (options.json) return printJson(tool);
+  process.stdout.write(renderToolDetail(tool, colorsFor(process.stdout, process.env), listing().maxWidth));
+}
+
+/** With servers configured and not one of them up, a listing lies by being empty: exit 1. */
+function failIfAllFailed(hub: Hub): void {
+  const enabled = hub.servers().filter((state) => state.status !== "disabled");
+  if (enabled.length > 0 && enabled.every((state) => state.status === "failed")) throw new ReportedFailure();
 }
 
 /** A dim note on stderr, so that stdout stays empty for a script when there is nothing to list. */
@@ -73,7 +92,7 @@ function progressLine(): { update: (progress: Progress) => void; clear: () => vo
   return {
     update: (p) => {
       const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-      process.stderr.write(`\r\x1b[2K${c.dim(`progress ${amount}${p.message ? ` ${p.message}` : ""}`)}`);
+      process.stderr.write(`\r\x1b[2K${c.dim(cleanTerminalText(`progress ${amount}${p.message ? ` ${p.message}` : ""}`))}`);
       shown = true;
     },
     clear: () => {
@@ -87,18 +106,23 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ config: options.config, warnFailures: false }, async ({ hub }) => {
+        await withHub({ config: options.config, warnFailures: false }, async ({ hub, configPath }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
+          if (!options.json) note(configPath === undefined ? "config: none found; the bundled time and math servers" : `config: ${configPath}`);
+          failIfAllFailed(hub);
         });
       }),
     );
 
-  hubCommand(program, "tools", "list the tools of every server, under the names a model sees", "print the tools, with their schemas, as JSON")
+  hubCommand(program, "tools", "list the tools of every server, under the names a model sees; with NAME, show that tool's arguments", "print the tools, with their schemas, as JSON")
+    .argument("[name]", "one tool to show in full (its exposed name, server__tool, or the server's own name)")
     .option("-s, --server <name>", "only this server's tools")
     .action(
-      action(async (options: ConfigOption & JsonOption & ServerOption) => {
+      action(async (name: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+          if (name !== undefined) return showTool(hub, name, options);
           printList(hub.tools(), options, "no tools", renderTools);
+          failIfAllFailed(hub);
         });
       }),
     );
@@ -111,14 +135,18 @@ export function registerHubCommands(program: Command): void {
       action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);
         await withHub({ config: options.config }, async ({ hub, signal }) => {
+          // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
+          const { checkArguments, findTool } = await import("../tool-lookup.js");
+          const found = findTool(hub.tools(), tool);
+          if (found) checkArguments(found, args);
           const progress = progressLine();
           const result = await hub
-            .callTool(tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
+            .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
             .finally(progress.clear);
           if (options.json) printJson(result);
           else if (result.isError) {
             const c = colorsFor(process.stderr, process.env);
-            process.stderr.write(`${c.red("toolbridge:")} tool "${tool}" reported an error:\n${renderToolResult(result, c)}`);
+            process.stderr.write(`${c.red("toolbridge:")} tool "${cleanTerminalText(tool)}" reported an error:\n${renderToolResult(result, c)}`);
           } else process.stdout.write(renderToolResult(result, colorsFor(process.stdout, process.env)));
           if (result.isError) throw new ReportedFailure();
         });
@@ -131,12 +159,15 @@ export function registerHubCommands(program: Command): void {
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
           const [resources, templates] = await Promise.all([hub.resources(), hub.resourceTemplates()]);
-          if (options.json) return printJson({ resources, resourceTemplates: templates });
-          if (resources.length === 0 && templates.length === 0) return note("no resources");
-          const parts: string[] = [];
-          if (resources.length > 0) parts.push(renderResources(resources, listing()));
-          if (templates.length > 0) parts.push(renderResourceTemplates(templates, listing()));
-          process.stdout.write(parts.join("\n"));
+          if (options.json) printJson({ resources, resourceTemplates: templates });
+          else if (resources.length === 0 && templates.length === 0) note("no resources");
+          else {
+            const parts: string[] = [];
+            if (resources.length > 0) parts.push(renderResources(resources, listing()));
+            if (templates.length > 0) parts.push(renderResourceTemplates(templates, listing()));
+            process.stdout.write(parts.join("\n"));
+          }
+          failIfAllFailed(hub);
         });
       }),
     );
@@ -159,6 +190,7 @@ export function registerHubCommands(program: Command): void {
       action(async (options: ConfigOption & JsonOption) => {
         await withHub({ config: options.config }, async ({ hub }) => {
           printList(await hub.prompts(), options, "no prompts", renderPrompts);
+          failIfAllFailed(hub);
         });
       }),
     );
@@ -171,6 +203,9 @@ export function registerHubCommands(program: Command): void {
       action(async (name: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
         const args = promptArguments(parseJsonArgs(jsonArgs));
         await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+          const offered = (await hub.prompts()).filter((prompt) => prompt.name === name && (options.server === undefined || prompt.server === options.server));
+          // One offer is checked here; none or several are the hub's to explain.
+          if (offered.length === 1) checkPromptArguments(offered[0]!, args);
           const result = await hub.getPrompt(name, args, options.server);
           if (options.json) return printJson(result);
           process.stdout.write(renderPromptMessages(result, colorsFor(process.stdout, process.env)));

@@ -48,9 +48,14 @@ function bearerToken(http: ListenAddress, flag: string | undefined): string | un
 async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
   // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
   const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
-  const token = options.http ? bearerToken(options.http, options.token) : undefined;
-  const handle = options.http
-    ? await (await import("../../servers/http.js")).serveHttp(factory, { ...options.http, allowedHosts: options.allowedHosts, ...(token ? { token } : {}) })
+  const http = options.http;
+  const token = http ? bearerToken(http, options.token) : undefined;
+  const handle = http
+    ? await (await import("../../servers/http.js"))
+        .serveHttp(factory, { ...http, allowedHosts: options.allowedHosts, ...(token ? { token } : {}) })
+        .catch((error: unknown) => {
+          throw listenError(error, http);
+        })
     : await (await import("../../servers/stdio.js")).serveStdio(factory);
 
   let stopped: () => void = () => {};
@@ -71,6 +76,17 @@ async function serve(name: BundledServerName, options: ServeOptions): Promise<vo
   process.off("SIGINT", stopped);
   process.off("SIGTERM", stopped);
   await handle.close();
+}
+
+/** Why the address cannot be listened on, in one line. */
+function listenError(error: unknown, { host, port }: ListenAddress): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (code === "EADDRINUSE") return new Error(`cannot listen on ${where}: the port is in use (choose another, or 0 for a free one)`);
+  if (code === "EADDRNOTAVAIL") return new Error(`cannot listen on ${where}: ${host} is not an address of this machine`);
+  if (code === "EACCES") return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new Error(`cannot listen on ${where}: no such host ${host}`);
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 export function registerServe(program: Command): void {

@@ -1,6 +1,7 @@
 import type { HubPrompt, HubResource, HubResourceTemplate, HubTool, ServerState } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";
 import { renderTable, type Column } from "./table.js";
+import { cleanTerminalText } from "./terminal-text.js";
 
 export interface ListingOptions {
   colors: Colors;
@@ -29,9 +30,26 @@ export function renderServers(states: readonly ServerState[], options: ListingOp
     { header: "PROMPTS", value: (s) => count(s.promptCount, s), align: "right" },
     { header: "SERVER", value: (s) => [s.serverName, s.serverVersion].filter(Boolean).join(" ") },
     { header: "CONNECT", value: (s) => (s.connectMs === undefined ? "" : `${Math.round(s.connectMs)} ms`), align: "right" },
-    { header: "ERROR", value: (s) => s.error ?? "", color: (text) => c.red(text), shrink: true },
   ];
-  return renderTable(columns, states, options);
+  return renderTable(columns, states, options) + renderFailures(states, c);
+}
+
+/**
+ * Each failure in full below the table, never cut to a column: the message, then the
+ * last lines the server wrote to stderr, which are usually the real reason.
+ */
+function renderFailures(states: readonly ServerState[], c: Colors): string {
+  const failed = states.filter((state) => state.error !== undefined && state.error !== "");
+  return failed
+    .map((state) => {
+      const tail = state.stderrTail ?? [];
+      // The message ends with a summary of the same stderr lines, shown whole below it.
+      const message = tail.length > 0 ? state.error!.replace(/; stderr: [\s\S]*$/, "") : state.error!;
+      const lines = [`\n${c.bold(cleanTerminalText(state.name))}: ${c.red(cleanTerminalText(message))}`];
+      if (tail.length > 0) lines.push(c.dim("  stderr:"), ...tail.map((line) => `    ${cleanTerminalText(line)}`));
+      return `${lines.join("\n")}\n`;
+    })
+    .join("");
 }
 
 /** First line of a description: the rest rarely fits a table and is in `--json`. */

@@ -1,4 +1,5 @@
 import type { Colors } from "./colors.js";
+import { cleanTerminalText } from "./terminal-text.js";
 
 export interface Column<Row> {
   header: string;
@@ -16,7 +17,8 @@ export interface Column<Row> {
  * line wraps on the terminal.
  */
 export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], options: { colors: Colors; maxWidth?: number }): string {
-  const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
+  // Cells hold server text: cleaned before measuring, coloured after.
+  const cells = rows.map((row) => columns.map((column) => oneLine(cleanTerminalText(column.value(row)))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => displayWidth(line[i]!))));
   fitWidths(columns, widths, options.maxWidth);
   const gap = "  ";
@@ -42,16 +44,19 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
 function fitWidths<Row>(columns: readonly Column<Row>[], widths: number[], maxWidth: number | undefined): void {
   if (maxWidth === undefined) return;
   let excess = widths.reduce((sum, width) => sum + width, 0) + 2 * (columns.length - 1) - maxWidth;
-  // Cut the widest shrinkable column first, never below its header or 10 characters.
-  while (excess > 0) {
-    let widest = -1;
-    columns.forEach((column, i) => {
-      const floor = Math.max(column.header.length, 10);
-      if (column.shrink && widths[i]! > floor && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    });
-    if (widest < 0) return;
-    widths[widest]!--;
-    excess--;
+  // Cut the widest shrinkable column first, never below its header or 10 characters; when
+  // that is not enough, any column, down to 4, so that no line wraps on the terminal.
+  const floors = [(column: Column<Row>) => (column.shrink ? Math.max(column.header.length, 10) : Infinity), () => 4];
+  for (const floor of floors) {
+    while (excess > 0) {
+      let widest = -1;
+      columns.forEach((column, i) => {
+        if (widths[i]! > floor(column) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      });
+      if (widest < 0) break;
+      widths[widest]!--;
+      excess--;
+    }
   }
 }
 

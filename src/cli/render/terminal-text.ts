@@ -128,3 +128,12 @@ export function cleanTerminalText(text: string): string {
   const cleaner = new TerminalTextCleaner();
   return cleaner.push(text) + cleaner.end();
 }
+
+/**
+ * JSON for a stream a terminal may show: JSON.stringify escapes C0 controls but leaves DEL,
+ * the C1 range and bidirectional overrides raw; they are written as \u escapes, so the JSON
+ * means the same and carries no terminal command.
+ */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

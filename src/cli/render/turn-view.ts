@@ -2,6 +2,7 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import { summarizeContent } from "../../agent/tool-result.js";
 import type { Colors } from "./colors.js";
 import { StreamingMarkdown } from "./markdown.js";
+import { cleanTerminalText as clean, TerminalTextCleaner } from "./terminal-text.js";
 
 export interface OutputStream {
   write(text: string): unknown;
@@ -37,6 +38,9 @@ export class TurnView {
   /** stdout has text with no newline yet. */
   private midLine = false;
   private inReasoning = false;
+  // The model's text is cleaned as it streams; a sequence split across deltas is still caught.
+  private textCleaner = new TerminalTextCleaner();
+  private reasoningCleaner = new TerminalTextCleaner();
 
   constructor(private readonly options: TurnViewOptions) {}
 
@@ -53,13 +57,17 @@ export class TurnView {
         break;
       case "reasoning-delta":
         if (this.options.showReasoning) {
+          const text = this.reasoningCleaner.push(event.text);
+          if (text === "") break;
           this.inReasoning = true;
-          this.writeOut(o.dim(event.text));
-          this.midLine = !event.text.endsWith("\n");
+          this.writeOut(o.dim(text));
+          this.midLine = !text.endsWith("\n");
         }
         break;
-      case "text-delta":
+      case "text-delta": {
         if (!this.options.streamAnswer) break;
+        const text = this.textCleaner.push(event.text);
+        if (text === "") break;
         if (this.inReasoning) {
           this.inReasoning = false;
           this.endLine();
@@ -67,32 +75,36 @@ export class TurnView {
         }
         if (this.options.markdown) {
           this.markdown ??= new StreamingMarkdown((text) => this.writeOut(text), o, () => this.options.stdout.columns ?? 80);
-          this.markdown.push(event.text);
-        } else this.writeOut(event.text);
-        this.midLine = !event.text.endsWith("\n");
+          this.markdown.push(text);
+        } else this.writeOut(text);
+        this.midLine = !text.endsWith("\n");
         break;
+      }
       case "tool-call-started": {
         const args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
-        const shown = summarizeContent(args, MAX_ARGS_SHOWN);
+        const shown = clean(summarizeContent(args, MAX_ARGS_SHOWN));
+        const name = clean(event.name);
         if (verbose) {
-          this.trace(`model returned tool_call: ${event.name}`);
-          this.trace(`running tool: ${event.name}(${shown})`);
-        } else this.errLine(`  ${e.cyan("⚙")} ${e.bold(event.name)} ${e.dim(shown)}`);
+          this.trace(`model returned tool_call: ${name}`);
+          this.trace(`running tool: ${name}(${shown})`);
+        } else this.errLine(`  ${e.cyan("⚙")} ${e.bold(name)} ${e.dim(shown)}`);
         break;
       }
       case "tool-progress": {
         const { progress, total, message } = event.progress;
         const amount = total ? `${Math.round((progress / total) * 100)}%` : String(progress);
-        this.errLine(e.dim(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`));
+        this.errLine(e.dim(clean(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`)));
         break;
       }
       case "tool-call-finished": {
         const ms = `${Math.round(event.durationMs)} ms`;
-        if (verbose) this.trace(`tool result (${ms}): ${event.summary}`, event.isError);
-        else if (event.isError) this.errLine(`  ${e.red("✗")} ${e.bold(event.name)} ${e.dim(ms)}  ${e.red(event.summary)}`);
-        else this.errLine(`  ${e.green("✓")} ${e.bold(event.name)} ${e.dim(ms)}  ${event.summary}`);
+        const name = clean(event.name);
+        const summary = clean(event.summary);
+        if (verbose) this.trace(`tool result (${ms}): ${summary}`, event.isError);
+        else if (event.isError) this.errLine(`  ${e.red("✗")} ${e.bold(name)} ${e.dim(ms)}  ${e.red(summary)}`);
+        else this.errLine(`  ${e.green("✓")} ${e.bold(name)} ${e.dim(ms)}  ${summary}`);
         if (event.outcome === "not-approved") {
-          this.errLine(`${e.yellow("toolbridge:")} ${event.name} was not run: it needs approval and nobody can be asked here; allow it with --approve all (--approve readonly for read-only tools), or trust its server in the config`);
+          this.errLine(`${e.yellow("toolbridge:")} ${name} was not run: it needs approval and nobody can be asked here; allow it with --approve all (--approve readonly for read-only tools), or trust its server in the config`);
         }
         break;
       }
@@ -100,10 +112,10 @@ export class TurnView {
         if (verbose) this.trace(`usage: ${event.usage.inputTokens} prompt + ${event.usage.outputTokens} completion tokens`);
         break;
       case "notice":
-        this.errLine(`${e.yellow("toolbridge:")} ${event.message}`);
+        this.errLine(`${e.yellow("toolbridge:")} ${clean(event.message)}`);
         break;
       case "error":
-        this.errLine(`${e.red("toolbridge:")} ${event.error.message}`);
+        this.errLine(`${e.red("toolbridge:")} ${clean(event.error.message)}`);
         break;
       case "turn-end":
         this.finish(event.turn);
@@ -113,16 +125,29 @@ export class TurnView {
 
   private finish(turn: TurnResult): void {
     const e = this.options.errColors;
+    this.flushCleaners();
     this.endLine();
     this.markdown = undefined;
     this.inReasoning = false;
-    if (this.options.verbose && turn.status === "completed") this.trace(`model's final answer: ${summarizeContent(turn.text, 200)}`);
+    if (this.options.verbose && turn.status === "completed") this.trace(`model's final answer: ${clean(summarizeContent(turn.text, 200))}`);
     if (turn.limitReached) {
       const why = turn.stopReason === "repeated-call" ? "the model repeated the same tool call" : `${turn.iterations - 1} rounds of tool calls`;
       this.errLine(e.yellow(`(stopped calling tools: ${why}; the answer is from what it had)`));
     }
     if (turn.status === "aborted") this.errLine(e.dim("(cancelled)"));
     if (this.options.verbose) this.trace(`turn done: ${turn.iterations} request${turn.iterations === 1 ? "" : "s"}, ${turn.toolCalls.length} tool call${turn.toolCalls.length === 1 ? "" : "s"}, ${Math.round(turn.durationMs)} ms`);
+  }
+
+  /** What the cleaners held back (a lone trailing CR) is written; a sequence left unfinished is dropped. */
+  private flushCleaners(): void {
+    const reasoning = this.reasoningCleaner.end();
+    if (reasoning !== "" && this.options.showReasoning) this.writeOut(this.options.outColors.dim(reasoning));
+    const text = this.textCleaner.end();
+    if (text !== "" && this.options.streamAnswer) {
+      if (this.markdown) this.markdown.push(text);
+      else this.writeOut(text);
+      this.midLine = true;
+    }
   }
 
   /** Ends a half-written stdout line, so stderr lines never land in the middle of the answer. */

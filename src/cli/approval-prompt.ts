@@ -1,0 +1,65 @@
+import { createInterface } from "node:readline";
+import type { ApprovalAnswer, ApproveCallback, ToolApprovalRequest } from "../agent/approval.js";
+import { summarizeContent } from "../agent/tool-result.js";
+import type { Colors } from "./render/colors.js";
+import { cleanTerminalText as clean } from "./render/terminal-text.js";
+
+export interface PromptIo {
+  input: NodeJS.ReadableStream;
+  /** Where the question goes: stderr, so that stdout keeps only the answer. */
+  output: NodeJS.WritableStream;
+  colors: Colors;
+}
+
+const MAX_ARGS_SHOWN = 300;
+
+/**
+ * The `ask` of the agent's approval, as a small prompt on the terminal for `run`:
+ * allow once, allow this tool for the session, or deny with an optional reason for the
+ * model. Questions are asked one at a time, as calls of one reply run concurrently.
+ * Ctrl-C during a question is the same interrupt as anywhere else in `run`.
+ */
+export function terminalApproval(io: PromptIo): ApproveCallback {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (request, signal) => {
+    const asked = queue.then(() => askOnce(io, request, signal));
+    queue = asked.catch(() => undefined);
+    return asked;
+  };
+}
+
+async function askOnce(io: PromptIo, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalAnswer> {
+  signal?.throwIfAborted();
+  const { colors: c } = io;
+  const tool = request.tool;
+  const args = clean(summarizeContent(JSON.stringify(request.arguments), MAX_ARGS_SHOWN));
+  const hints = [tool.annotations?.destructiveHint === true ? "destructive" : "", tool.annotations?.readOnlyHint === true ? "read-only" : ""].filter(Boolean);
+  io.output.write(
+    `${c.yellow("?")} run ${c.bold(clean(tool.name))} ${c.dim(`(server ${clean(tool.server)}${hints.length > 0 ? `, ${hints.join(", ")}` : ""})`)} ${c.dim(args)}\n`,
+  );
+  const rl = createInterface({ input: io.input, output: io.output, terminal: true });
+  // The terminal is in raw mode while asking: Ctrl-C reaches us as a key, passed on as the signal it would have been.
+  rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
+  const question = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal?.reason ?? new Error("cancelled"));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      rl.question(text, (answer) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(answer.trim());
+      });
+    });
+  try {
+    for (;;) {
+      const answer = (await question(`  ${c.bold("y")} once, ${c.bold("a")} always (this session), ${c.bold("n")} deny [y/a/n] `)).toLowerCase();
+      if (answer === "y" || answer === "yes") return { decision: "allow-once" };
+      if (answer === "a" || answer === "always") return { decision: "allow-session" };
+      if (answer === "n" || answer === "no" || answer === "") {
+        const reason = await question(`  ${c.dim("reason for the model (Enter for none):")} `);
+        return reason === "" ? { decision: "deny" } : { decision: "deny", reason };
+      }
+    }
+  } finally {
+    rl.close();
+  }
+}

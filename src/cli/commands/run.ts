@@ -1,0 +1,91 @@
+import type { TurnResult } from "../../agent/events.js";
+import { terminalApproval } from "../approval-prompt.js";
+import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
+import { ExitCode, ReportedFailure, UsageError } from "../errors.js";
+import { colorsFor } from "../render/colors.js";
+import { startupStatus } from "../render/startup-status.js";
+import { terminalSafeJson } from "../render/terminal-text.js";
+import { TurnView } from "../render/turn-view.js";
+import { promptWithInput, readPipedInput } from "../run/piped-input.js";
+import { StreamJsonWriter } from "../run/stream-json.js";
+
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface RunFlags extends AgentFlags {
+  /** The alias of `--output-format json`. */
+  json?: boolean;
+  outputFormat?: string;
+}
+
+export function outputFormat(flags: RunFlags): OutputFormat {
+  if (flags.outputFormat === undefined) return flags.json ? "json" : "text";
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(flags.outputFormat)) {
+    throw new UsageError(`--output-format: "${flags.outputFormat}" is not one of ${OUTPUT_FORMATS.join(", ")}`);
+  }
+  if (flags.json && flags.outputFormat !== "json") throw new UsageError(`--json is --output-format json; it cannot go with --output-format ${flags.outputFormat}`);
+  return flags.outputFormat as OutputFormat;
+}
+
+/**
+ * `toolbridge run`: one question (with whatever was piped in as context), the answer
+ * streamed to stdout as it is written, or the whole turn as JSON, or one JSON event per
+ * line. On a terminal, a tool the policy does not allow is asked about on stderr;
+ * elsewhere it is refused.
+ */
+export async function runOnce(prompt: string | undefined, flags: RunFlags, open: (options: SessionOptions) => Promise<AgentSession>): Promise<void> {
+  const { stdin, stdout, stderr, env } = process;
+  const format = outputFormat(flags);
+  const question = promptWithInput(prompt, await readPipedInput(stdin));
+  // Someone can answer only where the question can be seen and typed into; piped stdin means nobody.
+  const canAsk = stdin.isTTY === true && stderr.isTTY === true;
+  const errColors = colorsFor(stderr, env);
+  // A signal cancels the turn, which then ends the command with 130 / 143.
+  const session = await open({
+    onSignal: "abort",
+    onHubEvent: startupStatus(stderr, env),
+    ...(canAsk ? { ask: terminalApproval({ input: stdin, output: stderr, colors: errColors }) } : {}),
+  });
+  try {
+    const view = new TurnView({
+      stdout,
+      stderr,
+      outColors: colorsFor(stdout, env),
+      errColors,
+      streamAnswer: format === "text",
+      markdown: false,
+      showReasoning: false,
+      verbose: flags.verbose === true,
+      endpoint: () => session.endpoint,
+    });
+    const agent = session.agent;
+    const events =
+      format === "stream-json"
+        ? new StreamJsonWriter((line) => stdout.write(line), () => agent.messages, {
+            model: agent.model.modelId,
+            provider: agent.model.provider,
+            toolMode: agent.toolMode,
+            tools: session.hub.tools().map((tool) => tool.name),
+            servers: session.hub.servers(),
+          })
+        : undefined;
+    const turn = await agent.send(question, {
+      signal: session.signal,
+      onEvent: (event) => {
+        view.handle(event);
+        events?.handle(event);
+      },
+    });
+    if (format === "json") stdout.write(`${terminalSafeJson(turnAsJson(turn, session), 2)}\n`);
+    // The turn's own events already said what went wrong; what was printed stays printed.
+    if (turn.status === "aborted") throw new ReportedFailure(session.interruptedWith() ?? ExitCode.interrupted);
+    if (turn.status === "failed") throw new ReportedFailure(ExitCode.failure);
+  } finally {
+    await session.close();
+  }
+}
+
+function turnAsJson(turn: TurnResult, session: AgentSession) {
+  const { messages: _messages, text, ...rest } = turn;
+  return { answer: text, model: session.agent.model.modelId, provider: session.agent.model.provider, toolMode: session.agent.toolMode, ...rest };
+}

@@ -1,0 +1,40 @@
+import { UsageError } from "../errors.js";
+
+/** Piped context bigger than this is refused, not cut: a review of half a diff would mislead. */
+export const MAX_PIPED_BYTES = 1024 * 1024;
+
+/**
+ * What was piped into `run` (`git diff | toolbridge run "review this"`), as text; undefined
+ * when stdin is a terminal. Refuses more than `maxBytes` with one line saying how much is
+ * allowed, without reading further.
+ */
+export async function readPipedInput(stdin: NodeJS.ReadableStream & { isTTY?: boolean }, maxBytes = MAX_PIPED_BYTES): Promise<string | undefined> {
+  if (stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buffer.length;
+    if (size > maxBytes) {
+      // Stop reading; the writer gets EPIPE rather than blocking on a full pipe.
+      (stdin as NodeJS.ReadStream).destroy?.();
+      throw new UsageError(`stdin: more than ${formatSize(maxBytes)} piped in; pipe in less (e.g. a narrower git diff, or head -c ${maxBytes})`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The question and the piped text as one message; either may be missing, not both. */
+export function promptWithInput(prompt: string | undefined, piped: string | undefined): string {
+  const context = piped?.trim() === "" ? undefined : piped?.replace(/\s+$/, "");
+  if (prompt === undefined || prompt.trim() === "") {
+    if (context === undefined) throw new UsageError('run needs a prompt: toolbridge run "PROMPT", or text piped into it');
+    return context;
+  }
+  return context === undefined ? prompt : `${prompt}\n\n${context}`;
+}
+
+function formatSize(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}

@@ -1,0 +1,20 @@
+import type { Command, CommanderError } from "commander";
+import { ExitCode } from "./errors.js";
+
+/**
+ * A mistake on the command line (unknown option, missing argument, bad value) is one line
+ * on stderr with a pointer to the command's --help, and exit 2; help and --version still
+ * print and exit 0. Applied to the program and each of its commands.
+ */
+export function reportUsageErrors(program: Command, stderr: NodeJS.WritableStream = process.stderr): void {
+  for (const command of [program, ...program.commands]) {
+    command.configureOutput({ outputError: () => {} });
+    command.exitOverride((error: CommanderError) => {
+      if (error.exitCode === 0 || error.code === "commander.help") process.exit(error.exitCode);
+      const path = command === program ? program.name() : `${program.name()} ${command.name()}`;
+      const message = error.message.replace(/^error: /, "").split("\n")[0];
+      stderr.write(`${program.name()}: ${message} (see \`${path} --help\`)\n`);
+      process.exit(ExitCode.usage);
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CLI, cliEnv } from "../support/cli.js";
+import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
+
+/**
+ * `run` on a real terminal (a pseudo-terminal from util-linux's `script`): a tool the
+ * policy does not allow is asked about on stderr, and the answer decides.
+ */
+
+let dir: string;
+let untrusted: string;
+let model: VllmServer | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "toolbridge-run-tty-"));
+  untrusted = join(dir, "untrusted.json");
+  writeFileSync(untrusted, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"] } } }));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+});
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/** Runs `toolbridge ARGS` on a pseudo-terminal, typing each answer when a question shows. */
+function onTerminal(args: string[], answers: string[]): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, CLI, ...args].map(quote).join(" ");
+  return new Promise((resolve, reject) => {
+    const child = spawn("script", ["-qefc", command, "/dev/null"], { cwd: dir, env: cliEnv(dir), stdio: ["pipe", "pipe", "pipe"] });
+    let screen = "";
+    let asked = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      screen += d.toString();
+      const questions = screen.match(/\[y\/a\/n\] |\(Enter for none\): /g)?.length ?? 0;
+      for (; asked < questions && answers.length > 0; asked++) child.stdin.write(`${answers.shift()}\r`);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    });
+  });
+}
+
+describe("run asks on a terminal", () => {
+  it("runs the tool when allowed once", async () => {
+    model = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Done." }] });
+    const run = await onTerminal(["run", "date?", "--base-url", model.url, "-c", untrusted], ["y"]);
+    expect(run.screen).toContain("? run get-date (server time, read-only)");
+    expect(run.screen).toContain("Done.");
+    expect(run.code).toBe(0);
+    const result = (model.chatRequests[1]?.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool");
+    expect(result?.content).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it("denies with a reason, which the model reads", async () => {
+    model = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "OK, no date." }] });
+    const run = await onTerminal(["run", "date?", "--base-url", model.url, "-c", untrusted], ["n", "not now"]);
+    expect(run.code).toBe(0);
+    const result = (model.chatRequests[1]?.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool");
+    expect(result?.content).toContain('the user denied "get-date". The user said: not now');
+  });
+});
