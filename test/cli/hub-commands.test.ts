@@ -313,11 +313,10 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(expectOneErrorLine(run)).toMatch(/timed out after 300 ms/);
   });
 
-  it("reports the server's refusal of bad arguments", async () => {
+  it("refuses arguments that do not match the tool's schema before calling, in one line, exit 2", async () => {
     const run = await cli(["call", "get-sum", '{"a": "two"}', "-c", everythingConfig]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^toolbridge: /);
-    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.code).toBe(2);
+    expect(expectOneErrorLine(run)).toMatch(/^toolbridge: arguments for "get-sum" do not match its input schema: argument "a" must be number; missing required argument "b"/);
   });
 
   it("lists resources and resource templates", async () => {
@@ -362,10 +361,10 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(run.stdout).toMatch(/^user:\n.*Taipei, Taiwan/m);
   });
 
-  it("reports a prompt asked for without its required argument in one line", async () => {
+  it("explains a prompt asked for without its required argument in one line, exit 2", async () => {
     const run = await cli(["prompt", "args-prompt", "-c", everythingConfig]);
-    expect(run.code).toBe(1);
-    expectOneErrorLine(run);
+    expect(run.code).toBe(2);
+    expect(expectOneErrorLine(run)).toMatch(/^toolbridge: prompt "args-prompt" needs the argument "city"; its arguments \(\* required\): city\*.*; e\.g\. toolbridge prompt args-prompt '\{"city":"\.\.\."\}'$/);
   });
 
   it("stops every server when interrupted by SIGTERM during a long call", async () => {
