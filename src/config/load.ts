@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
 import { defaultServers } from "./bundled-servers.js";
 import { ConfigError } from "./errors.js";
 import { expandServerEntry, isPlainObject, type Environment } from "./expand-env.js";
 import { locateJsonSyntaxError } from "./json-syntax.js";
 import { resolveLlmConfig } from "./llm-config.js";
 import { locateConfigFile } from "./locate.js";
+import { readConfigText } from "./read-file.js";
 import { adoptOtherHostKeys } from "./other-hosts.js";
 import type { Config, ServerConfig } from "./schema.js";
 import { validateConfig } from "./validate.js";
@@ -69,15 +69,4 @@ function prepareServers(data: unknown, env: Environment, file: string | undefine
     }),
   );
   return { ...data, mcpServers: servers };
-}
-
-function readConfigText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory, not a config file" : code === "EACCES" ? "permission denied" : `cannot read (${code ?? String(error)})`;
-    throw new ConfigError(reason, { file });
-  }
 }
