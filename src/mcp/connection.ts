@@ -22,6 +22,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { HubError } from "./errors.js";
+import { paginate } from "./listing.js";
+import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
 
@@ -65,6 +67,12 @@ export class Connection {
   private closing = false;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
+  /** list_changed notifications coalesced: one listing in flight per kind, one pending. */
+  private readonly refreshes = {
+    tools: new RefreshQueue(() => this.refresh("tools")),
+    resources: new RefreshQueue(() => this.refresh("resources")),
+    prompts: new RefreshQueue(() => this.refresh("prompts")),
+  };
 
   constructor(
     readonly name: string,
@@ -272,17 +280,14 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "tools");
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.tools.request();
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "resources");
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.resources.request();
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "prompts");
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.prompts.request();
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
@@ -301,7 +306,9 @@ export class Connection {
     }
   }
 
-  private async refresh(client: Client, kind: "tools" | "resources" | "prompts"): Promise<void> {
+  private async refresh(kind: "tools" | "resources" | "prompts"): Promise<void> {
+    const client = this.client;
+    if (!client) return;
     try {
       await this.loadList(client, kind);
     } catch (error) {
@@ -331,17 +338,26 @@ export class Connection {
   private async loadList(client: Client, kind: "tools" | "resources" | "prompts", signal?: AbortSignal): Promise<void> {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
+    const server = this.name;
     if (kind === "tools") {
-      this.tools = capabilities.tools ? await paginate((params) => client.listTools(params, options), (r) => r.tools) : [];
+      this.tools = capabilities.tools
+        ? await paginate({ server, method: "tools/list" }, (params) => client.listTools(params, options), (r) => r.tools)
+        : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates] = capabilities.resources
         ? await Promise.all([
-            paginate((params) => client.listResources(params, options), (r) => r.resources),
-            paginate((params) => client.listResourceTemplates(params, options), (r) => r.resourceTemplates),
+            paginate({ server, method: "resources/list" }, (params) => client.listResources(params, options), (r) => r.resources),
+            paginate(
+              { server, method: "resources/templates/list" },
+              (params) => client.listResourceTemplates(params, options),
+              (r) => r.resourceTemplates,
+            ),
           ])
         : [[], []];
     } else {
-      this.prompts = capabilities.prompts ? await paginate((params) => client.listPrompts(params, options), (r) => r.prompts) : [];
+      this.prompts = capabilities.prompts
+        ? await paginate({ server, method: "prompts/list" }, (params) => client.listPrompts(params, options), (r) => r.prompts)
+        : [];
     }
   }
 
@@ -459,6 +475,8 @@ export class Connection {
   }
 
   private describeStartupError(error: unknown): string {
+    // Already one line naming this server (a listing over its limits).
+    if (error instanceof HubError && error.server === this.name) return error.message;
     const config = this.config;
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
@@ -477,24 +495,6 @@ export class Connection {
       this.options.emit({ type: "server-status", state: { ...this.state } });
     }
   }
-}
-
-async function paginate<R extends { nextCursor?: string | undefined }, T>(
-  list: (params: { cursor?: string }) => Promise<R>,
-  items: (result: R) => T[],
-): Promise<T[]> {
-  const all: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const result = await list(cursor === undefined ? {} : { cursor });
-    all.push(...items(result));
-    cursor = result.nextCursor;
-    // A server that hands back a cursor it already gave would otherwise loop forever.
-    if (cursor !== undefined && seen.has(cursor)) break;
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
-  return all;
 }
 
 async function closeTransport(transport: Transport): Promise<void> {
