@@ -20,6 +20,8 @@ const toolFilter = {
   startupTimeoutMs: z.number().int().positive().optional(),
   /** Default timeout of one tools/call, reset by progress notifications. */
   toolTimeoutMs: z.number().int().positive().optional(),
+  /** The most bytes one message from the server may take (default 64 MiB). */
+  maxMessageBytes: z.number().int().positive().optional(),
 };
 
 export const StdioServerSchema = z.looseObject({

@@ -22,6 +22,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { HubError } from "./errors.js";
+import { limitedFetch } from "./limited-fetch.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
 import { paginate } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
@@ -65,6 +67,8 @@ export class Connection {
   private restartFailures = 0;
   private gaveUp = false;
   private closing = false;
+  /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
+  private oversized: MessageTooLargeError | undefined;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
   /** list_changed notifications coalesced: one listing in flight per kind, one pending. */
@@ -97,6 +101,11 @@ export class Connection {
   /** The server's toolTimeoutMs, else the hub's; also bounds reads, prompts and subscriptions. */
   get requestTimeoutMs(): number {
     return this.config.toolTimeoutMs ?? this.options.toolTimeoutMs;
+  }
+
+  /** The most bytes one message from the server may take. */
+  get maxMessageBytes(): number {
+    return this.config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   /** Connects and loads the lists; never rejects. */
@@ -156,6 +165,7 @@ export class Connection {
 
   private async attempt(): Promise<void> {
     const started = performance.now();
+    this.oversized = undefined;
     this.setState({ status: "connecting", error: undefined, pid: undefined });
     const startup = new AbortController();
     this.startup = startup;
@@ -219,12 +229,15 @@ export class Connection {
       return { client: await this.connectClient(transport, startup), transport };
     }
     const url = new URL(config.url);
-    const requestInit = config.headers ? { headers: config.headers } : undefined;
+    const httpOptions = {
+      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      fetch: limitedFetch({ maxMessageBytes: this.maxMessageBytes, onOversizedStream: (error) => this.onOversizedStream(error) }),
+    };
     if (config.type === "sse") {
-      const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const transport = new SSEClientTransport(url, httpOptions);
       return { client: await this.connectClient(transport, startup), transport };
     }
-    const streamable = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {});
+    const streamable = new StreamableHTTPClientTransport(url, httpOptions);
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
     } catch (error) {
@@ -234,7 +247,7 @@ export class Connection {
       if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) {
         throw error;
       }
-      const sse = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const sse = new SSEClientTransport(url, httpOptions);
       try {
         const client = await this.connectClient(sse, startup);
         this.setState({ transport: "sse" });
@@ -430,9 +443,23 @@ export class Connection {
     }
   }
 
+  /**
+   * A stream that carries no reply to a request of ours passed maxMessageBytes. Legacy SSE
+   * carries every reply on that stream: the connection ends, so waiting requests fail now
+   * with this error (and the next one reconnects). The Streamable HTTP GET stream only ends.
+   */
+  private onOversizedStream(error: MessageTooLargeError): void {
+    this.options.log.write(this.name, `stream closed: ${error.message}`);
+    if (this.state.transport !== "sse" || !this.client) return;
+    this.oversized = error;
+    void this.client.close();
+  }
+
   private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number): HubError {
     const server = this.name;
     if (error instanceof HubError) return error;
+    const tooLarge = tooLargeMessage(error) ?? (isConnectionClosed(error) ? this.oversized?.message : undefined);
+    if (tooLarge) return new HubError("server-error", `${what} on server "${server}" failed: ${tooLarge}`, { server, cause: error });
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
@@ -453,6 +480,10 @@ export class Connection {
     this.transport = undefined;
     if (this.closing) return;
     const tail = this.tail.summary();
+    if (this.oversized) {
+      this.setState({ status: "failed", error: `the connection was ended: ${this.oversized.message}` });
+      return;
+    }
     this.setState({
       status: "failed",
       error: `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}${tail ? `; stderr: ${tail}` : ""}`,
@@ -516,6 +547,20 @@ function killQuietly(pid: number, signal: NodeJS.Signals): void {
 
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
+}
+
+/** The limit's line, from our error or from the JSON-RPC error that replaced a reply on a POST stream. */
+function tooLargeMessage(error: unknown): string | undefined {
+  if (error instanceof MessageTooLargeError) return error.message;
+  if (error instanceof Error && error.cause instanceof MessageTooLargeError) return error.cause.message;
+  if (error instanceof McpError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
+    return error.message.replace(/^MCP error -?\d+: /, "");
+  }
+  return undefined;
+}
+
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */

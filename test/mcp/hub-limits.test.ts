@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { MAX_LIST_PAGES } from "../../src/mcp/listing.js";
+import { startHostileServer, type HostileServer, type HostileServerOptions } from "../support/hostile-mcp-http.js";
+import { rejection } from "./hub-error.js";
 import { expectNoChildren, fixture, waitUntil } from "./processes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "toolbridge-limits-"));
@@ -77,5 +79,68 @@ describe("listings", () => {
     // One listing at startup, one in flight during the flood, one pending after it.
     expect(await counts()).toEqual({ tools: 3, resources: 3, prompts: 3 });
     expect(changed.length).toBe(6);
+  });
+});
+
+describe("maxMessageBytes over HTTP", () => {
+  let server: HostileServer | undefined;
+
+  afterEach(async () => {
+    await hub?.close();
+    hub = undefined;
+    await server?.close();
+    server = undefined;
+  });
+
+  const limit = 1024 * 1024;
+  const tooLarge = (what: string) => `tools/call ${what} on server "hostile" failed: the reply of `;
+
+  async function connect(options: HostileServerOptions = {}, type?: "sse") {
+    server = await startHostileServer(options);
+    const url = type === "sse" ? server.sseUrl : server.url;
+    hub = await Hub.connect({ hostile: { url, ...(type ? { type } : {}), maxMessageBytes: limit } }, { stderrLogFile: logFile });
+    expect(state("hostile").status).toBe("connected");
+    return hub;
+  }
+
+  it("fails a JSON reply larger than the limit with one line naming server and limit", async () => {
+    const hub = await connect();
+    const error = await rejection(hub.callTool("big-json", { mib: 8 }));
+    expect(error.message).toBe(`${tooLarge("big-json")}more than 1 MiB exceeds the limit (maxMessageBytes 1 MiB)`);
+    expect((await hub.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
+  });
+
+  it("counts a gzip body as it inflates, not as it was sent", async () => {
+    const hub = await connect();
+    const error = await rejection(hub.callTool("gzip-bomb", { mib: 256 }));
+    expect(error.message).toMatch(/^tools\/call gzip-bomb on server "hostile" failed: the reply of more than 1(\.\d)? MiB exceeds the limit \(maxMessageBytes 1 MiB\)$/);
+  });
+
+  it("fails a call whose SSE reply is one endless data line at once, and stops reading it", async () => {
+    const hub = await connect();
+    const error = await rejection(hub.callTool("endless-sse", {}));
+    expect(error.message).toMatch(/^tools\/call endless-sse on server "hostile" failed: the reply of more than 1(\.\d)? MiB exceeds the limit \(maxMessageBytes 1 MiB\)$/);
+    expect((await hub.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
+  });
+
+  it("cuts an endless data line on the standalone GET stream of an idle hub and logs why", async () => {
+    await connect({ endlessGet: true });
+    await waitUntil(() => logText().includes("stream closed"), 10_000, "the GET stream to be cut");
+    expect(logText()).toMatch(/stream closed: the reply of more than 1(\.\d)? MiB exceeds the limit \(maxMessageBytes 1 MiB\)/);
+    // The server could write little more than the limit (plus socket buffers) before the cut.
+    const written = server!.endlessWrites()[0] ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server!.endlessWrites()[0]).toBeLessThan(16 * limit);
+    expect(written).toBeLessThan(16 * limit);
+    expect(state("hostile").status).toBe("connected");
+    expect((await hub!.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
+  });
+
+  it("ends a legacy SSE connection whose stream passes the limit and fails the call it carried", async () => {
+    const hub = await connect({}, "sse");
+    const error = await rejection(hub.callTool("endless-sse", {}));
+    expect(error.message).toMatch(/^tools\/call endless-sse on server "hostile" failed: the reply of more than 1(\.\d)? MiB exceeds the limit \(maxMessageBytes 1 MiB\)$/);
+    // The next request reconnects.
+    expect((await hub.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
   });
 });
