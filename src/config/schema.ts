@@ -69,6 +69,8 @@ export const LlmConfigSchema = z.strictObject({
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
+  /** The most characters one answer of the model may hold (default 16 Mi); a longer one is cut off with an error. */
+  maxAnswerChars: z.number().int().positive().optional(),
   /** Extra request fields passed through to the server (vLLM's chat_template_kwargs, top_k, ...). */
   extraBody: z.record(z.string(), z.unknown()).optional(),
 });

@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { eventFramingFetch, type AnswerBudget } from "./answer-limit.js";
 import { serverMessageOf, START_LOCAL_SERVER_HINT, truncatedError, type LlmError } from "./errors.js";
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
@@ -58,7 +59,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     };
   }
 
-  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
     const url = this.baseURL;
     const control = new RequestControl(url, this.timeoutMs, request.signal);
     try {
@@ -68,7 +69,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs, startHint: this.options.startHint ?? START_LOCAL_SERVER_HINT });
       }
-      const reader = new ChunkReader();
+      const reader = new ChunkReader(budget);
       try {
         for await (const chunk of stream) {
           // Chunks the SDK had already buffered must not reach a caller who cancelled.
@@ -103,10 +104,14 @@ interface LooseDelta {
 
 /** Turns Chat Completions chunks into neutral stream events. */
 class ChunkReader {
-  private readonly calls = new ToolCallAssembler();
+  private readonly calls: ToolCallAssembler;
   private usage: Usage | undefined;
   private finishReason: string | undefined;
   private sawToolCalls = false;
+
+  constructor(budget: AnswerBudget) {
+    this.calls = new ToolCallAssembler(budget);
+  }
 
   *read(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Generator<StreamEvent> {
     if (chunk.usage) {
@@ -179,7 +184,7 @@ export function createOpenAIClient(baseURL: string, apiKey: string | undefined, 
     timeout: timeoutMs,
     logLevel: "off",
     ...(headers ? { defaultHeaders: headers } : {}),
-    fetch: liftErrorBodies,
+    fetch: eventFramingFetch(baseURL, liftErrorBodies),
   });
 }
 
