@@ -2,6 +2,7 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import { summarizeContent } from "../../agent/tool-result.js";
 import type { Colors } from "./colors.js";
 import { StreamingMarkdown } from "./markdown.js";
+import { ProgressThrottle } from "./progress-throttle.js";
 
 export interface OutputStream {
   write(text: string): unknown;
@@ -24,6 +25,8 @@ export interface TurnViewOptions {
   verbose: boolean;
   /** Where requests go, for the trace: read at each request, as chat's /model switches the model. */
   endpoint: () => { url: string; model: string };
+  /** Decides which progress notifications are shown (default: the first, then one a second per call). */
+  progress?: ProgressThrottle;
 }
 
 const MAX_ARGS_SHOWN = 200;
@@ -37,8 +40,11 @@ export class TurnView {
   /** stdout has text with no newline yet. */
   private midLine = false;
   private inReasoning = false;
+  private readonly progress: ProgressThrottle;
 
-  constructor(private readonly options: TurnViewOptions) {}
+  constructor(private readonly options: TurnViewOptions) {
+    this.progress = options.progress ?? new ProgressThrottle();
+  }
 
   handle(event: AgentEvent): void {
     const { outColors: o, errColors: e, verbose } = this.options;
@@ -81,12 +87,14 @@ export class TurnView {
         break;
       }
       case "tool-progress": {
+        if (!this.progress.shouldShow(event.id)) break;
         const { progress, total, message } = event.progress;
         const amount = total ? `${Math.round((progress / total) * 100)}%` : String(progress);
         this.errLine(e.dim(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`));
         break;
       }
       case "tool-call-finished": {
+        this.progress.done(event.id);
         const ms = `${Math.round(event.durationMs)} ms`;
         if (verbose) this.trace(`tool result (${ms}): ${event.summary}`, event.isError);
         else if (event.isError) this.errLine(`  ${e.red("✗")} ${e.bold(event.name)} ${e.dim(ms)}  ${e.red(event.summary)}`);
