@@ -22,9 +22,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { HubError } from "./errors.js";
+import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./limited-fetch.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
-import { paginate } from "./listing.js";
+import { paginate as paginateEntries } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
@@ -307,7 +308,8 @@ export class Connection {
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, data } = notification.params;
-      this.options.log.write(this.name, `log ${level}: ${typeof data === "string" ? data : JSON.stringify(data)}`);
+      const text = typeof data === "string" ? data : nestedDeeperThan(data) ? tooDeep("(data)") : JSON.stringify(data);
+      this.options.log.write(this.name, `log ${level}: ${text}`);
     });
     const onElicitation = this.options.onElicitation;
     if (onElicitation) {
@@ -352,16 +354,21 @@ export class Connection {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
     const server = this.name;
+    const paginate = <R extends { nextCursor?: string | undefined }, T extends { name: string }>(
+      method: string,
+      list: (params: { cursor?: string }) => Promise<R>,
+      items: (result: R) => T[],
+    ) => paginateEntries({ server, method }, list, items).then((entries) => this.withinDepth(entries, method));
     if (kind === "tools") {
       this.tools = capabilities.tools
-        ? await paginate({ server, method: "tools/list" }, (params) => client.listTools(params, options), (r) => r.tools)
+        ? await paginate("tools/list", (params) => client.listTools(params, options), (r) => r.tools)
         : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates] = capabilities.resources
         ? await Promise.all([
-            paginate({ server, method: "resources/list" }, (params) => client.listResources(params, options), (r) => r.resources),
+            paginate("resources/list", (params) => client.listResources(params, options), (r) => r.resources),
             paginate(
-              { server, method: "resources/templates/list" },
+              "resources/templates/list",
               (params) => client.listResourceTemplates(params, options),
               (r) => r.resourceTemplates,
             ),
@@ -369,9 +376,18 @@ export class Connection {
         : [[], []];
     } else {
       this.prompts = capabilities.prompts
-        ? await paginate({ server, method: "prompts/list" }, (params) => client.listPrompts(params, options), (r) => r.prompts)
+        ? await paginate("prompts/list", (params) => client.listPrompts(params, options), (r) => r.prompts)
         : [];
     }
+  }
+
+  /** A list's entries without those nested past MAX_JSON_DEPTH (a tool's schema, say), each dropped with a log line. */
+  private withinDepth<T extends { name: string }>(entries: T[], method: string): T[] {
+    return entries.filter((entry) => {
+      if (!nestedDeeperThan(entry)) return true;
+      this.options.log.write(this.name, `${method}: left out "${entry.name}": ${tooDeep("its entry")}`);
+      return false;
+    });
   }
 
   private updateCounts(): void {
@@ -434,13 +450,18 @@ export class Connection {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
     const client = this.client && this.state.status === "connected" && !this.closing ? this.client : await this.ready();
+    let result: T;
     try {
-      const result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
+      result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
       this.restartFailures = 0;
-      return result;
     } catch (error) {
       throw this.requestError(error, what, signal, timeoutMs);
     }
+    // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
+    if (nestedDeeperThan(result)) {
+      throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
+    }
+    return result;
   }
 
   /**

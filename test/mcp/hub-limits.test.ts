@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
+import { MAX_JSON_DEPTH } from "../../src/mcp/json-depth.js";
 import { MAX_LIST_PAGES } from "../../src/mcp/listing.js";
 import { startHostileServer, type HostileServer, type HostileServerOptions } from "../support/hostile-mcp-http.js";
 import { rejection } from "./hub-error.js";
@@ -79,6 +80,28 @@ describe("listings", () => {
     // One listing at startup, one in flight during the flood, one pending after it.
     expect(await counts()).toEqual({ tools: 3, resources: 3, prompts: 3 });
     expect(changed.length).toBe(6);
+  });
+});
+
+describe("deeply nested JSON", () => {
+  it("fails a result nested 100,000 levels deep with one line naming server and tool, not a stack overflow", async () => {
+    hub = await Hub.connect({ deep: fixture("deep-json.mjs") }, { stderrLogFile: logFile });
+    const error = await rejection(hub.callTool("deep", {}));
+    expect(error.message).toBe(`tools/call deep on server "deep" failed: the result is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`);
+    expect(error.server).toBe("deep");
+  });
+
+  it("leaves out a tool whose schema nests past the limit and keeps the others", async () => {
+    hub = await Hub.connect({ deep: fixture("deep-json.mjs") }, { stderrLogFile: logFile });
+    expect(hub.tools().map((t) => t.name)).toEqual(["deep"]);
+    expect(logText()).toContain(`tools/list: left out "deep-schema": its entry is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`);
+  });
+
+  it("takes a result nested right up to the limit", async () => {
+    hub = await Hub.connect({ deep: fixture("deep-json.mjs", String(MAX_JSON_DEPTH - 1)) }, { stderrLogFile: logFile });
+    // The result object itself is one level: its structuredContent may nest one level less.
+    const result = await hub.callTool("deep", {});
+    expect(JSON.stringify(result.structuredContent)).toBe('{"a":'.repeat(MAX_JSON_DEPTH - 1) + "1" + "}".repeat(MAX_JSON_DEPTH - 1));
   });
 });
 
