@@ -45,17 +45,15 @@ export async function* limitAnswer(events: AsyncIterable<StreamEvent>, budget: A
 }
 
 /**
- * A fetch for the Stainless SDKs (`openai`, `@anthropic-ai/sdk`): their SSE reader copies and
+ * A fetch for the Stainless SDKs (`@anthropic-ai/sdk`): their SSE reader copies and
  * rescans everything it holds on every network chunk, quadratic in the size of one event;
  * handed whole events it reads in linear time. One event is bounded by MAX_EVENT_BYTES.
  */
 export function eventFramingFetch(url: string, base: typeof fetch = fetch): typeof fetch {
   return async (input, init) =>
-    frameEventStream(await base(input, init), {
-      maxEventBytes: MAX_EVENT_BYTES,
-      onOversized: (bytes) =>
-        new LlmError("bad-response", `The model server at ${url} sent one event of more than ${bytes} bytes; the rest was not read.`, {
-          url,
-        }),
-    });
+    frameEventStream(await base(input, init), { maxEventBytes: MAX_EVENT_BYTES, onOversized: (bytes) => eventTooLarge(url, bytes) });
+}
+
+export function eventTooLarge(url: string, bytes: number): LlmError {
+  return new LlmError("bad-response", `The model server at ${url} sent one event of more than ${bytes} bytes; the rest was not read.`, { url });
 }

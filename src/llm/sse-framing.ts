@@ -46,14 +46,22 @@ export function eventFramingStream(options: EventFramingOptions): TransformStrea
     transform(chunk, controller) {
       if (stopped) return;
       let start = 0;
-      for (let i = 0; i < chunk.length; i++) {
-        const byte = chunk[i];
-        if (byte === LF && afterCR) {
-          afterCR = false;
-          continue;
-        }
-        if (byte !== LF && byte !== CR) {
+      // Line ends found with the native indexOf: the bytes between them need no look.
+      let nextLF = chunk.indexOf(LF);
+      let nextCR = chunk.indexOf(CR);
+      for (let i = 0; ; ) {
+        if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
+        if (nextCR !== -1 && nextCR < i) nextCR = chunk.indexOf(CR, i);
+        const next = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+        if (next !== i && i < chunk.length) {
+          // Some bytes of a line before the next line end (or the chunk's end).
           lineEmpty = false;
+          afterCR = false;
+        }
+        if (next === -1) break;
+        const byte = chunk[next];
+        i = next + 1;
+        if (byte === LF && afterCR) {
           afterCR = false;
           continue;
         }
@@ -63,24 +71,23 @@ export function eventFramingStream(options: EventFramingOptions): TransformStrea
           continue;
         }
         // A blank line: the event ends here.
-        const end = i + 1;
-        const size = pendingBytes + end - start;
+        const size = pendingBytes + i - start;
         if (size > options.maxEventBytes) return oversized(controller, size);
         if (pieces.length === 0) {
-          controller.enqueue(chunk.subarray(start, end));
+          controller.enqueue(chunk.subarray(start, i));
         } else {
-          pieces.push(chunk.subarray(start, end));
+          pieces.push(chunk.subarray(start, i));
           controller.enqueue(concat(pieces, size));
           pieces = [];
         }
         pendingBytes = 0;
-        start = end;
+        start = i;
       }
       if (start < chunk.length) {
         pendingBytes += chunk.length - start;
         if (pendingBytes > options.maxEventBytes) return oversized(controller, pendingBytes);
-        // Copied: the chunk's buffer may be reused by whoever produced it.
-        pieces.push(chunk.slice(start));
+        // Not copied: a stream's producer hands each chunk over and never writes to it again.
+        pieces.push(chunk.subarray(start));
       }
     },
     flush(controller) {
