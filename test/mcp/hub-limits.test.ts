@@ -50,14 +50,14 @@ describe("listings", () => {
 
   it("keeps the old tools when a refresh pages without end, and logs the limit", async () => {
     hub = await Hub.connect({ lists: fixture("hostile-lists.mjs") }, { stderrLogFile: logFile });
-    expect(hub.tools().map((t) => t.name)).toEqual(["flood", "list-count", "go-endless"]);
+    expect(hub.tools().map((t) => t.name)).toEqual(["flood", "list-count", "go-endless", "progress-flood"]);
     await hub.callTool("go-endless", {});
     await waitUntil(() => logText().includes("could not refresh tools"), 20_000, "the refresh to fail");
     expect(logText()).toContain(
       `could not refresh tools: tools/list of server "lists" still had a next page after ${MAX_LIST_PAGES} pages (the limit)`,
     );
     expect(state("lists").status).toBe("connected");
-    expect(hub.tools().map((t) => t.name)).toEqual(["flood", "list-count", "go-endless"]);
+    expect(hub.tools().map((t) => t.name)).toEqual(["flood", "list-count", "go-endless", "progress-flood"]);
   });
 
   it("answers a flood of list_changed notifications with at most two listings of each kind, not one per notification", async () => {
