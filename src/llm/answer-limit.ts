@@ -14,7 +14,7 @@ export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 export function answerTooLong(url: string, maxChars: number): LlmError {
   return new LlmError(
-    "bad-response",
+    "too-large",
     `The model server at ${url} sent an answer of more than ${maxChars} characters (llm.maxAnswerChars); the rest was not read.`,
     { url },
   );
@@ -55,5 +55,5 @@ export function eventFramingFetch(url: string, base: typeof fetch = fetch): type
 }
 
 export function eventTooLarge(url: string, bytes: number): LlmError {
-  return new LlmError("bad-response", `The model server at ${url} sent one event of more than ${bytes} bytes; the rest was not read.`, { url });
+  return new LlmError("too-large", `The model server at ${url} sent one event of more than ${bytes} bytes; the rest was not read.`, { url });
 }
