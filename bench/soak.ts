@@ -67,15 +67,24 @@ const CASES: Case[] = [
       forever(res, () => piece);
     },
   },
-  {
-    name: "model sends one 50 MB SSE event",
-    model: (res) => {
-      const event = Buffer.from(chunk({ content: "x".repeat(50 * 1024 * 1024) }));
-      for (let i = 0; i < event.length; i += 65536) res.write(event.subarray(i, i + 65536));
-      res.end(`${chunk({}, "stop")}data: [DONE]\n\n`);
-    },
-  },
+  { name: "model sends one 20 MB SSE event", model: (res) => oneLargeEvent(res, 20) },
+  { name: "model sends one 50 MB SSE event", model: (res) => oneLargeEvent(res, 50) },
 ];
+
+/** One event of `mb` MB of content, written in 64 KiB pieces as the network would cut it. */
+function oneLargeEvent(res: ServerResponse, mb: number): void {
+  const event = Buffer.from(chunk({ content: "x".repeat(mb * 1024 * 1024) }));
+  let offset = 0;
+  const pump = (): void => {
+    while (offset < event.length && !res.destroyed) {
+      const piece = event.subarray(offset, offset + 65536);
+      offset += piece.length;
+      if (!res.write(piece)) return void res.once("drain", pump);
+    }
+    if (!res.destroyed) res.end(`${chunk({}, "stop")}data: [DONE]\n\n`);
+  };
+  pump();
+}
 
 interface Outcome {
   pingMs: number[];

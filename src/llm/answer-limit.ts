@@ -9,8 +9,11 @@ import type { StreamEvent } from "./types.js";
  */
 export const DEFAULT_MAX_ANSWER_CHARS = 16 * 1024 * 1024;
 
-/** One event of a model's stream: far larger than any real chunk, small enough to hold. */
-export const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+/**
+ * One event of a model's stream: a real one carries a few tokens, and one past twice the
+ * default answer limit could only fail that limit after costing its size several times over.
+ */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
 
 export function answerTooLong(url: string, maxChars: number): LlmError {
   return new LlmError(

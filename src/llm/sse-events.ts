@@ -66,14 +66,12 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
         continue;
       }
       carry.push(bytes.subarray(0, end));
-      const whole = carry.length === 1 ? (carry[0] as Uint8Array) : Buffer.concat(carry, carryBytes + end);
+      eventBytes += carryBytes + end;
+      if (eventBytes > options.maxEventBytes) throw options.tooLarge(eventBytes);
+      const lines = decodeLines(carry, carryBytes + end);
       carry = end < bytes.length ? [bytes.subarray(end)] : [];
       carryBytes = bytes.length - end;
       if (end > 0) endedWithCR = bytes[end - 1] === CR;
-      eventBytes += whole.length;
-      if (eventBytes > options.maxEventBytes) throw options.tooLarge(eventBytes);
-      // Buffer's decoder makes a one-byte string of ASCII text, half what TextDecoder's streaming mode makes.
-      const lines = Buffer.from(whole.buffer, whole.byteOffset, whole.length).toString("utf8").split(/\r\n|\r|\n/);
       // The text ends with a line end (unless the stream ended): the last "line" is empty, not a blank line.
       if (!done || lines[lines.length - 1] === "") lines.pop();
       for (const line of lines) yield* readLine(line);
@@ -87,4 +85,14 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
+}
+
+/**
+ * The text of whole lines, decoded once. Apart so that the joined bytes are garbage before the
+ * lines are handed on: one large event is then held as bytes or as text, not as both.
+ */
+function decodeLines(pieces: Uint8Array[], size: number): string[] {
+  const whole = pieces.length === 1 ? (pieces[0] as Uint8Array) : Buffer.concat(pieces, size);
+  // Buffer's decoder makes a one-byte string of ASCII text, half what TextDecoder's streaming mode makes.
+  return Buffer.from(whole.buffer, whole.byteOffset, whole.length).toString("utf8").split(/\r\n|\r|\n/);
 }
