@@ -232,8 +232,10 @@ export class Agent {
         if (signal?.aborted) throw signal.reason;
       }
     } catch (caught) {
-      // Whatever streamed before the failure is kept, so the conversation shows what the user saw.
-      if (uncommitted && (uncommitted.text !== "" || uncommitted.reasoning !== "")) {
+      // Whatever streamed before the failure is kept, so the conversation shows what the user saw;
+      // but not an answer cut off for its size, which every later request would carry again.
+      const tooLarge = caught instanceof LlmError && caught.code === "too-large";
+      if (uncommitted && !tooLarge && (uncommitted.text !== "" || uncommitted.reasoning !== "")) {
         add(assistantMessage(uncommitted.text, uncommitted.reasoning, []));
         answer = uncommitted.text;
       }

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
 import { defaultServers } from "./bundled-servers.js";
 import { ConfigError } from "./errors.js";
 import { expandServerEntry, isPlainObject, type Environment } from "./expand-env.js";
 import { findDuplicateKey, locateJsonSyntaxError } from "./json-syntax.js";
 import { resolveLlmConfig } from "./llm-config.js";
 import { locateConfigFile } from "./locate.js";
+import { readConfigText } from "./read-file.js";
 import { adoptOtherHostKeys } from "./other-hosts.js";
 import type { Config, ServerConfig } from "./schema.js";
 import { unknownKeyWarnings } from "./unknown-keys.js";
@@ -97,15 +97,4 @@ function prepareServers(data: unknown, env: Environment, file: string | undefine
     }),
   );
   return { ...data, mcpServers: servers };
-}
-
-function readConfigText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory, not a config file" : code === "EACCES" ? "permission denied" : `cannot read (${code ?? String(error)})`;
-    throw new ConfigError(reason, { file });
-  }
 }

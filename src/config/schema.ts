@@ -27,7 +27,7 @@ const toolFilter = {
   alwaysAllow: z.array(z.string()).optional(),
   /** Cap on one tools/call however much progress it reports. */
   maxToolTimeMs: z.number().int().positive().optional(),
-  /** The longest message the server may send. */
+  /** The most bytes one message from the server may take (default 64 MiB). */
   maxMessageBytes: z.number().int().positive().optional(),
 };
 
@@ -76,6 +76,8 @@ export const LlmConfigSchema = z.strictObject({
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
+  /** The most characters one answer of the model may hold (default 16 Mi); a longer one is cut off with an error. */
+  maxAnswerChars: z.number().int().positive().optional(),
   /** Extra request fields passed through to the server (vLLM's chat_template_kwargs, top_k, ...). */
   extraBody: z.record(z.string(), z.unknown()).optional(),
 });

@@ -2,6 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } fr
 import { truncatedError } from "./errors.js";
 import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
+import { eventFramingFetch, type AnswerBudget } from "./answer-limit.js";
 import { toAnthropicInputSchema } from "./schema/anthropic.js";
 import { fromSdkError } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
@@ -38,6 +39,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       timeout: this.timeoutMs + 1000,
       logLevel: "off",
       openTelemetry: false,
+      fetch: eventFramingFetch(this.baseURL),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
   }
@@ -64,7 +66,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     };
   }
 
-  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
     const control = new RequestControl(this.baseURL, this.timeoutMs, request.signal);
     const context = { control, timeoutMs: this.timeoutMs };
     try {
@@ -74,7 +76,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       } catch (err) {
         throw fromSdkError(err, this.baseURL, ANTHROPIC_ERRORS, context);
       }
-      const calls = new ToolCallAssembler();
+      const calls = new ToolCallAssembler(budget);
       const toolBlocks = new Set<number>();
       let inputTokens = 0;
       let outputTokens = 0;

@@ -40,6 +40,7 @@ export async function createChatModel(
     ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
     ...(llm.extraBody ? { extraBody: llm.extraBody } : {}),
     ...(llm.requestTimeoutMs !== undefined ? { requestTimeoutMs: llm.requestTimeoutMs } : {}),
+    ...(llm.maxAnswerChars !== undefined ? { maxAnswerChars: llm.maxAnswerChars } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   };
 

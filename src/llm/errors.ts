@@ -16,6 +16,8 @@ export type LlmErrorCode =
   | "aborted"
   /** The server answered, but not with anything we can read. */
   | "bad-response"
+  /** The answer, or one event of its stream, passed its size limit (llm.maxAnswerChars). */
+  | "too-large"
   /** The llm settings cannot work as given (no model named, no API key, unknown provider). */
   | "config";
 

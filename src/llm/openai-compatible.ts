@@ -1,7 +1,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, truncatedError, type LlmError } from "./errors.js";
+import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
+import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
 import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
+import { readServerSentEvents } from "./sse-events.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
 import type { OpenAISchemaOptions } from "./schema/openai.js";
 import { StreamingModel, type ModelOptions } from "./streaming-model.js";
@@ -58,32 +60,37 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     };
   }
 
-  protected async *attempt(request: ChatRequest): AsyncGenerator<StreamEvent> {
+  protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
     const url = this.baseURL;
     const control = new RequestControl(url, this.timeoutMs, request.signal);
     try {
-      let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+      // The SDK makes the request and maps HTTP errors; the stream is read here, since the SDK's
+      // own reader takes quadratic time on one large event.
+      let body: ReadableStream<Uint8Array>;
       try {
-        const { data, response } = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal }).withResponse();
+        const response = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal }).asResponse();
         const contentType = response.headers.get("content-type");
         // A web page answered with 200 would read as an empty stream: say what it is instead.
         if (!isApiContentType(contentType)) throw notOpenAICompatible(url, contentType ?? "");
-        stream = data;
+        if (!response.body) throw new Error("the answer has no body");
+        body = response.body;
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs, startHint: this.options.startHint ?? START_LOCAL_SERVER_HINT });
       }
-      const reader = new ChunkReader();
+      const reader = new ChunkReader(budget);
       try {
-        for await (const chunk of stream) {
-          // Chunks the SDK had already buffered must not reach a caller who cancelled.
+        const events = readServerSentEvents(body, { maxEventBytes: MAX_EVENT_BYTES, tooLarge: (bytes) => eventTooLarge(url, bytes) });
+        for await (const event of events) {
+          // Events already read must not reach a caller who cancelled.
           if (control.signal.aborted) break;
           control.touch();
-          yield* reader.read(chunk);
+          if (event.data.startsWith("[DONE]")) break;
+          yield* reader.read(parseChunk(event.data, url));
         }
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs });
       }
-      // The SDK ends a stream quietly when its signal fires.
+      // A cancelled or timed-out stream may end quietly.
       const stopped = control.stopReason();
       if (stopped) throw stopped;
       yield* reader.end(url);
@@ -91,6 +98,13 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       control.dispose();
     }
   }
+}
+
+/** One event's data as a chunk; a server's error sent inside the stream becomes its one-line error. */
+function parseChunk(data: string, url: string): OpenAI.Chat.Completions.ChatCompletionChunk {
+  const parsed = JSON.parse(data) as OpenAI.Chat.Completions.ChatCompletionChunk & { error?: unknown };
+  if (parsed && typeof parsed === "object" && parsed.error) throw streamError(url, serverMessageOf(parsed.error), parsed.error);
+  return parsed;
 }
 
 /** What vLLM (and the others) put in a delta beyond the OpenAI types. */
@@ -107,10 +121,14 @@ interface LooseDelta {
 
 /** Turns Chat Completions chunks into neutral stream events. */
 class ChunkReader {
-  private readonly calls = new ToolCallAssembler();
+  private readonly calls: ToolCallAssembler;
   private usage: Usage | undefined;
   private finishReason: string | undefined;
   private sawToolCalls = false;
+
+  constructor(budget: AnswerBudget) {
+    this.calls = new ToolCallAssembler(budget);
+  }
 
   *read(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): Generator<StreamEvent> {
     if (chunk.usage) {

@@ -1,3 +1,4 @@
+import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, limitAnswer } from "./answer-limit.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "./request-control.js";
 import { retryBeforeOutput, type RetryOptions } from "./retry.js";
 import type { ChatModel, ChatRequest, Message, StreamEvent, ToolDefinition } from "./types.js";
@@ -15,6 +16,8 @@ export interface ModelOptions {
   extraBody?: Record<string, unknown>;
   /** How long the server may stay silent, before its answer starts or in the middle of it. */
   requestTimeoutMs?: number;
+  /** The most characters one answer may hold (text, reasoning, tool arguments); default 16 Mi. */
+  maxAnswerChars?: number;
   retry?: RetryOptions;
   headers?: Record<string, string>;
 }
@@ -43,7 +46,15 @@ export abstract class StreamingModel<Options extends ModelOptions> implements Ch
   }
 
   stream(request: ChatRequest): AsyncIterable<StreamEvent> {
-    return retryBeforeOutput(() => this.attempt(request), this.options.retry, this.baseURL, request.signal);
+    return retryBeforeOutput(
+      () => {
+        const budget = new AnswerBudget(this.baseURL, this.options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS);
+        return limitAnswer(this.attempt(request, budget), budget);
+      },
+      this.options.retry,
+      this.baseURL,
+      request.signal,
+    );
   }
 
   /** The tools in the provider's wire form, converted once per tool list (by array identity). */
@@ -54,7 +65,8 @@ export abstract class StreamingModel<Options extends ModelOptions> implements Ch
     return wire;
   }
 
-  protected abstract attempt(request: ChatRequest): AsyncGenerator<StreamEvent>;
+  /** One request; tool-call fragments count against `budget` as they arrive (text is counted for it). */
+  protected abstract attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent>;
 }
 
 /** The system messages as the one system prompt of APIs that take it apart from the turns. */

@@ -1,3 +1,4 @@
+import type { AnswerBudget } from "./answer-limit.js";
 import { newCallId } from "./call-id.js";
 import type { ToolCall } from "./types.js";
 
@@ -15,6 +16,9 @@ interface Pending {
 export class ToolCallAssembler {
   private readonly pending = new Map<number, Pending>();
 
+  /** Argument text counts against the answer's budget as it arrives. */
+  constructor(private readonly budget?: AnswerBudget) {}
+
   get size(): number {
     return this.pending.size;
   }
@@ -27,7 +31,10 @@ export class ToolCallAssembler {
     }
     if (fragment.id && !call.id) call.id = fragment.id;
     if (fragment.name && !call.name) call.name = fragment.name;
-    if (fragment.arguments) call.arguments += fragment.arguments;
+    if (fragment.arguments) {
+      this.budget?.spend(fragment.arguments.length);
+      call.arguments += fragment.arguments;
+    }
   }
 
   /** The slot of a call known by id, for servers that send whole calls without an index. */

@@ -24,6 +24,11 @@ import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../co
 import { keepArrivalOrder } from "./arrival-order.js";
 import { watchResponseStreams } from "./cut-streams.js";
 import { HubError } from "./errors.js";
+import { nestedDeeperThan, tooDeep } from "./json-depth.js";
+import { limitedFetch } from "./limited-fetch.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
+import { paginate as paginateEntries } from "./listing.js";
+import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
@@ -74,8 +79,16 @@ export class Connection {
   private reconnection: typeof STREAM_RECONNECTION | undefined;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
+  /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
+  private oversized: MessageTooLargeError | undefined;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
+  /** list_changed notifications coalesced: one listing in flight per kind, one pending. */
+  private readonly refreshes = {
+    tools: new RefreshQueue(() => this.refresh("tools")),
+    resources: new RefreshQueue(() => this.refresh("resources")),
+    prompts: new RefreshQueue(() => this.refresh("prompts")),
+  };
 
   constructor(
     readonly name: string,
@@ -105,6 +118,11 @@ export class Connection {
   /** The server's maxToolTimeMs, else the hub's. */
   get maxToolTimeMs(): number {
     return this.config.maxToolTimeMs ?? this.options.maxToolTimeMs;
+  }
+
+  /** The most bytes one message from the server may take. */
+  get maxMessageBytes(): number {
+    return this.config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   /** Connects and loads the lists; never rejects. */
@@ -180,6 +198,7 @@ export class Connection {
   private async attempt(): Promise<void> {
     const started = performance.now();
     this.closeReason = undefined;
+    this.oversized = undefined;
     this.setState({ status: "connecting", error: undefined, pid: undefined });
     const startup = new AbortController();
     this.startup = startup;
@@ -243,23 +262,24 @@ export class Connection {
     }
     const url = new URL(config.url);
     for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
-    const requestInit = config.headers ? { headers: config.headers } : undefined;
+    const requestInit = config.headers ? { requestInit: { headers: config.headers } } : {};
+    const fetch = limitedFetch({ maxMessageBytes: this.maxMessageBytes, onOversizedStream: (error) => this.onOversizedStream(error) });
     if (config.type === "sse") {
-      const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const transport = new SSEClientTransport(url, { ...requestInit, fetch });
       return { client: await this.connectClient(transport, startup), transport };
     }
     // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
     const reconnection = { ...STREAM_RECONNECTION };
     this.reconnection = reconnection;
     const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
-      ...(requestInit ? { requestInit } : {}),
+      ...requestInit,
       reconnectionOptions: reconnection,
       fetch: watchResponseStreams((ids, how) => {
         for (const id of ids) {
           const error = { code: ErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
           streamable.onmessage?.({ jsonrpc: "2.0", id, error });
         }
-      }),
+      }, fetch),
     });
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
@@ -270,7 +290,7 @@ export class Connection {
       if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) {
         throw error;
       }
-      const sse = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const sse = new SSEClientTransport(url, { ...requestInit, fetch });
       try {
         const client = await this.connectClient(sse, startup);
         this.setState({ transport: "sse" });
@@ -317,24 +337,22 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "tools");
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.tools.request();
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "resources");
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.resources.request();
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      await this.refresh(client, "prompts");
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshes.prompts.request();
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, data } = notification.params;
-      this.options.log.write(this.name, `log ${level}: ${typeof data === "string" ? data : JSON.stringify(data)}`);
+      const text = typeof data === "string" ? data : nestedDeeperThan(data) ? tooDeep("(data)") : JSON.stringify(data);
+      this.options.log.write(this.name, `log ${level}: ${text}`);
     });
     const onElicitation = this.options.onElicitation;
     if (onElicitation) {
@@ -346,7 +364,9 @@ export class Connection {
     }
   }
 
-  private async refresh(client: Client, kind: "tools" | "resources" | "prompts"): Promise<void> {
+  private async refresh(kind: "tools" | "resources" | "prompts"): Promise<void> {
+    const client = this.client;
+    if (!client) return;
     try {
       await this.loadList(client, kind);
     } catch (error) {
@@ -376,18 +396,41 @@ export class Connection {
   private async loadList(client: Client, kind: "tools" | "resources" | "prompts", signal?: AbortSignal): Promise<void> {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
+    const server = this.name;
+    const paginate = <R extends { nextCursor?: string | undefined }, T extends { name: string }>(
+      method: string,
+      list: (params: { cursor?: string }) => Promise<R>,
+      items: (result: R) => T[],
+    ) => paginateEntries({ server, method }, list, items).then((entries) => this.withinDepth(entries, method));
     if (kind === "tools") {
-      this.tools = capabilities.tools ? await paginate((params) => client.listTools(params, options), (r) => r.tools) : [];
+      this.tools = capabilities.tools
+        ? await paginate("tools/list", (params) => client.listTools(params, options), (r) => r.tools)
+        : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates] = capabilities.resources
         ? await Promise.all([
-            paginate((params) => client.listResources(params, options), (r) => r.resources),
-            paginate((params) => client.listResourceTemplates(params, options), (r) => r.resourceTemplates),
+            paginate("resources/list", (params) => client.listResources(params, options), (r) => r.resources),
+            paginate(
+              "resources/templates/list",
+              (params) => client.listResourceTemplates(params, options),
+              (r) => r.resourceTemplates,
+            ),
           ])
         : [[], []];
     } else {
-      this.prompts = capabilities.prompts ? await paginate((params) => client.listPrompts(params, options), (r) => r.prompts) : [];
+      this.prompts = capabilities.prompts
+        ? await paginate("prompts/list", (params) => client.listPrompts(params, options), (r) => r.prompts)
+        : [];
     }
+  }
+
+  /** A list's entries without those nested past MAX_JSON_DEPTH (a tool's schema, say), each dropped with a log line. */
+  private withinDepth<T extends { name: string }>(entries: T[], method: string): T[] {
+    return entries.filter((entry) => {
+      if (!nestedDeeperThan(entry)) return true;
+      this.options.log.write(this.name, `${method}: left out "${entry.name}": ${tooDeep("its entry")}`);
+      return false;
+    });
   }
 
   private updateCounts(): void {
@@ -450,18 +493,37 @@ export class Connection {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
     const client = this.client && this.state.status === "connected" && !this.closing ? this.client : await this.ready();
+    let result: T;
     try {
-      const result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
+      result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
       this.restartFailures = 0;
-      return result;
     } catch (error) {
       throw this.requestError(error, what, signal, timeoutMs);
     }
+    // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
+    if (nestedDeeperThan(result)) {
+      throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
+    }
+    return result;
+  }
+
+  /**
+   * A stream that carries no reply to a request of ours passed maxMessageBytes. Legacy SSE
+   * carries every reply on that stream: the connection ends, so waiting requests fail now
+   * with this error (and the next one reconnects). The Streamable HTTP GET stream only ends.
+   */
+  private onOversizedStream(error: MessageTooLargeError): void {
+    this.options.log.write(this.name, `stream closed: ${error.message}`);
+    if (this.state.transport !== "sse" || !this.client) return;
+    this.oversized = error;
+    void this.client.close();
   }
 
   private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number): HubError {
     const server = this.name;
     if (error instanceof HubError) return error;
+    const tooLarge = tooLargeMessage(error) ?? (isConnectionClosed(error) ? this.oversized?.message : undefined);
+    if (tooLarge) return new HubError("server-error", `${what} on server "${server}" failed: ${tooLarge}`, { server, cause: error });
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
     if (error instanceof McpError && isFromTransport(error.data)) {
       // Our transports' own error, standing in for a reply they could not deliver.
@@ -489,6 +551,10 @@ export class Connection {
     this.transport = undefined;
     if (this.closing) return;
     const tail = this.tail.summary();
+    if (this.oversized) {
+      this.setState({ status: "failed", error: `the connection was ended: ${this.oversized.message}` });
+      return;
+    }
     const what = this.closeReason ?? `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`;
     this.setState({
       status: "failed",
@@ -519,6 +585,8 @@ export class Connection {
   }
 
   private describeStartupError(error: unknown): string {
+    // Already one line naming this server (a listing over its limits).
+    if (error instanceof HubError && error.server === this.name) return error.message;
     const config = this.config;
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
@@ -541,24 +609,6 @@ export class Connection {
   }
 }
 
-async function paginate<R extends { nextCursor?: string | undefined }, T>(
-  list: (params: { cursor?: string }) => Promise<R>,
-  items: (result: R) => T[],
-): Promise<T[]> {
-  const all: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const result = await list(cursor === undefined ? {} : { cursor });
-    all.push(...items(result));
-    cursor = result.nextCursor;
-    // A server that hands back a cursor it already gave would otherwise loop forever.
-    if (cursor !== undefined && seen.has(cursor)) break;
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
-  return all;
-}
-
 async function closeTransport(transport: Transport): Promise<void> {
   await transport.close().catch(() => undefined);
 }
@@ -574,6 +624,20 @@ function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
 
 function isFromTransport(data: unknown): boolean {
   return typeof data === "object" && data !== null && "fromTransport" in data;
+}
+
+/** The limit's line, from our error or from the JSON-RPC error that replaced a reply on a POST stream. */
+function tooLargeMessage(error: unknown): string | undefined {
+  if (error instanceof MessageTooLargeError) return error.message;
+  if (error instanceof Error && error.cause instanceof MessageTooLargeError) return error.cause.message;
+  if (error instanceof McpError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
+    return error.message.replace(/^MCP error -?\d+: /, "");
+  }
+  return undefined;
+}
+
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */

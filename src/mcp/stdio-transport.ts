@@ -4,10 +4,8 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
-
-/** The longest message a server may send, unless its config says otherwise. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 2 ** 20;
 
 export interface StdioServerParameters {
   command: string;

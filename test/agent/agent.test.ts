@@ -254,6 +254,22 @@ describe("Agent", () => {
     expect(model.requests[1]?.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
   });
 
+  it("does not keep an answer cut off for its size, so later requests do not carry it", async () => {
+    const model = new FakeModel([
+      async function* () {
+        yield { type: "text-delta", text: "x".repeat(10_000) };
+        throw new LlmError("too-large", "The model server at http://m/v1 sent an answer of more than 10000 characters (llm.maxAnswerChars); the rest was not read.");
+      },
+      text("Fine."),
+    ]);
+    const agent = new Agent({ model, tools: dateHost(), toolCalling: identity });
+    const turn = await agent.send("talk");
+    expect(turn).toMatchObject({ status: "failed", error: { code: "too-large" } });
+    expect(agent.messages).toEqual([{ role: "user", content: "talk" }]);
+    await agent.send("again");
+    expect(model.requests[1]?.messages.map((m) => m.role)).toEqual(["user", "user"]);
+  });
+
   it("cancels mid-tool-call: the signal reaches the host and every call still gets a result", async () => {
     const controller = new AbortController();
     let seenSignal: AbortSignal | undefined;

@@ -2,6 +2,7 @@ import picocolors from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, TurnResult } from "../../src/agent/events.js";
 import { renderInline, renderMarkdownLine, StreamingMarkdown } from "../../src/cli/render/markdown.js";
+import { ProgressThrottle } from "../../src/cli/render/progress-throttle.js";
 import { TurnView } from "../../src/cli/render/turn-view.js";
 
 const on = picocolors.createColors(true);
@@ -58,7 +59,9 @@ function turn(partial: Partial<TurnResult>): TurnResult {
 }
 
 describe("TurnView", () => {
-  function view(options: { verbose?: boolean; streamAnswer?: boolean; endpoint?: () => { url: string; model: string } } = {}) {
+  function view(
+    options: { verbose?: boolean; streamAnswer?: boolean; endpoint?: () => { url: string; model: string }; progress?: ProgressThrottle } = {},
+  ) {
     let stdout = "";
     let stderr = "";
     const v = new TurnView({
@@ -71,6 +74,7 @@ describe("TurnView", () => {
       showReasoning: false,
       verbose: options.verbose ?? false,
       endpoint: options.endpoint ?? (() => ({ url: "http://127.0.0.1:8000/v1", model: "qwen" })),
+      ...(options.progress ? { progress: options.progress } : {}),
     });
     return { v, out: () => stdout, err: () => stderr };
   }
@@ -112,6 +116,24 @@ describe("TurnView", () => {
     v.handle({ type: "tool-call-started", id: "a", name: "t", arguments: {} });
     expect(out()).toBe("Let me check.\n");
     expect(err()).toBe("  ⚙ t {}\n");
+  });
+
+  it("shows 100,000 progress notifications of a call as one line a second, not 100,000 lines", () => {
+    let clock = 0;
+    const { v, err } = view({ progress: new ProgressThrottle(1000, () => clock) });
+    v.handle({ type: "tool-call-started", id: "a", name: "slow", arguments: {} });
+    for (let i = 1; i <= 100_000; i++) {
+      // 100,000 notifications over 2.5 seconds.
+      clock = i / 40;
+      v.handle({ type: "tool-progress", id: "a", name: "slow", progress: { progress: i, total: 100_000 } });
+    }
+    v.handle({ type: "tool-call-finished", id: "a", name: "slow", summary: "done", isError: false, durationMs: 2500, outcome: "ok" });
+    expect(err().split("\n").filter((line) => line.includes("…"))).toEqual([
+      "    … slow 0%",
+      "    … slow 40%",
+      "    … slow 80%",
+    ]);
+    expect(err()).toContain("✓ slow 2500 ms  done");
   });
 
   it("says when the answer came at the tool-call limit or was cancelled", () => {

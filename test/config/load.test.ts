@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -51,6 +52,34 @@ describe("finding the config file", () => {
 
   it("reports a --config path that is a directory", () => {
     expect(() => loadConfig({ file: ".", cwd, env: { HOME: home } })).toThrow(`${cwd}: is a directory, not a config file`);
+  });
+
+  it("refuses /dev/zero in one line instead of reading it for ever", () => {
+    expect(() => loadConfig({ file: "/dev/zero", cwd, env: { HOME: home } })).toThrow(
+      "/dev/zero: is a character device, not a regular file",
+    );
+  });
+
+  it("refuses a FIFO without blocking on it", () => {
+    const fifo = join(root, "config.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // No writer ever opens the FIFO: a blocking open or read would hang this test.
+    expect(() => loadConfig({ file: fifo, cwd, env: { HOME: home } })).toThrow(`${fifo}: is a named pipe (FIFO), not a regular file`);
+  });
+
+  it("refuses a config file over 1 MiB before reading it", () => {
+    const file = join(root, "huge.json");
+    writeFileSync(file, "");
+    truncateSync(file, 2 * 1024 * 1024 * 1024);
+    expect(() => loadConfig({ file, cwd, env: { HOME: home } })).toThrow(
+      `${file}: is 2048 MiB, more than a config file may be (1 MiB)`,
+    );
+  });
+
+  it("reads a config of exactly 1 MiB", () => {
+    const text = JSON.stringify(oneServer("padded"));
+    const file = write(join(root, "padded.json"), text + " ".repeat(1024 * 1024 - text.length));
+    expect(loadConfig({ file, cwd, env: { HOME: home } }).config.mcpServers.only).toEqual({ command: "padded" });
   });
 
   it("uses ./toolbridge.json before the user's config", () => {

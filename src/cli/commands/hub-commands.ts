@@ -7,6 +7,7 @@ import { checkPromptArguments, parseJsonArgs, promptArguments } from "../json-ar
 import type { OpenedHub, OpenHubOptions } from "../open-hub.js";
 import { colorsFor } from "../render/colors.js";
 import { cleanTerminalText, terminalSafeJson } from "../render/terminal-text.js";
+import { ProgressThrottle } from "../render/progress-throttle.js";
 import { renderPromptMessages, renderResourceContents, renderToolResult } from "../render/content.js";
 import {
   renderPrompts,
@@ -84,13 +85,15 @@ function parseTimeout(value: string): number {
   return ms;
 }
 
-/** On a terminal, one line on stderr rewritten on each progress notification. */
+/** On a terminal, one line on stderr rewritten by progress notifications (at most once a second). */
 function progressLine(): { update: (progress: Progress) => void; clear: () => void } {
   if (!process.stderr.isTTY) return { update: () => {}, clear: () => {} };
   const c = colorsFor(process.stderr, process.env);
   let shown = false;
+  const throttle = new ProgressThrottle();
   return {
     update: (p) => {
+      if (!throttle.shouldShow("call")) return;
       const amount = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
       process.stderr.write(`\r\x1b[2K${c.dim(cleanTerminalText(`progress ${amount}${p.message ? ` ${p.message}` : ""}`))}`);
       shown = true;

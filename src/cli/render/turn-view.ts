@@ -3,6 +3,7 @@ import { summarizeContent } from "../../agent/tool-result.js";
 import type { Colors } from "./colors.js";
 import { StreamingMarkdown } from "./markdown.js";
 import { cleanTerminalText as clean, TerminalTextCleaner } from "./terminal-text.js";
+import { ProgressThrottle } from "./progress-throttle.js";
 
 export interface OutputStream {
   write(text: string): unknown;
@@ -25,6 +26,8 @@ export interface TurnViewOptions {
   verbose: boolean;
   /** Where requests go, for the trace: read at each request, as chat's /model switches the model. */
   endpoint: () => { url: string; model: string };
+  /** Decides which progress notifications are shown (default: the first, then one a second per call). */
+  progress?: ProgressThrottle;
 }
 
 const MAX_ARGS_SHOWN = 200;
@@ -41,8 +44,11 @@ export class TurnView {
   // The model's text is cleaned as it streams; a sequence split across deltas is still caught.
   private textCleaner = new TerminalTextCleaner();
   private reasoningCleaner = new TerminalTextCleaner();
+  private readonly progress: ProgressThrottle;
 
-  constructor(private readonly options: TurnViewOptions) {}
+  constructor(private readonly options: TurnViewOptions) {
+    this.progress = options.progress ?? new ProgressThrottle();
+  }
 
   handle(event: AgentEvent): void {
     const { outColors: o, errColors: e, verbose } = this.options;
@@ -91,12 +97,14 @@ export class TurnView {
         break;
       }
       case "tool-progress": {
+        if (!this.progress.shouldShow(event.id)) break;
         const { progress, total, message } = event.progress;
         const amount = total ? `${Math.round((progress / total) * 100)}%` : String(progress);
         this.errLine(e.dim(clean(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`)));
         break;
       }
       case "tool-call-finished": {
+        this.progress.done(event.id);
         const ms = `${Math.round(event.durationMs)} ms`;
         const name = clean(event.name);
         const summary = clean(event.summary);

@@ -1,0 +1,30 @@
+/**
+ * Coalesces refreshes of one list: while one runs, any number of further requests make one
+ * more run after it, never more. A server that sends 20,000 `list_changed` notifications
+ * causes two listings, not 20,000, and the last listing still sees the final state.
+ */
+export class RefreshQueue {
+  private running: Promise<void> | undefined;
+  private pending = false;
+
+  constructor(private readonly run: () => Promise<void>) {}
+
+  /** Asks for a refresh; resolves when a refresh that started after this request has ended. */
+  request(): Promise<void> {
+    if (this.running) {
+      this.pending = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.pending = false;
+      await this.run();
+    } while (this.pending);
+  }
+}

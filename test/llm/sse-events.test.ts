@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { readServerSentEvents, type ServerSentEvent } from "../../src/llm/sse-events.js";
+
+const encoder = new TextEncoder();
+
+function body(pieces: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const piece of pieces) controller.enqueue(typeof piece === "string" ? encoder.encode(piece) : piece);
+      controller.close();
+    },
+  });
+}
+
+async function read(pieces: (string | Uint8Array)[], maxEventBytes = 1 << 20): Promise<ServerSentEvent[]> {
+  const events: ServerSentEvent[] = [];
+  for await (const event of readServerSentEvents(body(pieces), { maxEventBytes, tooLarge: (bytes) => new Error(`event of ${bytes} bytes`) })) {
+    events.push(event);
+  }
+  return events;
+}
+
+/** Every way of cutting `bytes` into pieces of `size`. */
+function cut(bytes: Uint8Array, size: number): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.slice(i, i + size));
+  return pieces;
+}
+
+describe("readServerSentEvents", () => {
+  const stream = encoder.encode(
+    'data: {"a":1}\n\nevent: error\ndata: two\ndata: lines\n\n: a comment\n\ndata:no space\r\n\r\ndata: 中文 ✓\r\rdata: last',
+  );
+  const expected: ServerSentEvent[] = [
+    { event: undefined, data: '{"a":1}' },
+    { event: "error", data: "two\nlines" },
+    { event: undefined, data: "no space" },
+    { event: undefined, data: "中文 ✓" },
+    { event: undefined, data: "last" },
+  ];
+
+  it("reads the same events however the bytes were cut, characters and CRLFs included", async () => {
+    for (const size of [1, 2, 3, 5, 8, 13, stream.length]) expect(await read(cut(stream, size))).toEqual(expected);
+  });
+
+  it("reads one large event sent in many pieces", async () => {
+    const data = "x".repeat(200_000);
+    expect(await read(cut(encoder.encode(`data: ${data}\n\n`), 1000))).toEqual([{ event: undefined, data }]);
+  });
+
+  it("stops at an event larger than the limit, before its end arrives", async () => {
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(encoder.encode(pulled === 1 ? "data: " : "x".repeat(1000)));
+      },
+    });
+    const events = readServerSentEvents(endless, { maxEventBytes: 10_000, tooLarge: (bytes) => new Error(`event of ${bytes} bytes`) });
+    await expect(events.next()).rejects.toThrow("event of 10006 bytes");
+    expect(pulled).toBeLessThan(20);
+  });
+});
