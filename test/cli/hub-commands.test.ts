@@ -316,7 +316,7 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
   it("refuses arguments that do not match the tool's schema before calling, in one line, exit 2", async () => {
     const run = await cli(["call", "get-sum", '{"a": "two"}', "-c", everythingConfig]);
     expect(run.code).toBe(2);
-    expect(expectOneErrorLine(run)).toMatch(/^toolbridge: arguments for "get-sum" do not match its input schema: argument "a" must be number; missing required argument "b"/);
+    expect(expectOneErrorLine(run)).toMatch(/^toolbridge: arguments for "get-sum" do not match its input schema: missing required argument "b"; argument "a" must be number \(see `toolbridge tools get-sum`\)$/);
   });
 
   it("lists resources and resource templates", async () => {
