@@ -4,15 +4,15 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  ElicitRequestSchema,
   ErrorCode,
-  LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CompleteRequestParams,
+  type CompleteResult,
   type GetPromptResult,
   type Prompt,
   type ReadResourceResult,
@@ -23,7 +23,9 @@ import {
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
-import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
+import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures } from "./client-features.js";
+import { runsAsTask, runToolTask, taskProtocolFor } from "./tasks.js";
+import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, Task, TaskMode } from "./types.js";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -31,7 +33,11 @@ export interface ConnectionOptions {
   toolTimeoutMs: number;
   log: ServerLog;
   emit: (event: HubEvent) => void;
-  onElicitation?: ElicitationHandler;
+  handlers: ClientHandlers;
+  /** This server's roots; undefined declares no roots capability. */
+  roots?: () => Root[];
+  /** When optional task tools run as tasks, unless the server's config says. */
+  tasks: TaskMode;
 }
 
 /** Consecutive restarts without one successful request in between before the hub gives up. */
@@ -65,6 +71,8 @@ export class Connection {
   private closing = false;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
+  /** Tasks this connection started that have not ended. */
+  private readonly tasksInFlight = new Map<string, HubTask>();
 
   constructor(
     readonly name: string,
@@ -101,13 +109,62 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    return (await this.request(`tools/call ${tool}`, options, (client, requestOptions) =>
-      client.callTool({ name: tool, arguments: args }, undefined, {
+    return (await this.request(`tools/call ${tool}`, options, (client, requestOptions) => {
+      const listed = this.tools.find((t) => t.name === tool);
+      const tasks = taskProtocolFor(client);
+      if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout)) {
+        return this.runTask(client, tool, args, requestOptions);
+      }
+      return client.callTool({ name: tool, arguments: args }, undefined, {
         ...requestOptions,
         resetTimeoutOnProgress: true,
         onprogress: (progress) => options.onProgress?.(progress),
-      }),
-    )) as CallToolResult;
+      });
+    })) as CallToolResult;
+  }
+
+  private async runTask(client: Client, tool: string, args: Record<string, unknown>, requestOptions: RequestOptions & { timeout: number }): Promise<CallToolResult> {
+    let taskId: string | undefined;
+    try {
+      return await runToolTask(taskProtocolFor(client), client, tool, args, {
+        requestOptions,
+        onStatus: (task) => {
+          taskId = task.taskId;
+          this.tasksInFlight.set(task.taskId, { ...task, server: this.name, tool });
+          this.options.emit({ type: "task-status", server: this.name, tool, task });
+        },
+      });
+    } finally {
+      if (taskId !== undefined) this.tasksInFlight.delete(taskId);
+    }
+  }
+
+  /** Tasks on this server: those it lists (where it can), and those this hub started and still waits for. */
+  async listTasks(): Promise<HubTask[]> {
+    const listed = await this.request("tasks/list", {}, (client, options) =>
+      client.getServerCapabilities()?.tasks?.list ? taskProtocolFor(client).list(client, options) : Promise.resolve([] as Task[]),
+    );
+    const byId = new Map<string, HubTask>([...this.tasksInFlight].map(([id, task]) => [id, { ...task }]));
+    for (const task of listed) byId.set(task.taskId, { ...byId.get(task.taskId), ...task, server: this.name });
+    return [...byId.values()];
+  }
+
+  async getTask(taskId: string): Promise<HubTask> {
+    const task = await this.request(`tasks/get ${taskId}`, {}, (client, options) => taskProtocolFor(client).get(client, taskId, options));
+    return { ...this.tasksInFlight.get(taskId), ...task, server: this.name };
+  }
+
+  complete(params: CompleteRequestParams): Promise<CompleteResult> {
+    return this.request(`completion/complete ${params.argument.name}`, {}, (client, options) => client.complete(params, options));
+  }
+
+  /** Tells the server its roots changed (it asks for them again); a server that is not up hears at its next start. */
+  async rootsChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state.status !== "connected") return;
+    await client.sendRootsListChanged().catch((error: unknown) => {
+      this.options.log.write(this.name, `could not send roots/list_changed: ${describe(error)}`);
+    });
   }
 
   readResource(uri: string): Promise<ReadResourceResult> {
@@ -161,7 +218,10 @@ export class Connection {
       transport = opened.transport;
       this.client = opened.client;
       this.transport = transport;
-      await this.loadLists(opened.client, startup.signal);
+      await Promise.all([
+        this.loadLists(opened.client, startup.signal),
+        applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
+      ]);
       if (this.closing) throw new HubError("closed", "the hub was closed");
       this.everConnected = true;
       const info = opened.client.getServerVersion();
@@ -242,7 +302,7 @@ export class Connection {
 
   private async connectClient(transport: Transport, startup: AbortController): Promise<Client> {
     const client = new Client(this.options.clientInfo, {
-      capabilities: this.options.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
+      capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
@@ -287,18 +347,15 @@ export class Connection {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      const { level, data } = notification.params;
-      this.options.log.write(this.name, `log ${level}: ${typeof data === "string" ? data : JSON.stringify(data)}`);
+    registerClientFeatures(client, {
+      server: this.name,
+      handlers: this.options.handlers,
+      roots: this.options.roots,
+      emit: this.options.emit,
+      pid: () => (this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined),
+      log: (line) => this.options.log.write(this.name, line),
+      logLevel: this.config.logLevel ?? DEFAULT_LOG_LEVEL,
     });
-    const onElicitation = this.options.onElicitation;
-    if (onElicitation) {
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        const params = request.params;
-        if (params.mode === "url") throw new McpError(ErrorCode.InvalidParams, "URL-mode elicitation is not supported");
-        return onElicitation(params, this.name);
-      });
-    }
   }
 
   private async refresh(client: Client, kind: "tools" | "resources" | "prompts"): Promise<void> {
@@ -400,7 +457,7 @@ export class Connection {
   private async request<T>(
     what: string,
     { signal, timeoutMs = this.requestTimeoutMs }: { signal?: AbortSignal; timeoutMs?: number },
-    run: (client: Client, options: RequestOptions) => Promise<T>,
+    run: (client: Client, options: RequestOptions & { timeout: number }) => Promise<T>,
   ): Promise<T> {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
