@@ -1,8 +1,10 @@
+import { dirname } from "node:path";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub } from "../mcp/hub.js";
-import type { ServerState } from "../mcp/types.js";
+import { toRoot } from "../mcp/roots.js";
+import type { ClientHandlers, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
@@ -22,6 +24,10 @@ export interface OpenHubOptions {
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
   leaveSigint?: boolean;
+  /** `--root DIR` (repeatable): the roots servers are offered, instead of the config's top-level `roots`. */
+  roots?: readonly string[];
+  /** How servers' sampling and elicitation requests are answered, given the config. */
+  handlers?: (config: ResolvedConfig) => ClientHandlers;
 }
 
 export interface OpenedHub {
@@ -79,8 +85,15 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("exit", onExit);
+  const cwd = options.cwd ?? process.cwd();
   const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),
+    Hub.connect(servers, {
+      // Flags are relative to where the command runs, the config's roots to the config file.
+      cwd: loaded.path !== undefined ? dirname(loaded.path) : cwd,
+      roots: options.roots?.length ? options.roots.map((root) => toRoot(root, cwd).uri) : (loaded.config.roots ?? [cwd]),
+      ...(loaded.config.tasks !== undefined ? { tasks: loaded.config.tasks } : {}),
+      ...options.handlers?.(loaded.config),
+    }).then((connectedHub) => (hub = connectedHub)),
     besides,
   ]);
   try {

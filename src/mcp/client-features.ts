@@ -104,3 +104,8 @@ function logText(data: unknown): string {
   text = text.replace(/\s*\n\s*/g, " ");
   return text.length > MAX_LOG_TEXT ? `${text.slice(0, MAX_LOG_TEXT)}…` : text;
 }
+
+/** The spec's answer to a sampling request the user (or the user's policy) refused. */
+export function samplingRejected(message = "User rejected sampling request"): McpError {
+  return new McpError(-1, message);
+}

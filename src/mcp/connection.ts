@@ -113,7 +113,7 @@ export class Connection {
       const listed = this.tools.find((t) => t.name === tool);
       const tasks = taskProtocolFor(client);
       if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout)) {
-        return this.runTask(client, tool, args, requestOptions);
+        return this.runTask(client, tool, args, requestOptions, options.onProgress);
       }
       return client.callTool({ name: tool, arguments: args }, undefined, {
         ...requestOptions,
@@ -123,8 +123,15 @@ export class Connection {
     })) as CallToolResult;
   }
 
-  private async runTask(client: Client, tool: string, args: Record<string, unknown>, requestOptions: RequestOptions & { timeout: number }): Promise<CallToolResult> {
+  private async runTask(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    requestOptions: RequestOptions & { timeout: number },
+    onProgress: CallToolOptions["onProgress"],
+  ): Promise<CallToolResult> {
     let taskId: string | undefined;
+    let changes = 0;
     try {
       return await runToolTask(taskProtocolFor(client), client, tool, args, {
         requestOptions,
@@ -132,6 +139,8 @@ export class Connection {
           taskId = task.taskId;
           this.tasksInFlight.set(task.taskId, { ...task, server: this.name, tool });
           this.options.emit({ type: "task-status", server: this.name, tool, task });
+          // Status changes count as progress, so every caller that shows progress shows the task's.
+          onProgress?.({ progress: ++changes, message: `task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ""}` });
         },
       });
     } finally {

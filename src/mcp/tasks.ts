@@ -95,6 +95,8 @@ export async function runToolTask(
   { requestOptions, onStatus }: RunTaskOptions,
 ): Promise<CallToolResult> {
   const { signal, timeout } = requestOptions;
+  // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
+  const pollOptions: RequestOptions = { timeout };
   let task = await protocol.create(client, tool, args, requestOptions);
   onStatus?.(task);
   let delay: number = POLL.firstMs;
@@ -112,7 +114,7 @@ export async function runToolTask(
       if (Date.now() - changedAt > timeout) {
         throw new McpError(ErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
       }
-      const next = await protocol.get(client, task.taskId, requestOptions);
+      const next = await protocol.get(client, task.taskId, pollOptions);
       const cap = Math.min(Math.max(next.pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
       if (next.status !== task.status || next.statusMessage !== task.statusMessage) {
         changedAt = Date.now();

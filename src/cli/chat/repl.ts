@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
+import { readlinePrompter } from "../prompts/prompter.js";
 import { TurnView } from "../render/turn-view.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
@@ -34,6 +35,8 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     endpoint: () => session.endpoint,
   });
   const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, historySize: 500 });
+  // Servers' questions during a turn are asked on the chat's own line editor.
+  if (interactive) session.prompts.current = readlinePrompter(rl, io.stdout);
   let turn: AbortController | undefined;
   let exitArmed = false;
 

@@ -5,6 +5,7 @@ import type { OpenHubOptions } from "../open-hub.js";
 import { action, ExitCode, ReportedFailure } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { TurnView } from "../render/turn-view.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 
 interface RunFlags extends AgentFlags {
   json?: boolean;
@@ -19,6 +20,7 @@ function addAgentOptions(command: Command): Command {
     .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
     .option("--approve <mode>", "which tools run without asking: ask (trusted servers and listed tools only), readonly (also tools marked read-only), all")
+    .option(...ROOT_OPTION)
     .option("--verbose", "trace each step on stderr");
 }
 
@@ -47,6 +49,8 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
   const { stdout, stderr, env } = process;
   // A signal cancels the turn, which then ends the command with 130 / 143.
   const session = await openSession(flags, { onSignal: "abort" });
+  const { terminalPrompter } = await import("../prompts/prompter.js");
+  session.prompts.current = terminalPrompter(process.stdin, process.stderr);
   try {
     const view = new TurnView({
       stdout,

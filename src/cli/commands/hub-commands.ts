@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Progress } from "../../mcp/types.js";
+import type { CallFlags } from "../call-client.js";
 import { action, ReportedFailure } from "../errors.js";
 import { parseJsonArgs, promptArguments } from "../json-args.js";
 import type { OpenedHub, OpenHubOptions } from "../open-hub.js";
@@ -22,6 +23,8 @@ async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => 
 
 interface ConfigOption {
   config?: string;
+  /** `--root DIR`, repeatable. */
+  root?: string[];
 }
 interface JsonOption {
   json?: boolean;
@@ -32,9 +35,21 @@ interface ServerOption {
 
 const CONFIG_HELP = "config file (default: ./toolbridge.json, then ~/.config/toolbridge/config.json, else the bundled time and math servers)";
 
-/** Every hub command reads --config and can print its result as --json. */
+/** Every hub command reads --config and --root and can print its result as --json. */
 function hubCommand(program: Command, name: string, description: string, json: string): Command {
-  return program.command(name).description(description).option("-c, --config <file>", CONFIG_HELP).option("--json", json);
+  return program.command(name).description(description).option("-c, --config <file>", CONFIG_HELP).option("--json", json).option(...ROOT_OPTION);
+}
+
+/** `--root DIR`, repeatable: what servers are offered as roots (default: the config's, else the current directory). */
+export const ROOT_OPTION = [
+  "--root <dir>",
+  "a directory servers may work in (repeatable; default: the config's roots, else the current directory)",
+  (value: string, previous: string[] = []) => [...previous, value],
+] as const;
+
+/** What every hub command passes to openHub. */
+function hubOptions(options: ConfigOption, only?: string): OpenHubOptions {
+  return { config: options.config, ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
 }
 
 function listing(): ListingOptions {
@@ -87,7 +102,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ config: options.config, warnFailures: false }, async ({ hub }) => {
+        await withHub({ ...hubOptions(options), warnFailures: false }, async ({ hub }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
         });
       }),
@@ -97,7 +112,7 @@ export function registerHubCommands(program: Command): void {
     .option("-s, --server <name>", "only this server's tools")
     .action(
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           printList(hub.tools(), options, "no tools", renderTools);
         });
       }),
@@ -107,10 +122,17 @@ export function registerHubCommands(program: Command): void {
     .argument("<tool>", "tool name, plain or qualified as server__tool")
     .argument("[json-args]", `arguments as one JSON object, e.g. '{"format": "iso"}'`)
     .option("--timeout <ms>", "give up after this many milliseconds without progress", parseTimeout)
+    .option("--approve <mode>", "whether a server may use the model (sampling) without asking: ask, readonly (same as ask), all")
+    .option("--base-url <url>", "the model server's OpenAI-compatible base URL, for servers that ask to use the model")
+    .option("--model <name>", "the model servers' sampling requests use (default: the config's)")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
     .action(
-      action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & { timeout?: number }) => {
+      action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & CallFlags & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);
-        await withHub({ config: options.config }, async ({ hub, signal }) => {
+        const { callClientHandlers } = await import("../call-client.js");
+        const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
+        const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
+        await withHub({ ...hubOptions(options), handlers: callClientHandlers(options, process.env, slot) }, async ({ hub, signal }) => {
           const progress = progressLine();
           const result = await hub
             .callTool(tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
@@ -129,7 +151,7 @@ export function registerHubCommands(program: Command): void {
     .option("-s, --server <name>", "only this server's resources")
     .action(
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const [resources, templates] = await Promise.all([hub.resources(), hub.resourceTemplates()]);
           if (options.json) return printJson({ resources, resourceTemplates: templates });
           if (resources.length === 0 && templates.length === 0) return note("no resources");
@@ -146,7 +168,7 @@ export function registerHubCommands(program: Command): void {
     .option("-s, --server <name>", "start and ask only this server")
     .action(
       action(async (uri: string, options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const result = await hub.readResource(uri, options.server);
           if (options.json) return printJson(result);
           process.stdout.write(renderResourceContents(result, colorsFor(process.stdout, process.env)));
@@ -157,7 +179,7 @@ export function registerHubCommands(program: Command): void {
   hubCommand(program, "prompts", "list the prompts of every server (* marks a required argument)", "print the prompts as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption) => {
-        await withHub({ config: options.config }, async ({ hub }) => {
+        await withHub(hubOptions(options), async ({ hub }) => {
           printList(await hub.prompts(), options, "no prompts", renderPrompts);
         });
       }),
@@ -170,7 +192,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (name: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
         const args = promptArguments(parseJsonArgs(jsonArgs));
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const result = await hub.getPrompt(name, args, options.server);
           if (options.json) return printJson(result);
           process.stdout.write(renderPromptMessages(result, colorsFor(process.stdout, process.env)));
