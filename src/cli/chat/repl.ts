@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
 import { readlinePrompter } from "../prompts/prompter.js";
+import { cleanLine } from "../render/clean.js";
 import { TurnView } from "../render/turn-view.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
@@ -35,6 +36,13 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     endpoint: () => session.endpoint,
   });
   const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, historySize: 500 });
+  // With --verbose, what servers log (at their logLevel and above) shows as it comes.
+  const stopLogs = options.verbose
+    ? session.hub.on((event) => {
+        if (event.type !== "log") return;
+        io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${cleanLine(event.text)}`)}\n`);
+      })
+    : () => undefined;
   // Servers' questions during a turn are asked on the chat's own line editor.
   if (interactive) session.prompts.current = readlinePrompter(rl, io.stdout);
   let turn: AbortController | undefined;
@@ -93,6 +101,7 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     }
   } finally {
     if (!interactive) process.off("SIGINT", onInterrupt);
+    stopLogs();
     rl.close();
   }
 }

@@ -14,6 +14,7 @@ import {
   renderTools,
   type ListingOptions,
 } from "../render/listings.js";
+import { renderTask, renderTasks } from "../render/tasks.js";
 
 /** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
@@ -143,6 +144,29 @@ export function registerHubCommands(program: Command): void {
             process.stderr.write(`${c.red("toolbridge:")} tool "${tool}" reported an error:\n${renderToolResult(result, c)}`);
           } else process.stdout.write(renderToolResult(result, colorsFor(process.stdout, process.env)));
           if (result.isError) throw new ReportedFailure();
+        });
+      }),
+    );
+
+  hubCommand(program, "tasks", "list the tasks servers run (those they list, and task-backed calls in flight)", "print the tasks as JSON")
+    .option("-s, --server <name>", "only this server's tasks")
+    .action(
+      action(async (options: ConfigOption & JsonOption & ServerOption) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
+          printList(await hub.tasks(), options, "no tasks", renderTasks);
+        });
+      }),
+    );
+
+  hubCommand(program, "task", "show one task: its status, message and times", "print the task as JSON")
+    .argument("<id>", "the task id")
+    .option("-s, --server <name>", "start and ask only this server")
+    .action(
+      action(async (id: string, options: ConfigOption & JsonOption & ServerOption) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
+          const task = await hub.task(id, options.server);
+          if (options.json) return printJson(task);
+          process.stdout.write(renderTask(task, listing()));
         });
       }),
     );
