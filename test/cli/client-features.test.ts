@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { processesIn } from "../support/processes.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
 
@@ -42,19 +43,6 @@ afterEach(async () => {
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
-
-function processesIn(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
 
 /** Runs the CLI in a fresh directory with stdin not a terminal, and checks no server is left there. */
 async function cli(args: string[], options: { cwd?: string } = {}): Promise<Run> {

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpError, type CreateMessageRequestParams, type ElicitRequestFormParams, type ElicitRequestURLParams } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Hub, type HubOptions } from "../../src/mcp/hub.js";
+import { describe, expect, it } from "vitest";
+import type { Hub } from "../../src/mcp/hub.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
 import type { CallToolResult, HubEvent, Progress } from "../../src/mcp/types.js";
-import { EVERYTHING, expectNoChildren, waitUntil } from "./processes.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { EVERYTHING } from "./processes.js";
 
 /**
  * The client side of MCP against the reference servers: roots (server-everything's
@@ -15,26 +15,9 @@ import { EVERYTHING, expectNoChildren, waitUntil } from "./processes.js";
  * modes, task-backed tools, log levels and completions.
  */
 
-const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolbridge-client-")));
-const stderrLogFile = join(dir, "servers.log");
+const { dir, stderrLogFile, connect } = hubPerTest("toolbridge-client-");
 const FILESYSTEM = join(__dirname, "..", "..", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 const everything = { command: process.execPath, args: [EVERYTHING, "stdio"] };
-
-let hub: Hub | undefined;
-async function connect(servers: Parameters<typeof Hub.connect>[0], options: HubOptions = {}): Promise<Hub> {
-  hub = await Hub.connect(servers, { stderrLogFile, ...options });
-  return hub;
-}
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  await expectNoChildren();
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 function text(result: CallToolResult): string {
   return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
@@ -46,7 +29,6 @@ describe("roots", () => {
     mkdirSync(a, { recursive: true });
     const withDefault = await connect({ everything }, { cwd: dir });
     expect(text(await withDefault.callTool("get-roots-list", {}))).toContain(pathToFileURL(dir).href);
-    await withDefault.close();
     const given = await connect({ everything }, { roots: [a] });
     const listed = text(await given.callTool("get-roots-list", {}));
     expect(listed).toContain(pathToFileURL(a).href);

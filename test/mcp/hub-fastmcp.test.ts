@@ -1,38 +1,30 @@
-import { join } from "node:path";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalPolicy } from "../../src/agent/approval.js";
 import { createSamplingHandler } from "../../src/agent/sampling.js";
 import { createChatModel } from "../../src/llm/create-model.js";
-import { Hub } from "../../src/mcp/hub.js";
+import type { Hub } from "../../src/mcp/hub.js";
 import type { CallToolResult } from "../../src/mcp/types.js";
 import { startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
-import { expectNoChildren, fixture } from "./processes.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { fixture } from "./processes.js";
 
 /** A server written with fastmcp asks the hub to sample (with and without tools) and to elicit. */
 
-const dir = mkdtempSync(join(tmpdir(), "toolbridge-fastmcp-"));
-let hub: Hub | undefined;
+const hubs = hubPerTest("toolbridge-fastmcp-");
 let model: VllmServer | undefined;
 
 afterEach(async () => {
-  await hub?.close();
   await model?.close();
-  hub = undefined;
   model = undefined;
-  await expectNoChildren();
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function connect(replies: VllmReply[], elicited: Record<string, unknown> | undefined = undefined): Promise<Hub> {
+async function connect(replies: VllmReply[], elicited?: Record<string, string>): Promise<Hub> {
+  await model?.close();
   model = await startVllmServer({ replies });
   const url = model.url;
-  hub = await Hub.connect(
+  const hub = await hubs.connect(
     { fast: fixture("fastmcp-server.mjs") },
     {
-      stderrLogFile: join(dir, "servers.log"),
       onSampling: createSamplingHandler({
         approval: { policy: new ApprovalPolicy({ mode: "all" }) },
         model: (name) => createChatModel({ provider: "vllm", baseURL: url, model: name ?? "Qwen/Qwen3-8B" }, {}),
@@ -64,7 +56,6 @@ describe("a fastmcp server", () => {
   it("gets its elicitation answered, or declined", async () => {
     const h = await connect([], { name: "Ada" });
     expect(text(await h.callTool("greet", {}))).toBe("Hello, Ada!");
-    await h.close();
     const declined = await connect([]);
     expect(text(await declined.callTool("greet", {}))).toBe("No name given (decline).");
   }, 30_000);

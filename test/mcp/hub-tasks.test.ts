@@ -1,30 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Hub } from "../../src/mcp/hub.js";
+import { describe, expect, it } from "vitest";
+import type { Hub } from "../../src/mcp/hub.js";
 import { runsAsTask } from "../../src/mcp/tasks.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
-import { expectNoChildren, fixture } from "./processes.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { fixture } from "./processes.js";
 
 /** When a tool runs as a task, and what happens to a task that never moves. */
 
-const dir = mkdtempSync(join(tmpdir(), "toolbridge-tasks-"));
-let hub: Hub | undefined;
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  await expectNoChildren();
-});
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const hubs = hubPerTest("toolbridge-tasks-");
 
 async function connect(tasks?: TaskMode, serverTasks?: TaskMode): Promise<{ hub: Hub; statuses: string[] }> {
-  hub = await Hub.connect(
-    { tasks: { ...fixture("task-server.mjs"), ...(serverTasks ? { tasks: serverTasks } : {}) } },
-    { stderrLogFile: join(dir, "servers.log"), ...(tasks ? { tasks } : {}) },
-  );
+  const hub = await hubs.connect({ tasks: { ...fixture("task-server.mjs"), ...(serverTasks ? { tasks: serverTasks } : {}) } }, tasks ? { tasks } : {});
   const statuses: string[] = [];
   hub.on((event: HubEvent) => (event.type === "task-status" ? statuses.push(event.task.status) : undefined));
   return { hub, statuses };
@@ -42,7 +28,6 @@ describe("which calls run as tasks", () => {
       const { hub: h, statuses } = await connect(mode);
       expect((await h.callTool("may-be-a-task", {})).content).toEqual([{ type: "text", text: "done" }]);
       expect(statuses).toEqual([]);
-      await h.close();
     }
   }, 30_000);
 
