@@ -7,7 +7,8 @@ import type { Root } from "./types.js";
  * against `cwd`; a `file:` URI is kept as it is. Anything else is not a root.
  */
 export function toRoot(entry: string, cwd: string): Root {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(entry) && !/^[a-z]:[\\/]/i.test(entry)) {
+  // A scheme has two letters or more: "C:\\dir" is a Windows path.
+  if (/^[a-z][a-z0-9+.-]+:/i.test(entry)) {
     if (!entry.startsWith("file:")) throw new Error(`root "${entry}" is not a directory or a file: URI`);
     const url = new URL(entry);
     return { uri: url.href, name: basename(decodeURIComponent(url.pathname)) || url.href };

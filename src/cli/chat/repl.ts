@@ -36,13 +36,14 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     endpoint: () => session.endpoint,
   });
   const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, historySize: 500 });
-  // With --verbose, what servers log (at their logLevel and above) shows as it comes.
-  const stopLogs = options.verbose
-    ? session.hub.on((event) => {
-        if (event.type !== "log") return;
-        io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${cleanLine(event.text)}`)}\n`);
-      })
-    : () => undefined;
+  // With --verbose, what servers log (at their logLevel and above) shows as it comes; a finished URL flow always does.
+  const stopServerNotes = session.hub.on((event) => {
+    if (event.type === "log" && options.verbose) {
+      io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${cleanLine(event.text)}`)}\n`);
+    } else if (event.type === "elicitation-complete") {
+      io.stderr.write(`${errColors.dim(`server "${event.server}": the page you opened reports it is done`)}\n`);
+    }
+  });
   // Servers' questions during a turn are asked on the chat's own line editor.
   if (interactive) session.prompts.current = readlinePrompter(rl, io.stdout);
   let turn: AbortController | undefined;
@@ -101,7 +102,7 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     }
   } finally {
     if (!interactive) process.off("SIGINT", onInterrupt);
-    stopLogs();
+    stopServerNotes();
     rl.close();
   }
 }
