@@ -47,6 +47,12 @@ describe("which calls run as tasks", () => {
   });
 });
 
+it("keeps a tool's execution and _meta in the registry", async () => {
+  const { hub: h } = await connect();
+  expect(h.tools().find((tool) => tool.name === "with-meta")?._meta).toEqual({ "example.com/ui": "card" });
+  expect(h.tools().find((tool) => tool.name === "stuck")?.execution).toEqual({ taskSupport: "required" });
+}, 30_000);
+
 describe("a task that never moves", () => {
   it("gives up after the timeout without a change of status, in one line, and cancels it on the server", async () => {
     const { hub: h } = await connect();

@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
 import { readlinePrompter } from "../prompts/prompter.js";
-import { cleanLine } from "../render/clean.js";
+import { oneLine } from "../render/one-line.js";
 import { TurnView } from "../render/turn-view.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
@@ -39,7 +39,7 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
   // With --verbose, what servers log (at their logLevel and above) shows as it comes; a finished URL flow always does.
   const stopServerNotes = session.hub.on((event) => {
     if (event.type === "log" && options.verbose) {
-      io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${cleanLine(event.text)}`)}\n`);
+      io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${oneLine(event.text)}`)}\n`);
     } else if (event.type === "elicitation-complete") {
       io.stderr.write(`${errColors.dim(`server "${event.server}": the page you opened reports it is done`)}\n`);
     }

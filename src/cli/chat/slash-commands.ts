@@ -1,7 +1,7 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
 import { toRoot } from "../../mcp/roots.js";
 import type { Colors } from "../render/colors.js";
-import { cleanLine } from "../render/clean.js";
+import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
 import type { AgentSession } from "./session.js";
 
@@ -53,7 +53,7 @@ const COMMANDS: SlashCommand[] = [
         await session.hub.setRoots(verb === "add" ? [...current, uri] : current.filter((root) => root !== uri));
       }
       const roots = session.hub.roots();
-      print(roots.length ? roots.map((root) => `  ${cleanLine(root.uri)}`).join("\n") : colors.dim("no roots"));
+      print(roots.length ? roots.map((root) => `  ${oneLine(root.uri)}`).join("\n") : colors.dim("no roots"));
     },
   },
   {

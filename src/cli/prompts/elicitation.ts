@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Colors } from "../render/colors.js";
-import { cleanLine, cleanText } from "../render/clean.js";
+import { oneLine } from "../render/one-line.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
 import type { Prompter, PrompterSlot } from "./prompter.js";
 
 /** Tries per field before the form is given up (cancelled). */
@@ -24,7 +25,7 @@ export function terminalElicitation(slot: PrompterSlot, colors: Colors, warn: (l
     onElicitation: async (request: ElicitRequestFormParams, server: string): Promise<ElicitResult> => {
       const prompter = slot.current;
       if (!prompter) {
-        warn(`server "${server}" asked for input (${cleanLine(request.message).slice(0, 120)}); declined: no terminal to ask on`);
+        warn(`server "${server}" asked for input (${oneLine(request.message).slice(0, 120)}); declined: no terminal to ask on`);
         return { action: "decline" };
       }
       return askForm(prompter, request, server, colors);
@@ -32,7 +33,7 @@ export function terminalElicitation(slot: PrompterSlot, colors: Colors, warn: (l
     onUrlElicitation: async (request: ElicitRequestURLParams, server: string): Promise<ElicitResult> => {
       const prompter = slot.current;
       if (!prompter) {
-        warn(`server "${server}" asked you to open ${cleanLine(request.url)}; declined: no terminal to ask on`);
+        warn(`server "${server}" asked you to open ${oneLine(request.url)}; declined: no terminal to ask on`);
         return { action: "decline" };
       }
       return askUrl(prompter, request, server, colors, openInBrowser);
@@ -41,7 +42,7 @@ export function terminalElicitation(slot: PrompterSlot, colors: Colors, warn: (l
 }
 
 export async function askForm(prompter: Prompter, request: ElicitRequestFormParams, server: string, c: Colors): Promise<ElicitResult> {
-  prompter.write(`\n${c.bold(`server "${cleanLine(server)}" asks:`)} ${cleanText(request.message)}\n`);
+  prompter.write(`\n${c.bold(`server "${oneLine(server)}" asks:`)} ${cleanTerminalText(request.message)}\n`);
   const go = await prompter.question(c.dim("answer? [Y]es, [n]o (decline), [c]ancel: "));
   if (go === undefined || /^c/i.test(go.trim())) return { action: "cancel" };
   if (/^n/i.test(go.trim())) return { action: "decline" };
@@ -57,8 +58,8 @@ export async function askForm(prompter: Prompter, request: ElicitRequestFormPara
 }
 
 async function askField(prompter: Prompter, name: string, field: FieldSchema, required: boolean, c: Colors): Promise<Value | undefined | "cancel"> {
-  const title = cleanLine(("title" in field && field.title) || name);
-  const description = "description" in field && field.description ? ` ${c.dim(cleanLine(field.description))}` : "";
+  const title = oneLine(("title" in field && field.title) || name);
+  const description = "description" in field && field.description ? ` ${c.dim(oneLine(field.description))}` : "";
   const choices = choicesOf(field);
   if (choices) prompter.write(`${choices.map((choice, i) => `  ${i + 1}. ${choice.label}`).join("\n")}\n`);
   const fallback = "default" in field && field.default !== undefined ? field.default : undefined;
@@ -90,10 +91,10 @@ function choicesOf(field: FieldSchema): Choice[] | undefined {
   const source = field.type === "array" ? ((record.items ?? {}) as Record<string, unknown>) : record;
   if (Array.isArray(source.enum)) {
     const names = Array.isArray(record.enumNames) ? (record.enumNames as string[]) : [];
-    return (source.enum as string[]).map((value, i) => ({ value, label: cleanLine(names[i] ?? value) }));
+    return (source.enum as string[]).map((value, i) => ({ value, label: oneLine(names[i] ?? value) }));
   }
   const options = (source.oneOf ?? source.anyOf) as { const: string; title?: string }[] | undefined;
-  return Array.isArray(options) ? options.map((o) => ({ value: o.const, label: cleanLine(o.title ?? o.const) })) : undefined;
+  return Array.isArray(options) ? options.map((o) => ({ value: o.const, label: oneLine(o.title ?? o.const) })) : undefined;
 }
 
 function parseAnswer(text: string, field: FieldSchema, choices: Choice[] | undefined): Value | { error: string } {
@@ -140,8 +141,8 @@ export async function askUrl(
   c: Colors,
   open: (url: string) => void,
 ): Promise<ElicitResult> {
-  const url = cleanLine(request.url);
-  prompter.write(`\n${c.bold(`server "${cleanLine(server)}" asks you to open a page:`)} ${cleanText(request.message)}\n  ${c.cyan(url)}\n`);
+  const url = oneLine(request.url);
+  prompter.write(`\n${c.bold(`server "${oneLine(server)}" asks you to open a page:`)} ${cleanTerminalText(request.message)}\n  ${c.cyan(url)}\n`);
   const answer = await prompter.question(c.dim("open it in your browser? [y]es, [N]o, [c]ancel: "));
   if (answer === undefined || /^c/i.test(answer.trim())) return { action: "cancel" };
   if (!/^y/i.test(answer.trim())) return { action: "decline" };

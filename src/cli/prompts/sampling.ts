@@ -1,6 +1,6 @@
 import type { ApprovalAnswer, ApproveSamplingCallback, SamplingApprovalRequest } from "../../agent/approval.js";
 import type { Colors } from "../render/colors.js";
-import { cleanLine } from "../render/clean.js";
+import { oneLine } from "../render/one-line.js";
 import type { PrompterSlot } from "./prompter.js";
 
 /**
@@ -12,7 +12,7 @@ export function terminalSamplingApproval(slot: PrompterSlot, c: Colors, warn: (l
   return async (request, signal) => {
     const prompter = slot.current;
     if (!prompter) {
-      warn(`server "${cleanLine(request.server)}" asked to use the model; refused: no terminal to ask on (--approve all, or trust the server, allows it)`);
+      warn(`server "${oneLine(request.server)}" asked to use the model; refused: no terminal to ask on (--approve all, or trust the server, allows it)`);
       return { decision: "deny", reason: "no terminal to ask on" };
     }
     prompter.write(describe(request, c));
@@ -22,11 +22,11 @@ export function terminalSamplingApproval(slot: PrompterSlot, c: Colors, warn: (l
 }
 
 function describe(request: SamplingApprovalRequest, c: Colors): string {
-  const lines = [`\n${c.bold(`server "${cleanLine(request.server)}" asks to use the model`)} ${c.dim(`${cleanLine(request.model)}, up to ${request.maxTokens} tokens`)}`];
-  if (request.systemPrompt) lines.push(`  ${c.dim("system:")} ${cleanLine(request.systemPrompt).slice(0, 300)}`);
-  for (const message of request.messages.slice(-5)) lines.push(`  ${cleanLine(message)}`);
+  const lines = [`\n${c.bold(`server "${oneLine(request.server)}" asks to use the model`)} ${c.dim(`${oneLine(request.model)}, up to ${request.maxTokens} tokens`)}`];
+  if (request.systemPrompt) lines.push(`  ${c.dim("system:")} ${oneLine(request.systemPrompt).slice(0, 300)}`);
+  for (const message of request.messages.slice(-5)) lines.push(`  ${oneLine(message)}`);
   if (request.messages.length > 5) lines.push(c.dim(`  (${request.messages.length - 5} earlier messages)`));
-  if (request.tools.length) lines.push(`  ${c.dim("tools:")} ${request.tools.map(cleanLine).join(", ")}`);
+  if (request.tools.length) lines.push(`  ${c.dim("tools:")} ${request.tools.map(oneLine).join(", ")}`);
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,5 +1,5 @@
 import type { HubTask } from "../../mcp/types.js";
-import { cleanLine } from "./clean.js";
+import { oneLine } from "./one-line.js";
 import type { ListingOptions } from "./listings.js";
 import { renderTable, type Column } from "./table.js";
 
@@ -7,12 +7,12 @@ import { renderTable, type Column } from "./table.js";
 export function renderTasks(tasks: readonly HubTask[], options: ListingOptions): string {
   const c = options.colors;
   const columns: Column<HubTask>[] = [
-    { header: "ID", value: (t) => cleanLine(t.taskId), color: (text) => c.bold(text) },
+    { header: "ID", value: (t) => oneLine(t.taskId), color: (text) => c.bold(text) },
     { header: "SERVER", value: (t) => t.server },
     { header: "TOOL", value: (t) => t.tool ?? "" },
     { header: "STATUS", value: (t) => t.status, color: (text, t) => (t.status === "failed" ? c.red(text) : t.status === "completed" ? c.green(text) : c.yellow(text)) },
     { header: "UPDATED", value: (t) => t.lastUpdatedAt },
-    { header: "MESSAGE", value: (t) => cleanLine(t.statusMessage ?? ""), shrink: true },
+    { header: "MESSAGE", value: (t) => oneLine(t.statusMessage ?? ""), shrink: true },
   ];
   return renderTable(columns, tasks, options);
 }
@@ -33,7 +33,7 @@ export function renderTask(task: HubTask, options: ListingOptions): string {
   ];
   return fields
     .filter((field): field is [string, string] => field[1] !== undefined)
-    .map(([name, value]) => `${c.dim(name.padEnd(10))} ${cleanLine(value)}`)
+    .map(([name, value]) => `${c.dim(name.padEnd(10))} ${oneLine(value)}`)
     .join("\n")
     .concat("\n");
 }
