@@ -25,6 +25,11 @@ describe("roots", () => {
     expect(list.for("shared").map((root) => root.uri)).toEqual(["file:///b"]);
   });
 
+  it("expands ${VAR} in a server's roots", () => {
+    const config = parseConfig(JSON.stringify({ mcpServers: { fs: { command: "x", roots: ["${HOME}/projects"] } } }), { env: { HOME: "/home/ada" } });
+    expect(config.mcpServers.fs?.roots).toEqual(["/home/ada/projects"]);
+  });
+
   it("a config root that is a web URL is a config error naming the key", () => {
     expect(() => parseConfig(JSON.stringify({ roots: ["https://example.com"] }), { file: "t.json", env: {} })).toThrow(/t\.json: roots\[0\]: .*directory or a file: URI/);
   });
