@@ -7,10 +7,11 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  UrlElicitationRequiredError,
   type ClientCapabilities,
   type LoggingLevel,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ClientHandlers, HubEvent, Root } from "./types.js";
+import type { ClientHandlers, HubEvent, Root, UrlElicitationHandler } from "./types.js";
 
 /**
  * The client side of MCP: what the hub declares at initialize and how it answers a server's
@@ -108,4 +109,24 @@ function logText(data: unknown): string {
 /** The spec's answer to a sampling request the user (or the user's policy) refused. */
 export function samplingRejected(message = "User rejected sampling request"): McpError {
   return new McpError(-1, message);
+}
+
+/** At most this many URLs of one URLElicitationRequiredError are shown; a server asking for more is refused. */
+const MAX_URL_ELICITATIONS = 3;
+
+/**
+ * A request the server refused with URLElicitationRequiredError (-32042): each URL goes to the
+ * handler (shown, opened with consent), and when every one was accepted the request is made
+ * once more. Without a handler, or with one declined, the server's error stands.
+ */
+export async function withUrlElicitations<T>(run: () => Promise<T>, handler: UrlElicitationHandler | undefined, server: string): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!handler || !(error instanceof UrlElicitationRequiredError) || error.elicitations.length > MAX_URL_ELICITATIONS) throw error;
+    for (const elicitation of error.elicitations) {
+      if ((await handler(elicitation, server)).action !== "accept") throw error;
+    }
+    return run();
+  }
 }

@@ -23,7 +23,7 @@ import {
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
-import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures } from "./client-features.js";
+import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { runsAsTask, runToolTask, taskProtocolFor } from "./tasks.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, Task, TaskMode } from "./types.js";
 
@@ -115,11 +115,13 @@ export class Connection {
       if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout)) {
         return this.runTask(client, tool, args, requestOptions, options.onProgress);
       }
-      return client.callTool({ name: tool, arguments: args }, undefined, {
-        ...requestOptions,
-        resetTimeoutOnProgress: true,
-        onprogress: (progress) => options.onProgress?.(progress),
-      });
+      const call = () =>
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          ...requestOptions,
+          resetTimeoutOnProgress: true,
+          onprogress: (progress) => options.onProgress?.(progress),
+        });
+      return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
     })) as CallToolResult;
   }
 

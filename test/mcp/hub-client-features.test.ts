@@ -132,13 +132,31 @@ describe("elicitation", () => {
     expect(text(result)).toContain("Ada");
   }, 30_000);
 
-  it("answers a URL elicitation through its own handler and reports the server's completion notice", async () => {
+  it("answers a URL elicitation through its own handler", async () => {
     const urls: ElicitRequestURLParams[] = [];
     const h = await connect({ everything }, { onUrlElicitation: async (request) => (urls.push(request), { action: "accept" }) });
     const result = await h.callTool("trigger-url-elicitation", { url: "https://example.com/consent" });
     expect(urls[0]?.url).toBe("https://example.com/consent");
     expect(urls[0]?.elicitationId).toBeTruthy();
     expect(text(result)).toMatch(/completed the URL elicitation/);
+  }, 30_000);
+
+  it("answers a URLElicitationRequiredError (-32042) through the URL handler and makes the call again", async () => {
+    const urls: string[] = [];
+    const h = await connect({ everything }, { onUrlElicitation: async (request) => (urls.push(request.url), { action: "accept" }) });
+    const result = await h.callTool("trigger-url-elicitation", { url: "https://example.com/prerequisite", errorPath: true });
+    // Once for the error's prerequisite (a page of the server's choosing), once for the request the retried call sends.
+    expect(urls).toHaveLength(2);
+    expect(urls[1]).toBe("https://example.com/prerequisite");
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toMatch(/completed the URL elicitation/);
+  }, 30_000);
+
+  it("leaves the server's -32042 error standing when the URL is declined", async () => {
+    const h = await connect({ everything }, { onUrlElicitation: async () => ({ action: "decline" }) });
+    await expect(h.callTool("trigger-url-elicitation", { url: "https://example.com/prerequisite", errorPath: true })).rejects.toMatchObject({
+      message: expect.stringMatching(/-32042|URL elicitation/),
+    });
   }, 30_000);
 
   it("declines in the handler's words", async () => {

@@ -3,7 +3,7 @@ import type { Hub } from "../../src/mcp/hub.js";
 import { runsAsTask } from "../../src/mcp/tasks.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";
-import { fixture } from "./processes.js";
+import { fixture, waitUntil } from "./processes.js";
 
 /** When a tool runs as a task, and what happens to a task that never moves. */
 
@@ -51,6 +51,15 @@ it("keeps a tool's execution and _meta in the registry", async () => {
   const { hub: h } = await connect();
   expect(h.tools().find((tool) => tool.name === "with-meta")?._meta).toEqual({ "example.com/ui": "card" });
   expect(h.tools().find((tool) => tool.name === "stuck")?.execution).toEqual({ taskSupport: "required" });
+}, 30_000);
+
+it("announces a server's notifications/elicitation/complete after an accepted URL flow", async () => {
+  const h = await hubs.connect({ tasks: fixture("task-server.mjs") }, { onUrlElicitation: async () => ({ action: "accept" }) });
+  const completed: HubEvent[] = [];
+  h.on((event) => (event.type === "elicitation-complete" ? completed.push(event) : undefined));
+  expect((await h.callTool("url-flow", {})).content).toEqual([{ type: "text", text: "accept" }]);
+  await waitUntil(() => completed.length > 0, 5000, "the completion notice");
+  expect(completed).toEqual([{ type: "elicitation-complete", server: "tasks", elicitationId: "flow-1" }]);
 }, 30_000);
 
 describe("a task that never moves", () => {
