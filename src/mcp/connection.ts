@@ -24,8 +24,8 @@ import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../co
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
-import { runsAsTask, runToolTask, taskProtocolFor } from "./tasks.js";
-import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, Task, TaskMode } from "./types.js";
+import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
+import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, TaskMode } from "./types.js";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -71,14 +71,14 @@ export class Connection {
   private closing = false;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
-  /** Tasks this connection started that have not ended. */
-  private readonly tasksInFlight = new Map<string, HubTask>();
+  private readonly tasks: ToolTasks;
 
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
+    this.tasks = new ToolTasks(name, options.emit);
     this.state = {
       name,
       transport: isStdioServer(config) ? "stdio" : config.type === "sse" ? "sse" : "streamable-http",
@@ -111,9 +111,8 @@ export class Connection {
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
     return (await this.request(`tools/call ${tool}`, options, (client, requestOptions) => {
       const listed = this.tools.find((t) => t.name === tool);
-      const tasks = taskProtocolFor(client);
-      if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout)) {
-        return this.runTask(client, tool, args, requestOptions, options.onProgress);
+      if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, taskProtocolFor(client).supported(client), requestOptions.timeout)) {
+        return this.tasks.run(client, tool, args, requestOptions, options.onProgress);
       }
       const call = () =>
         client.callTool({ name: tool, arguments: args }, undefined, {
@@ -125,44 +124,13 @@ export class Connection {
     })) as CallToolResult;
   }
 
-  private async runTask(
-    client: Client,
-    tool: string,
-    args: Record<string, unknown>,
-    requestOptions: RequestOptions & { timeout: number },
-    onProgress: CallToolOptions["onProgress"],
-  ): Promise<CallToolResult> {
-    let taskId: string | undefined;
-    let changes = 0;
-    try {
-      return await runToolTask(taskProtocolFor(client), client, tool, args, {
-        requestOptions,
-        onStatus: (task) => {
-          taskId = task.taskId;
-          this.tasksInFlight.set(task.taskId, { ...task, server: this.name, tool });
-          this.options.emit({ type: "task-status", server: this.name, tool, task });
-          // Status changes count as progress, so every caller that shows progress shows the task's.
-          onProgress?.({ progress: ++changes, message: `task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ""}` });
-        },
-      });
-    } finally {
-      if (taskId !== undefined) this.tasksInFlight.delete(taskId);
-    }
-  }
-
   /** Tasks on this server: those it lists (where it can), and those this hub started and still waits for. */
-  async listTasks(): Promise<HubTask[]> {
-    const listed = await this.request("tasks/list", {}, (client, options) =>
-      client.getServerCapabilities()?.tasks?.list ? taskProtocolFor(client).list(client, options) : Promise.resolve([] as Task[]),
-    );
-    const byId = new Map<string, HubTask>([...this.tasksInFlight].map(([id, task]) => [id, { ...task }]));
-    for (const task of listed) byId.set(task.taskId, { ...byId.get(task.taskId), ...task, server: this.name });
-    return [...byId.values()];
+  listTasks(): Promise<HubTask[]> {
+    return this.request("tasks/list", {}, (client, options) => this.tasks.list(client, options));
   }
 
-  async getTask(taskId: string): Promise<HubTask> {
-    const task = await this.request(`tasks/get ${taskId}`, {}, (client, options) => taskProtocolFor(client).get(client, taskId, options));
-    return { ...this.tasksInFlight.get(taskId), ...task, server: this.name };
+  getTask(taskId: string): Promise<HubTask> {
+    return this.request(`tasks/get ${taskId}`, {}, (client, options) => this.tasks.get(client, taskId, options));
   }
 
   complete(params: CompleteRequestParams): Promise<CompleteResult> {

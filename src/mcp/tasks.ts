@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolResult, type Task, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { TaskMode } from "./types.js";
+import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
 /**
  * How a tool call runs as a task, whatever the protocol revision. Two forms exist:
@@ -129,6 +129,57 @@ export async function runToolTask(
       await protocol.cancel(client, task.taskId, { timeout: Math.min(timeout, 5000) }).catch(() => undefined);
     }
     throw error;
+  }
+}
+
+/**
+ * One server's task-backed calls: runs them (status as events, and as progress so that every
+ * caller showing progress shows the task's), and remembers those in flight for tasks/list and tasks/get.
+ */
+export class ToolTasks {
+  private readonly inFlight = new Map<string, HubTask>();
+
+  constructor(
+    private readonly server: string,
+    private readonly emit: (event: HubEvent) => void,
+  ) {}
+
+  async run(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    requestOptions: RequestOptions & { timeout: number },
+    onProgress: CallToolOptions["onProgress"],
+  ): Promise<CallToolResult> {
+    let taskId: string | undefined;
+    let changes = 0;
+    try {
+      return await runToolTask(taskProtocolFor(client), client, tool, args, {
+        requestOptions,
+        onStatus: (task) => {
+          taskId = task.taskId;
+          this.inFlight.set(task.taskId, { ...task, server: this.server, tool });
+          this.emit({ type: "task-status", server: this.server, tool, task });
+          onProgress?.({ progress: ++changes, message: `task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ""}` });
+        },
+      });
+    } finally {
+      if (taskId !== undefined) this.inFlight.delete(taskId);
+    }
+  }
+
+  /** What the server lists (where it can), with the tasks in flight it does not list. */
+  async list(client: Client, options: RequestOptions): Promise<HubTask[]> {
+    const protocol = taskProtocolFor(client);
+    const listed = client.getServerCapabilities()?.tasks?.list ? await protocol.list(client, options) : [];
+    const byId = new Map<string, HubTask>([...this.inFlight].map(([id, task]) => [id, { ...task }]));
+    for (const task of listed) byId.set(task.taskId, { ...byId.get(task.taskId), ...task, server: this.server });
+    return [...byId.values()];
+  }
+
+  async get(client: Client, taskId: string, options: RequestOptions): Promise<HubTask> {
+    const task = await taskProtocolFor(client).get(client, taskId, options);
+    return { ...this.inFlight.get(taskId), ...task, server: this.server };
   }
 }
 
