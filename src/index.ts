@@ -44,10 +44,15 @@ export {
   type ApprovalMode,
   type ApprovalPolicyOptions,
   type ApproveCallback,
+  type ApproveSamplingCallback,
+  type SamplingApprovalRequest,
   type ServerApprovalConfig,
   type ToolApprovalRequest,
 } from "./agent/approval.js";
 export type { ToolCallingMiddlewares } from "./agent/tool-mode.js";
+export { createSamplingHandler, type SamplingOptions } from "./agent/sampling.js";
+export { DEFAULT_SAMPLING_LIMITS, type SamplingLimits } from "./agent/sampling-limits.js";
+export { samplingRejected } from "./mcp/client-features.js";
 export {
   loadTranscript,
   saveTranscript,

@@ -41,6 +41,22 @@ export type ApprovalAnswer = { decision: "allow-once" } | { decision: "allow-ses
 /** Asks a person and waits; front ends show their own dialog. Rejecting counts as deny. */
 export type ApproveCallback = (request: ToolApprovalRequest, signal: AbortSignal | undefined) => Promise<ApprovalAnswer>;
 
+/** A server asks to use the model (`sampling/createMessage`): who asks, and what. */
+export interface SamplingApprovalRequest {
+  server: string;
+  systemPrompt?: string;
+  /** The request's messages as text, one entry per message ("user: ..."). */
+  messages: string[];
+  maxTokens: number;
+  /** Names of the tools the server offers the model, if any. */
+  tools: string[];
+  /** The model that would answer. */
+  model: string;
+}
+
+/** As ApproveCallback; "allow-session" means: this server may sample unasked for the rest of the session. */
+export type ApproveSamplingCallback = (request: SamplingApprovalRequest, signal: AbortSignal | undefined) => Promise<ApprovalAnswer>;
+
 export interface ApprovalPolicyOptions {
   mode?: ApprovalMode;
   servers?: Readonly<Record<string, ServerApprovalConfig>>;
@@ -54,6 +70,8 @@ export class ApprovalPolicy {
   private readonly servers: Readonly<Record<string, ServerApprovalConfig>>;
   // Exposed tool names the person allowed for the rest of the session.
   private readonly sessionAllowed = new Set<string>();
+  // Servers the person let sample for the rest of the session.
+  private readonly samplingAllowed = new Set<string>();
 
   constructor(options: ApprovalPolicyOptions = {}) {
     this.mode = options.mode ?? "ask";
@@ -74,6 +92,18 @@ export class ApprovalPolicy {
   allowForSession(toolName: string): void {
     this.sessionAllowed.add(toolName);
   }
+
+  /** Sampling runs unasked only with mode `all`, for a trusted server, or one allowed for the session. */
+  samplingVerdict(server: string): PolicyVerdict {
+    if (this.mode === "all") return { allowed: true, because: "all" };
+    if (Object.hasOwn(this.servers, server) && this.servers[server]?.trust === true) return { allowed: true, because: "trusted-server" };
+    if (this.samplingAllowed.has(server)) return { allowed: true, because: "session" };
+    return { allowed: false };
+  }
+
+  allowSamplingForSession(server: string): void {
+    this.samplingAllowed.add(server);
+  }
 }
 
 /** How the agent gets a decision for one call: the policy, then (when it says ask) the person, if there is one. */
@@ -81,20 +111,34 @@ export interface Approval {
   policy: ApprovalPolicy;
   /** Absent where nobody can be asked (no terminal, a script): what the policy does not allow is refused. */
   ask?: ApproveCallback;
+  /** Asks about a server's sampling request; absent, what the policy does not allow is refused. */
+  askSampling?: ApproveSamplingCallback;
 }
 
 export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reason?: string };
 
 export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
   if (approval.policy.verdict(request.tool).allowed) return { run: true };
-  if (!approval.ask) return { run: false, asked: false };
+  const ask = approval.ask;
+  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowForSession(request.tool.name));
+}
+
+/** The same decision for a sampling request. */
+export async function decideSampling(approval: Approval, request: SamplingApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
+  if (approval.policy.samplingVerdict(request.server).allowed) return { run: true };
+  const ask = approval.askSampling;
+  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowSamplingForSession(request.server));
+}
+
+async function settle(ask: (() => Promise<ApprovalAnswer>) | undefined, allowForSession: () => void): Promise<ApprovalOutcome> {
+  if (!ask) return { run: false, asked: false };
   let answer: ApprovalAnswer;
   try {
-    answer = await approval.ask(request, signal);
+    answer = await ask();
   } catch {
     answer = { decision: "deny" };
   }
-  if (answer.decision === "allow-session") approval.policy.allowForSession(request.tool.name);
+  if (answer.decision === "allow-session") allowForSession();
   if (answer.decision !== "deny") return { run: true };
   return answer.reason === undefined || answer.reason.trim() === "" ? { run: false, asked: true } : { run: false, asked: true, reason: answer.reason.trim() };
 }

@@ -1,8 +1,10 @@
+import { dirname } from "node:path";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub } from "../mcp/hub.js";
-import type { HubEvent, ServerState } from "../mcp/types.js";
+import { toRoot } from "../mcp/roots.js";
+import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
@@ -24,6 +26,10 @@ export interface OpenHubOptions {
   leaveSigint?: boolean;
   /** Hears the hub's events from the start: each server's start-up as it happens. */
   onHubEvent?: (event: HubEvent) => void;
+  /** `--root DIR` (repeatable): the roots servers are offered, instead of the config's top-level `roots`. */
+  roots?: readonly string[];
+  /** How servers' sampling and elicitation requests are answered, given the config. */
+  handlers?: (config: ResolvedConfig) => ClientHandlers;
 }
 
 export interface OpenedHub {
@@ -84,9 +90,16 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("exit", onExit);
-  connecting = Hub.connect(servers, { signal: controller.signal, ...(options.onHubEvent ? { onEvent: options.onHubEvent } : {}) }).then(
-    (connectedHub) => (hub = connectedHub),
-  );
+  const cwd = options.cwd ?? process.cwd();
+  connecting = Hub.connect(servers, {
+    signal: controller.signal,
+    ...(options.onHubEvent ? { onEvent: options.onHubEvent } : {}),
+    // Flags are relative to where the command runs, the config's roots to the config file.
+    cwd: loaded.path !== undefined ? dirname(loaded.path) : cwd,
+    roots: options.roots?.length ? options.roots.map((root) => toRoot(root, cwd).uri) : (loaded.config.roots ?? [cwd]),
+    ...(loaded.config.tasks !== undefined ? { tasks: loaded.config.tasks } : {}),
+    ...options.handlers?.(loaded.config),
+  }).then((connectedHub) => (hub = connectedHub));
   const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {

@@ -10,6 +10,12 @@ import { z } from "zod";
 /** Only http(s): the hub speaks Streamable HTTP and SSE, and `z.url()` alone takes `file:` too. */
 const httpUrl = z.url({ protocol: /^https?$/ });
 
+/** A root: a directory, or a file: URI (a server is only ever offered local directories). */
+const rootEntry = z
+  .string()
+  .min(1)
+  .refine((value) => !/^[a-z][a-z0-9+.-]+:/i.test(value) || value.startsWith("file:"), "expected a directory or a file: URI");
+
 const toolFilter = {
   /** Only these tools (original server names) are exposed. */
   includeTools: z.array(z.string()).optional(),
@@ -29,6 +35,23 @@ const toolFilter = {
   maxToolTimeMs: z.number().int().positive().optional(),
   /** The most bytes one message from the server may take (default 64 MiB). */
   maxMessageBytes: z.number().int().positive().optional(),
+  /** This server's roots (directories or file: URIs), instead of the top-level `roots`. */
+  roots: z.array(rootEntry).optional(),
+  /** The least severe server log message we ask for (logging/setLevel); default "warning". */
+  logLevel: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional(),
+  /** Overrides the top-level `tasks` for this server. */
+  tasks: z.enum(["auto", "never", "always"]).optional(),
+  /** How this server's sampling requests are answered. */
+  sampling: z
+    .strictObject({
+      /** The model that answers (default: the llm section's). */
+      model: z.string().min(1).optional(),
+      /** At most this many sampling requests per minute (default 10). */
+      maxRequestsPerMinute: z.number().int().positive().optional(),
+      /** At most this many tokens (in and out) per minute (default 50 000). */
+      maxTokensPerMinute: z.number().int().positive().optional(),
+    })
+    .optional(),
 };
 
 export const StdioServerSchema = z.looseObject({
@@ -91,6 +114,10 @@ export const ConfigSchema = z.looseObject({
     .optional(),
   /** Tool allow-list over every server (exposed or original names). */
   tools: z.looseObject({ enabled: z.array(z.string()).optional(), disabled: z.array(z.string()).optional() }).optional(),
+  /** The roots every server is offered (directories or file: URIs); default the current directory. */
+  roots: z.array(rootEntry).optional(),
+  /** When a tool that may run as a task does: auto (long calls on servers that support it), never, always. */
+  tasks: z.enum(["auto", "never", "always"]).optional(),
 });
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;

@@ -3,15 +3,15 @@ import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
-  ElicitRequestSchema,
   ErrorCode,
-  LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
+  type CompleteRequestParams,
+  type CompleteResult,
   type GetPromptResult,
   type Prompt,
   type ReadResourceResult,
@@ -31,7 +31,9 @@ import { paginate as paginateEntries } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
-import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
+import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
+import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
+import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, TaskMode } from "./types.js";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -41,7 +43,11 @@ export interface ConnectionOptions {
   maxToolTimeMs: number;
   log: ServerLog;
   emit: (event: HubEvent) => void;
-  onElicitation?: ElicitationHandler;
+  handlers: ClientHandlers;
+  /** This server's roots; undefined declares no roots capability. */
+  roots?: () => Root[];
+  /** When optional task tools run as tasks, unless the server's config says. */
+  tasks: TaskMode;
 }
 
 /** Consecutive restarts without one successful request in between before the hub gives up. */
@@ -89,12 +95,14 @@ export class Connection {
     resources: new RefreshQueue(() => this.refresh("resources")),
     prompts: new RefreshQueue(() => this.refresh("prompts")),
   };
+  private readonly tasks: ToolTasks;
 
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
+    this.tasks = new ToolTasks(name, options.emit);
     this.state = {
       name,
       transport: isStdioServer(config) ? "stdio" : config.type === "sse" ? "sse" : "streamable-http",
@@ -140,13 +148,19 @@ export class Connection {
     const what = `tools/call ${tool}`;
     const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
     try {
-      return (await this.request(what, { ...options, signal }, (client, requestOptions) =>
-        client.callTool({ name: tool, arguments: args }, undefined, {
-          ...requestOptions,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => options.onProgress?.(progress),
-        }),
-      )) as CallToolResult;
+      return (await this.request(what, { ...options, signal }, (client, requestOptions) => {
+        const listed = this.tools.find((t) => t.name === tool);
+        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, taskProtocolFor(client).supported(client), requestOptions.timeout)) {
+          return this.tasks.run(client, tool, args, requestOptions, options.onProgress);
+        }
+        const call = () =>
+          client.callTool({ name: tool, arguments: args }, undefined, {
+            ...requestOptions,
+            resetTimeoutOnProgress: true,
+            onprogress: (progress) => options.onProgress?.(progress),
+          });
+        return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+      })) as CallToolResult;
     } catch (error) {
       if (!total.aborted || options.signal?.aborted) throw error;
       throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${this.maxToolTimeMs} ms (maxToolTimeMs)`, {
@@ -154,6 +168,28 @@ export class Connection {
         cause: error,
       });
     }
+  }
+
+  /** Tasks on this server: those it lists (where it can), and those this hub started and still waits for. */
+  listTasks(): Promise<HubTask[]> {
+    return this.request("tasks/list", {}, (client, options) => this.tasks.list(client, options));
+  }
+
+  getTask(taskId: string): Promise<HubTask> {
+    return this.request(`tasks/get ${taskId}`, {}, (client, options) => this.tasks.get(client, taskId, options));
+  }
+
+  complete(params: CompleteRequestParams): Promise<CompleteResult> {
+    return this.request(`completion/complete ${params.argument.name}`, {}, (client, options) => client.complete(params, options));
+  }
+
+  /** Tells the server its roots changed (it asks for them again); a server that is not up hears at its next start. */
+  async rootsChanged(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state.status !== "connected") return;
+    await client.sendRootsListChanged().catch((error: unknown) => {
+      this.options.log.write(this.name, `could not send roots/list_changed: ${describe(error)}`);
+    });
   }
 
   readResource(uri: string): Promise<ReadResourceResult> {
@@ -212,7 +248,10 @@ export class Connection {
       transport = opened.transport;
       this.client = opened.client;
       this.transport = transport;
-      await this.loadLists(opened.client, startup.signal);
+      await Promise.all([
+        this.loadLists(opened.client, startup.signal),
+        applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
+      ]);
       if (this.closing) throw new HubError("closed", "the hub was closed");
       this.everConnected = true;
       const info = opened.client.getServerVersion();
@@ -307,7 +346,7 @@ export class Connection {
   private async connectClient(transport: Transport, startup: AbortController): Promise<Client> {
     keepArrivalOrder(transport);
     const client = new Client(this.options.clientInfo, {
-      capabilities: this.options.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
+      capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
@@ -349,19 +388,15 @@ export class Connection {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
     });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      const { level, data } = notification.params;
-      const text = typeof data === "string" ? data : nestedDeeperThan(data) ? tooDeep("(data)") : JSON.stringify(data);
-      this.options.log.write(this.name, `log ${level}: ${text}`);
+    registerClientFeatures(client, {
+      server: this.name,
+      handlers: this.options.handlers,
+      roots: this.options.roots,
+      emit: this.options.emit,
+      pid: () => (this.transport instanceof ProcessGroupTransport ? (this.transport.pid ?? undefined) : undefined),
+      log: (line) => this.options.log.write(this.name, line),
+      logLevel: this.config.logLevel ?? DEFAULT_LOG_LEVEL,
     });
-    const onElicitation = this.options.onElicitation;
-    if (onElicitation) {
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        const params = request.params;
-        if (params.mode === "url") throw new McpError(ErrorCode.InvalidParams, "URL-mode elicitation is not supported");
-        return onElicitation(params, this.name);
-      });
-    }
   }
 
   private async refresh(kind: "tools" | "resources" | "prompts"): Promise<void> {
@@ -488,7 +523,7 @@ export class Connection {
   private async request<T>(
     what: string,
     { signal, timeoutMs = this.requestTimeoutMs }: { signal?: AbortSignal; timeoutMs?: number },
-    run: (client: Client, options: RequestOptions) => Promise<T>,
+    run: (client: Client, options: RequestOptions & { timeout: number }) => Promise<T>,
   ): Promise<T> {
     if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.

@@ -10,6 +10,8 @@ export type HubErrorCode =
   /** No server lists that resource URI (or matches it with a template). */
   | "unknown-resource"
   | "unknown-prompt"
+  /** No connected server knows that task id. */
+  | "unknown-task"
   /** More than one server offers the prompt or resource: pass the server. */
   | "ambiguous"
   /** The server failed to start, died and could not be restarted, or is disabled. */
@@ -18,6 +20,8 @@ export type HubErrorCode =
   | "cancelled"
   /** The server answered the request with a JSON-RPC error (or an unreadable result). */
   | "server-error"
+  /** The hub was made without the feature asked for (roots). */
+  | "unsupported"
   /** The hub was closed. */
   | "closed";
 

@@ -4,20 +4,26 @@ import type { ServerConfig } from "../config/schema.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { Connection } from "./connection.js";
 import { HubError } from "./errors.js";
+import { RootList, toRoots } from "./roots.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
 import { assignToolNames, toolNameAliases, type ToolRef } from "./tool-names.js";
 import type {
   CallToolOptions,
   CallToolResult,
-  ElicitationHandler,
+  ClientHandlers,
+  CompleteRequestParams,
+  CompleteResult,
   GetPromptResult,
   HubEvent,
   HubPrompt,
   HubResource,
   HubResourceTemplate,
+  HubTask,
   HubTool,
   ReadResourceResult,
+  Root,
   ServerState,
+  TaskMode,
 } from "./types.js";
 
 export interface HubOptions {
@@ -30,12 +36,26 @@ export interface HubOptions {
   defaultToolTimeoutMs?: number;
   /** Per tools/call, however much progress it reports. Default 600 000 ms (10 minutes). */
   defaultMaxToolTimeMs?: number;
-  /** Answers servers' elicitation requests; without it the hub declares no elicitation capability. */
-  onElicitation?: ElicitationHandler;
   /** Aborting it while the servers start stops them at once (see close({ terminate })); connect() then returns a closed hub. */
   signal?: AbortSignal;
   /** A listener from the start, so that each server's start-up is seen as it happens (`server-status`). */
   onEvent?: (event: HubEvent) => void;
+  /**
+   * Answer servers' elicitation (form and URL mode) and sampling requests; the hub declares
+   * only the capabilities it has a handler for.
+   */
+  onElicitation?: ClientHandlers["onElicitation"];
+  onUrlElicitation?: ClientHandlers["onUrlElicitation"];
+  onSampling?: ClientHandlers["onSampling"];
+  /**
+   * The roots offered to every server without roots of its own in the config: directories
+   * (resolved against `cwd`) or file: URIs. Default: `cwd`. `false` declares no roots.
+   */
+  roots?: readonly string[] | false;
+  /** What relative roots are resolved against; default process.cwd(). */
+  cwd?: string;
+  /** When optional task tools run as tasks (a server's `tasks` wins); default "auto". */
+  tasks?: TaskMode;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
@@ -56,11 +76,29 @@ export class Hub {
   private toolList: readonly HubTool[] = Object.freeze([]);
   private aliases = new Map<string, HubTool>();
   private closing: Promise<void> | undefined;
+  private readonly rootList: RootList | undefined;
+  private readonly cwd: string;
 
   private constructor(servers: Record<string, ServerConfig>, options: HubOptions) {
     this.log = new ServerLog(options.stderrLogFile ?? defaultStderrLogFile());
     if (options.onEvent) this.listeners.add(options.onEvent);
+    this.cwd = options.cwd ?? process.cwd();
+    const cwd = this.cwd;
+    const roots = options.roots;
+    this.rootList =
+      roots === false
+        ? undefined
+        : new RootList(
+            toRoots(roots ?? [cwd], cwd),
+            new Map(Object.entries(servers).flatMap(([name, config]) => (config.roots ? [[name, toRoots(config.roots, cwd)] as const] : []))),
+          );
+    const handlers: ClientHandlers = {
+      ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+      ...(options.onUrlElicitation ? { onUrlElicitation: options.onUrlElicitation } : {}),
+      ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+    };
     for (const [name, config] of Object.entries(servers)) {
+      const rootList = this.rootList;
       this.connections.set(
         name,
         new Connection(name, config, {
@@ -70,7 +108,9 @@ export class Hub {
           maxToolTimeMs: options.defaultMaxToolTimeMs ?? DEFAULT_MAX_TOOL_TIME_MS,
           log: this.log,
           emit: (event) => this.onConnectionEvent(event),
-          ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+          handlers,
+          tasks: options.tasks ?? "auto",
+          ...(rootList ? { roots: () => rootList.for(name) } : {}),
         }),
       );
     }
@@ -145,7 +185,56 @@ export class Hub {
 
   async getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
     this.assertOpen();
-    if (server !== undefined) return this.connection(server).getPrompt(name, args);
+    return this.promptOwner(name, server).getPrompt(name, args);
+  }
+
+  /** The roots offered to servers without roots of their own (empty when the hub declares none). */
+  roots(): Root[] {
+    return this.rootList?.all() ?? [];
+  }
+
+  /**
+   * Replaces the shared roots (directories or file: URIs) and sends `notifications/roots/list_changed`
+   * to the servers that follow them. Throws when the hub was made with `roots: false`.
+   */
+  async setRoots(entries: readonly string[]): Promise<void> {
+    this.assertOpen();
+    if (!this.rootList) throw new HubError("unsupported", "this hub was made with roots: false");
+    const changed = this.rootList.replace(toRoots(entries, this.cwd), [...this.connections.keys()]);
+    await Promise.all(changed.map((name) => this.connection(name).rootsChanged()));
+  }
+
+  /** `completion/complete` for a prompt argument or a resource template variable, asked of the server that offers it. */
+  async complete(params: CompleteRequestParams, server?: string): Promise<CompleteResult> {
+    this.assertOpen();
+    const ref = params.ref;
+    if (ref.type === "ref/prompt") return this.promptOwner(ref.name, server).complete(params);
+    if (server !== undefined) return this.connection(server).complete(params);
+    const owner = this.live().find((c) => c.resourceTemplates.some((template) => template.uriTemplate === ref.uri));
+    return (owner ?? this.resourceOwner(ref.uri, undefined)).complete(params);
+  }
+
+  /** Tasks on every connected server (those they list, and those this hub waits for). */
+  async tasks(): Promise<HubTask[]> {
+    this.assertOpen();
+    const connected = [...this.connections.values()].filter((c) => c.state.status === "connected");
+    return (await Promise.all(connected.map((c) => c.listTasks()))).flat();
+  }
+
+  /** One task by id, asked of `server` or of each connected server in turn. */
+  async task(taskId: string, server?: string): Promise<HubTask> {
+    this.assertOpen();
+    if (server !== undefined) return this.connection(server).getTask(taskId);
+    for (const connection of this.connections.values()) {
+      if (connection.state.status !== "connected") continue;
+      const found = await connection.getTask(taskId).catch(() => undefined);
+      if (found) return found;
+    }
+    throw new HubError("unknown-task", `no connected server knows a task "${taskId}"`);
+  }
+
+  private promptOwner(name: string, server: string | undefined): Connection {
+    if (server !== undefined) return this.connection(server);
     const owners = this.live().filter((c) => c.prompts.some((prompt) => prompt.name === name));
     if (owners.length > 1) {
       throw new HubError("ambiguous", `prompt "${name}" is offered by ${listNames(owners.map((c) => c.name))}: name the server`);
@@ -155,7 +244,7 @@ export class Hub {
       const known = [...new Set(this.live().flatMap((c) => c.prompts.map((prompt) => prompt.name)))];
       throw new HubError("unknown-prompt", `no server offers a prompt "${name}"${known.length ? ` (prompts: ${listNames(known)})` : ""}`);
     }
-    return owner.getPrompt(name, args);
+    return owner;
   }
 
   /** Names in a connected server's includeTools / excludeTools that its tool list does not have: usually a typo. */
@@ -239,6 +328,9 @@ export class Hub {
       if (tool.description !== undefined) hubTool.description = tool.description;
       if (tool.outputSchema !== undefined) hubTool.outputSchema = tool.outputSchema;
       if (tool.annotations !== undefined) hubTool.annotations = tool.annotations;
+      if (tool.execution !== undefined) hubTool.execution = tool.execution;
+      if (tool.icons !== undefined) hubTool.icons = tool.icons;
+      if (tool._meta !== undefined) hubTool._meta = tool._meta;
       byRef.set(ref, hubTool);
     }
     this.setRegistry(new Map([...byRef.values()].map((tool) => [tool.name, tool])));

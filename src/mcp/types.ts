@@ -1,4 +1,25 @@
-import type { CallToolResult, ElicitRequestFormParams, ElicitResult, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplate, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  Icon,
+  LoggingLevel,
+  Prompt,
+  GetPromptResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Root,
+  Task,
+  ToolAnnotations,
+  ToolExecution,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema } from "../llm/types.js";
 
 /** One tool in the hub's registry. */
@@ -14,6 +35,10 @@ export interface HubTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /** `taskSupport`: whether the tool runs as a task (required, optional, forbidden). */
+  execution?: ToolExecution;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
 }
 
 export interface HubResource extends Resource {
@@ -71,7 +96,13 @@ export type HubEvent =
   | { type: "prompts-changed"; server: string }
   | { type: "resource-updated"; server: string; uri: string }
   | { type: "server-status"; state: ServerState }
-  | { type: "progress"; server: string; tool: string; progress: Progress };
+  | { type: "progress"; server: string; tool: string; progress: Progress }
+  /** A task-backed tool call changed status (polled). */
+  | { type: "task-status"; server: string; tool: string; task: Task }
+  /** A server's `notifications/message`, at or above its configured logLevel. */
+  | { type: "log"; server: string; pid?: number; level: LoggingLevel; logger?: string; text: string }
+  /** A server says the out-of-band (URL mode) elicitation it asked for is done. */
+  | { type: "elicitation-complete"; server: string; elicitationId: string };
 
 /**
  * Answers a server's `elicitation/create` (form mode). With a handler the hub declares the
@@ -80,4 +111,48 @@ export type HubEvent =
  */
 export type ElicitationHandler = (request: ElicitRequestFormParams, server: string) => Promise<ElicitResult>;
 
-export type { CallToolResult, GetPromptResult, ReadResourceResult };
+/**
+ * Answers a URL-mode `elicitation/create`: show the URL and who asks, open it only with the
+ * person's consent. With a handler the hub declares `elicitation.url`.
+ */
+export type UrlElicitationHandler = (request: ElicitRequestURLParams, server: string) => Promise<ElicitResult>;
+
+/**
+ * Answers a server's `sampling/createMessage` (with the host's model, after the host's policy).
+ * With a handler the hub declares `sampling` with `tools`. A refusal throws `samplingRejected()`.
+ */
+export type SamplingHandler = (
+  request: CreateMessageRequestParams,
+  context: { server: string; signal: AbortSignal },
+) => Promise<CreateMessageResult | CreateMessageResultWithTools>;
+
+/** The callbacks through which a server asks the host for something; the hub holds no policy of its own. */
+export interface ClientHandlers {
+  onElicitation?: ElicitationHandler;
+  onUrlElicitation?: UrlElicitationHandler;
+  onSampling?: SamplingHandler;
+}
+
+/** When a tool whose `execution.taskSupport` is `optional` runs as a task (`required` ones always do). */
+export type TaskMode = "auto" | "never" | "always";
+
+/** A task a server runs for us, as `toolbridge tasks` lists it. */
+export interface HubTask extends Task {
+  server: string;
+  /** The tool, when this hub started the task. */
+  tool?: string;
+}
+
+export type {
+  CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  GetPromptResult,
+  LoggingLevel,
+  ReadResourceResult,
+  Root,
+  Task,
+};

@@ -356,7 +356,8 @@ describe("tool approval (server-filesystem's write_file, no terminal to ask)", (
 
   function filesystemConfig(dir: string, entry: Record<string, unknown> = {}): string {
     const file = join(dir, "fs.json");
-    writeFileSync(file, JSON.stringify({ mcpServers: { filesystem: { command: process.execPath, args: [FS_SERVER, dir], ...entry } } }));
+    // server-filesystem serves the client's roots in place of the directories in its arguments.
+    writeFileSync(file, JSON.stringify({ mcpServers: { filesystem: { command: process.execPath, args: [FS_SERVER, dir], roots: [dir], ...entry } } }));
     return file;
   }
 

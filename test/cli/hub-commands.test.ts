@@ -1,8 +1,9 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { processesIn } from "../support/processes.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -26,20 +27,6 @@ let home: string;
  */
 function freshDir(): string {
   return mkdtempSync(join(work, "run-"));
-}
-
-function processesIn(dir: string): number[] {
-  if (process.platform !== "linux") return [];
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
 }
 
 function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

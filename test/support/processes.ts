@@ -1,5 +1,6 @@
 /** TEST INFRASTRUCTURE: asking after processes, for the "no child left behind" checks. */
 import { execFileSync } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 
 export function isAlive(pid: number): boolean {
   try {
@@ -23,4 +24,19 @@ export function childPids(parent: number = process.pid): number[] {
     .map((line) => line.trim().split(/\s+/))
     .filter(([pid, comm]) => pid && comm !== "ps")
     .map(([pid]) => Number(pid));
+}
+
+/** Processes (of anyone) whose working directory is `dir`: a server still running there after the CLI exits is an orphan. */
+export function processesIn(dir: string): number[] {
+  if (process.platform !== "linux") return [];
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) === dir) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
 }

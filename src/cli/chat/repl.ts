@@ -1,5 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
+import { readlinePrompter } from "../prompts/prompter.js";
+import { oneLine } from "../render/one-line.js";
 import { TurnView } from "../render/turn-view.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
@@ -34,6 +36,16 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     endpoint: () => session.endpoint,
   });
   const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, historySize: 500 });
+  // With --verbose, what servers log (at their logLevel and above) shows as it comes; a finished URL flow always does.
+  const stopServerNotes = session.hub.on((event) => {
+    if (event.type === "log" && options.verbose) {
+      io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${oneLine(event.text)}`)}\n`);
+    } else if (event.type === "elicitation-complete") {
+      io.stderr.write(`${errColors.dim(`server "${event.server}": the page you opened reports it is done`)}\n`);
+    }
+  });
+  // Servers' questions during a turn are asked on the chat's own line editor.
+  if (interactive) session.prompts.current = readlinePrompter(rl, io.stdout);
   let turn: AbortController | undefined;
   let exitArmed = false;
 
@@ -90,6 +102,7 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     }
   } finally {
     if (!interactive) process.off("SIGINT", onInterrupt);
+    stopServerNotes();
     rl.close();
   }
 }

@@ -6,8 +6,11 @@ import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/sch
 import { createChatModel } from "../../llm/create-model.js";
 import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
-import { UsageError } from "../errors.js";
+import { cliClientHandlers, namedModels } from "../client-handlers.js";
+import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import { PrompterSlot } from "../prompts/prompter.js";
+import { colorsFor } from "../render/colors.js";
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -19,6 +22,8 @@ export interface AgentFlags {
   maxIterations?: string;
   approve?: string;
   verbose?: boolean;
+  /** `--root DIR`, repeatable. */
+  root?: string[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -37,6 +42,8 @@ export class AgentSession {
     private readonly env: Env,
     private readonly buildAgent: (model: ChatModel, messages: readonly Message[]) => Agent,
     public agent: Agent,
+    /** Who servers' questions (elicitation, sampling approval) go to: set by the front end. */
+    readonly prompts: PrompterSlot,
   ) {}
 
   /**
@@ -47,26 +54,56 @@ export class AgentSession {
     const { ask, ...signals } = options;
     const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
+    let approval: Approval | undefined;
+    // Sampling waits for the session's model (a server may ask while the model is still being probed).
+    let sessionReady: (session: AgentSession) => void = () => undefined;
+    const ready = new Promise<AgentSession>((resolve) => (sessionReady = resolve));
+    const prompts = new PrompterSlot();
     // The servers start while the model server is asked which model it serves.
-    const opened = await openHub({ ...signals, env, ...(flags.config ? { config: flags.config } : {}) }, (config) => {
-      llm = applyFlags(config.llm ?? {}, flags);
-      return createChatModel(llm, env);
-    });
+    const opened = await openHub(
+      {
+        ...signals,
+        env,
+        ...(flags.config ? { config: flags.config } : {}),
+        ...(flags.root ? { roots: flags.root } : {}),
+        // Called after the model's creation has begun, so `llm` holds the flags by then.
+        handlers: (config) => {
+          // One policy for the session, so "allow for this session" outlives a /model switch.
+          approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+          return cliClientHandlers({
+            config,
+            llm,
+            approval,
+            model: namedModels(llm, env, async () => (await ready).agent.model),
+            slot: prompts,
+            colors: colorsFor(process.stderr, env),
+            warn: (line) => warn(line, env),
+          });
+        },
+      },
+      (config) => {
+        llm = applyFlags(config.llm ?? {}, flags);
+        return createChatModel(llm, env);
+      },
+    );
     const { hub, config } = opened;
-    // One policy for the session, so "allow for this session" outlives a /model switch.
-    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }), ...(ask ? { ask } : {}) };
+    // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
+    const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+    if (ask) sessionApproval.ask = ask;
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,
         tools: hub,
         toolFilter: toolAllowList(config),
-        approval,
+        approval: sessionApproval,
         messages,
         // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
         signal: opened.signal,
         ...pickAgentSettings(llm),
       });
-    return new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []));
+    const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []), prompts);
+    sessionReady(session);
+    return session;
   }
 
   get hub(): Hub {

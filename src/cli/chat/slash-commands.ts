@@ -1,5 +1,7 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
+import { toRoot } from "../../mcp/roots.js";
 import type { Colors } from "../render/colors.js";
+import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
 import type { AgentSession } from "./session.js";
 
@@ -35,6 +37,23 @@ const COMMANDS: SlashCommand[] = [
     help: "show the MCP servers and their state",
     run({ session, colors, print, columns }) {
       print(renderServers(session.hub.servers(), { colors, maxWidth: columns }));
+    },
+  },
+  {
+    name: "roots",
+    usage: "/roots [add|remove DIR]",
+    help: "show the directories servers may work in, or change them (servers are told)",
+    async run({ session, colors, print }, argument) {
+      const [verb = "", ...rest] = argument.split(/\s+/);
+      const dir = rest.join(" ");
+      if (verb !== "") {
+        if ((verb !== "add" && verb !== "remove") || dir === "") return print(colors.red("usage: /roots [add|remove DIR]"));
+        const uri = toRoot(dir, process.cwd()).uri;
+        const current = session.hub.roots().map((root) => root.uri);
+        await session.hub.setRoots(verb === "add" ? [...current, uri] : current.filter((root) => root !== uri));
+      }
+      const roots = session.hub.roots();
+      print(roots.length ? roots.map((root) => `  ${oneLine(root.uri)}`).join("\n") : colors.dim("no roots"));
     },
   },
   {

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
 import { action } from "../errors.js";
 import type { RunFlags } from "./run.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 
 function addAgentOptions(command: Command): Command {
   return command
@@ -12,6 +13,7 @@ function addAgentOptions(command: Command): Command {
     .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
     .option("--approve <mode>", "which tools run without asking: ask (trusted servers and listed tools only), readonly (also tools marked read-only), all")
+    .option(...ROOT_OPTION)
     .option("--verbose", "trace each step on stderr");
 }
 

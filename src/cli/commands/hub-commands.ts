@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hub } from "../../mcp/hub.js";
 import type { Progress } from "../../mcp/types.js";
+import type { CallFlags } from "../call-client.js";
 import { action, ReportedFailure, UsageError } from "../errors.js";
 import { renderToolDetail } from "../render/tool-detail.js";
 import { checkPromptArguments, parseJsonArgs, promptArguments } from "../json-args.js";
@@ -17,6 +18,7 @@ import {
   renderTools,
   type ListingOptions,
 } from "../render/listings.js";
+import { renderTask, renderTasks } from "../render/tasks.js";
 
 /** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
@@ -26,6 +28,8 @@ async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => 
 
 interface ConfigOption {
   config?: string;
+  /** `--root DIR`, repeatable. */
+  root?: string[];
 }
 interface JsonOption {
   json?: boolean;
@@ -36,9 +40,21 @@ interface ServerOption {
 
 const CONFIG_HELP = "config file (default: ./toolbridge.json, then ~/.config/toolbridge/config.json, else the bundled time and math servers)";
 
-/** Every hub command reads --config and can print its result as --json. */
+/** Every hub command reads --config and --root and can print its result as --json. */
 function hubCommand(program: Command, name: string, description: string, json: string): Command {
-  return program.command(name).description(description).option("-c, --config <file>", CONFIG_HELP).option("--json", json);
+  return program.command(name).description(description).option("-c, --config <file>", CONFIG_HELP).option("--json", json).option(...ROOT_OPTION);
+}
+
+/** `--root DIR`, repeatable: what servers are offered as roots (default: the config's, else the current directory). */
+export const ROOT_OPTION = [
+  "--root <dir>",
+  "a directory servers may work in (repeatable; default: the config's roots, else the current directory)",
+  (value: string, previous: string[] = []) => [...previous, value],
+] as const;
+
+/** What every hub command passes to openHub. */
+function hubOptions(options: ConfigOption, only?: string): OpenHubOptions {
+  return { config: options.config, ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
 }
 
 function listing(): ListingOptions {
@@ -109,7 +125,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ config: options.config, warnFailures: false }, async ({ hub, configPath }) => {
+        await withHub({ ...hubOptions(options), warnFailures: false }, async ({ hub, configPath }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
           if (!options.json) note(configPath === undefined ? "config: none found; the bundled time and math servers" : `config: ${configPath}`);
           failIfAllFailed(hub);
@@ -122,7 +138,7 @@ export function registerHubCommands(program: Command): void {
     .option("-s, --server <name>", "only this server's tools")
     .action(
       action(async (name: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           if (name !== undefined) return showTool(hub, name, options);
           printList(hub.tools(), options, "no tools", renderTools);
           failIfAllFailed(hub);
@@ -134,10 +150,17 @@ export function registerHubCommands(program: Command): void {
     .argument("<tool>", "tool name, plain or qualified as server__tool")
     .argument("[json-args]", `arguments as one JSON object, e.g. '{"format": "iso"}'`)
     .option("--timeout <ms>", "give up after this many milliseconds without progress", parseTimeout)
+    .option("--approve <mode>", "whether a server may use the model (sampling) without asking: ask, readonly (same as ask), all")
+    .option("--base-url <url>", "the model server's OpenAI-compatible base URL, for servers that ask to use the model")
+    .option("--model <name>", "the model servers' sampling requests use (default: the config's)")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
     .action(
-      action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & { timeout?: number }) => {
+      action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & CallFlags & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);
-        await withHub({ config: options.config }, async ({ hub, signal }) => {
+        const { callClientHandlers } = await import("../call-client.js");
+        const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
+        const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
+        await withHub({ ...hubOptions(options), handlers: callClientHandlers(options, process.env, slot) }, async ({ hub, signal }) => {
           // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
           const { checkArguments, findTool } = await import("../tool-lookup.js");
           const found = findTool(hub.tools(), tool);
@@ -156,11 +179,34 @@ export function registerHubCommands(program: Command): void {
       }),
     );
 
+  hubCommand(program, "tasks", "list the tasks servers run (those they list, and task-backed calls in flight)", "print the tasks as JSON")
+    .option("-s, --server <name>", "only this server's tasks")
+    .action(
+      action(async (options: ConfigOption & JsonOption & ServerOption) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
+          printList(await hub.tasks(), options, "no tasks", renderTasks);
+        });
+      }),
+    );
+
+  hubCommand(program, "task", "show one task: its status, message and times", "print the task as JSON")
+    .argument("<id>", "the task id")
+    .option("-s, --server <name>", "start and ask only this server")
+    .action(
+      action(async (id: string, options: ConfigOption & JsonOption & ServerOption) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
+          const task = await hub.task(id, options.server);
+          if (options.json) return printJson(task);
+          process.stdout.write(renderTask(task, listing()));
+        });
+      }),
+    );
+
   hubCommand(program, "resources", "list the resources and resource templates of every server", "print resources and templates as JSON")
     .option("-s, --server <name>", "only this server's resources")
     .action(
       action(async (options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const [resources, templates] = await Promise.all([hub.resources(), hub.resourceTemplates()]);
           if (options.json) printJson({ resources, resourceTemplates: templates });
           else if (resources.length === 0 && templates.length === 0) note("no resources");
@@ -180,7 +226,7 @@ export function registerHubCommands(program: Command): void {
     .option("-s, --server <name>", "start and ask only this server")
     .action(
       action(async (uri: string, options: ConfigOption & JsonOption & ServerOption) => {
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const result = await hub.readResource(uri, options.server);
           if (options.json) return printJson(result);
           process.stdout.write(renderResourceContents(result, colorsFor(process.stdout, process.env)));
@@ -191,7 +237,7 @@ export function registerHubCommands(program: Command): void {
   hubCommand(program, "prompts", "list the prompts of every server (* marks a required argument)", "print the prompts as JSON")
     .action(
       action(async (options: ConfigOption & JsonOption) => {
-        await withHub({ config: options.config }, async ({ hub }) => {
+        await withHub(hubOptions(options), async ({ hub }) => {
           printList(await hub.prompts(), options, "no prompts", renderPrompts);
           failIfAllFailed(hub);
         });
@@ -205,7 +251,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (name: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & ServerOption) => {
         const args = promptArguments(parseJsonArgs(jsonArgs));
-        await withHub({ config: options.config, only: options.server }, async ({ hub }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub }) => {
           const offered = (await hub.prompts()).filter((prompt) => prompt.name === name && (options.server === undefined || prompt.server === options.server));
           // One offer is checked here; none or several are the hub's to explain.
           if (offered.length === 1) checkPromptArguments(offered[0]!, args);

@@ -46,6 +46,9 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
     onHubEvent: startupStatus(stderr, env),
     ...(canAsk ? { ask: terminalApproval({ input: stdin, output: stderr, colors: errColors }) } : {}),
   });
+  // Servers' questions (elicitation, sampling approval) are asked on the terminal, or declined without one.
+  const { terminalPrompter } = await import("../prompts/prompter.js");
+  session.prompts.current = terminalPrompter(stdin, stderr);
   try {
     const view = new TurnView({
       stdout,

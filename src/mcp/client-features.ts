@@ -1,0 +1,133 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  UrlElicitationRequiredError,
+  type ClientCapabilities,
+  type LoggingLevel,
+} from "@modelcontextprotocol/sdk/types.js";
+import { nestedDeeperThan, tooDeep } from "./json-depth.js";
+import type { ClientHandlers, HubEvent, Root, UrlElicitationHandler } from "./types.js";
+
+/**
+ * The client side of MCP: what the hub declares at initialize and how it answers a server's
+ * requests (roots, sampling, elicitation) and notifications (log messages, finished URL
+ * elicitations). Policy and people stay outside: the answers come from the handlers.
+ */
+export interface ClientFeatures {
+  server: string;
+  handlers: ClientHandlers;
+  /** Undefined: the hub declares no roots. */
+  roots: (() => Root[]) | undefined;
+  emit: (event: HubEvent) => void;
+  /** The server's process id, for log lines. */
+  pid: () => number | undefined;
+  log: (line: string) => void;
+  /** Messages below this level are dropped even if the server sends them. */
+  logLevel: LoggingLevel;
+}
+
+export function clientCapabilities(features: Pick<ClientFeatures, "handlers" | "roots">): ClientCapabilities {
+  const { onElicitation, onUrlElicitation, onSampling } = features.handlers;
+  const capabilities: ClientCapabilities = {};
+  if (features.roots) capabilities.roots = { listChanged: true };
+  if (onSampling) capabilities.sampling = { tools: {} };
+  if (onElicitation || onUrlElicitation) {
+    capabilities.elicitation = {
+      ...(onElicitation ? { form: { applyDefaults: true } } : {}),
+      ...(onUrlElicitation ? { url: {} } : {}),
+    };
+  }
+  return capabilities;
+}
+
+export function registerClientFeatures(client: Client, features: ClientFeatures): void {
+  const { server, handlers } = features;
+  const roots = features.roots;
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
+  const { onElicitation, onUrlElicitation, onSampling } = handlers;
+  if (onElicitation || onUrlElicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params;
+      if (params.mode === "url") {
+        if (!onUrlElicitation) throw new McpError(ErrorCode.InvalidParams, "URL-mode elicitation is not supported");
+        return onUrlElicitation(params, server);
+      }
+      if (!onElicitation) throw new McpError(ErrorCode.InvalidParams, "form-mode elicitation is not supported");
+      return onElicitation(params, server);
+    });
+  }
+  if (onSampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => onSampling(request.params, { server, signal: extra.signal }));
+  }
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+    features.emit({ type: "elicitation-complete", server, elicitationId: notification.params.elicitationId });
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const { level, logger, data } = notification.params;
+    if (severity(level) < severity(features.logLevel)) return;
+    const text = logText(data);
+    const pid = features.pid();
+    features.log(`${pid !== undefined ? `pid ${pid} ` : ""}${level}${logger ? ` ${logger}` : ""}: ${text}`);
+    features.emit({ type: "log", server, level, text, ...(pid !== undefined ? { pid } : {}), ...(logger !== undefined ? { logger } : {}) });
+  });
+}
+
+/** Asks a server that logs to send messages of `level` and above; a refusal is only logged. */
+export async function applyLogLevel(client: Client, level: LoggingLevel, timeoutMs: number, log: (line: string) => void): Promise<void> {
+  if (!client.getServerCapabilities()?.logging) return;
+  await client.setLoggingLevel(level, { timeout: timeoutMs }).catch((error: unknown) => {
+    log(`logging/setLevel ${level} failed: ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
+
+export const DEFAULT_LOG_LEVEL: LoggingLevel = "warning";
+
+const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+function severity(level: LoggingLevel): number {
+  return LEVELS.indexOf(level);
+}
+
+/** A log message's data as one bounded line. */
+const MAX_LOG_TEXT = 2000;
+function logText(data: unknown): string {
+  let text: string;
+  try {
+    text = typeof data === "string" ? data : nestedDeeperThan(data) ? tooDeep("(data)") : (JSON.stringify(data) ?? String(data));
+  } catch {
+    text = String(data);
+  }
+  text = text.replace(/\s*\n\s*/g, " ");
+  return text.length > MAX_LOG_TEXT ? `${text.slice(0, MAX_LOG_TEXT)}…` : text;
+}
+
+/** The spec's answer to a sampling request the user (or the user's policy) refused. */
+export function samplingRejected(message = "User rejected sampling request"): McpError {
+  return new McpError(-1, message);
+}
+
+/** At most this many URLs of one URLElicitationRequiredError are shown; a server asking for more is refused. */
+const MAX_URL_ELICITATIONS = 3;
+
+/**
+ * A request the server refused with URLElicitationRequiredError (-32042): each URL goes to the
+ * handler (shown, opened with consent), and when every one was accepted the request is made
+ * once more. Without a handler, or with one declined, the server's error stands.
+ */
+export async function withUrlElicitations<T>(run: () => Promise<T>, handler: UrlElicitationHandler | undefined, server: string): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!handler || !(error instanceof UrlElicitationRequiredError) || error.elicitations.length > MAX_URL_ELICITATIONS) throw error;
+    for (const elicitation of error.elicitations) {
+      if ((await handler(elicitation, server)).action !== "accept") throw error;
+    }
+    return run();
+  }
+}

@@ -1,0 +1,208 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolResult, type Task, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
+
+/**
+ * How a tool call runs as a task, whatever the protocol revision. Two forms exist:
+ * - 2025-11-25 (SEP-1686): `tools/call` with a `task` parameter answers a CreateTaskResult;
+ *   `tasks/get` polls, `tasks/result` fetches the result (and carries the requests of an
+ *   `input_required` task), `tasks/cancel` cancels. The SDK has it as `client.experimental.tasks`.
+ * - 2026-07-28 (SEP-2663, an extension): a plain `tools/call` may answer `resultType: "task"`;
+ *   `tasks/get` polls and returns the result inline, input goes back with `tasks/update`.
+ *   Adding it is one more implementation of this interface, picked in `taskProtocolFor` by the
+ *   negotiated protocol version once the SDK speaks that revision.
+ */
+export interface ToolTaskProtocol {
+  /** Whether the server says it runs `tools/call` as a task. */
+  supported(client: Client): boolean;
+  create(client: Client, tool: string, args: Record<string, unknown>, options: RequestOptions): Promise<Task>;
+  get(client: Client, taskId: string, options: RequestOptions): Promise<Task>;
+  /** The final result; for an `input_required` task, waits while the server's requests are answered. */
+  result(client: Client, taskId: string, options: RequestOptions): Promise<CallToolResult>;
+  cancel(client: Client, taskId: string, options: RequestOptions): Promise<void>;
+  list(client: Client, options: RequestOptions): Promise<Task[]>;
+}
+
+/** How long a finished task's result is asked to stay available. */
+const TASK_TTL_MS = 10 * 60_000;
+/** At most this many pages of tasks/list: a server handing out cursors forever is cut off. */
+const MAX_TASK_PAGES = 20;
+
+export const sep1686Tasks: ToolTaskProtocol = {
+  supported: (client) => client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
+  async create(client, tool, args, options) {
+    const created = await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
+      ...options,
+      task: { ttl: TASK_TTL_MS },
+    });
+    return created.task;
+  },
+  get: (client, taskId, options) => client.experimental.tasks.getTask(taskId, options),
+  result: (client, taskId, options) => client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options),
+  async cancel(client, taskId, options) {
+    await client.experimental.tasks.cancelTask(taskId, options);
+  },
+  async list(client, options) {
+    const tasks: Task[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TASK_PAGES; page++) {
+      const result = await client.experimental.tasks.listTasks(cursor, options);
+      tasks.push(...result.tasks);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return tasks;
+  },
+};
+
+/** The task protocol of a connected server's revision; today every revision the SDK speaks uses SEP-1686. */
+export function taskProtocolFor(_client: Client): ToolTaskProtocol {
+  return sep1686Tasks;
+}
+
+/** A call whose timeout is above this runs as a task under `tasks: "auto"` when the tool allows it. */
+export const AUTO_TASK_ABOVE_MS = 60_000;
+
+/** Whether a call of `tool` runs as a task. */
+export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupports: boolean, timeoutMs: number): boolean {
+  const support = tool?.execution?.taskSupport;
+  if (support === "required") return true;
+  if (support !== "optional" || !serverSupports) return false;
+  return mode === "always" || (mode === "auto" && timeoutMs > AUTO_TASK_ABOVE_MS);
+}
+
+/** Polling: the first wait, then each wait 1.5 times the last, up to the server's `pollInterval` (bounded). */
+export const POLL = { firstMs: 50, factor: 1.5, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
+
+export interface RunTaskOptions {
+  /** Bounds each request (and, reset by every change of status, the whole wait). */
+  requestOptions: RequestOptions & { timeout: number };
+  onStatus?: (task: Task) => void;
+}
+
+/**
+ * Runs a tool call as a task: creates it, polls with backoff until it ends (or needs input,
+ * when `tasks/result` carries the server's questions to the client's handlers), and returns
+ * the tool's result. Aborting the signal, or no change of status within the timeout,
+ * cancels the task on the server.
+ */
+export async function runToolTask(
+  protocol: ToolTaskProtocol,
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+  { requestOptions, onStatus }: RunTaskOptions,
+): Promise<CallToolResult> {
+  const { signal, timeout } = requestOptions;
+  // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
+  const pollOptions: RequestOptions = { timeout };
+  let task = await protocol.create(client, tool, args, requestOptions);
+  onStatus?.(task);
+  let delay: number = POLL.firstMs;
+  let changedAt = Date.now();
+  try {
+    for (;;) {
+      if (task.status === "completed" || task.status === "input_required") {
+        return await protocol.result(client, task.taskId, requestOptions);
+      }
+      if (task.status === "failed") return await failedResult(protocol, client, task, requestOptions);
+      if (task.status === "cancelled") {
+        return { isError: true, content: [{ type: "text", text: `the server cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ""}` }] };
+      }
+      await sleep(delay, signal);
+      if (Date.now() - changedAt > timeout) {
+        throw new McpError(ErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
+      }
+      const next = await protocol.get(client, task.taskId, pollOptions);
+      const cap = Math.min(Math.max(next.pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
+      if (next.status !== task.status || next.statusMessage !== task.statusMessage) {
+        changedAt = Date.now();
+        onStatus?.(next);
+      }
+      delay = Math.min(delay * POLL.factor, cap);
+      task = next;
+    }
+  } catch (error) {
+    if (task.status !== "completed" && task.status !== "failed" && task.status !== "cancelled") {
+      // Bounded on its own: the caller's signal may be the reason we are here.
+      await protocol.cancel(client, task.taskId, { timeout: Math.min(timeout, 5000) }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+/**
+ * One server's task-backed calls: runs them (status as events, and as progress so that every
+ * caller showing progress shows the task's), and remembers those in flight for tasks/list and tasks/get.
+ */
+export class ToolTasks {
+  private readonly inFlight = new Map<string, HubTask>();
+
+  constructor(
+    private readonly server: string,
+    private readonly emit: (event: HubEvent) => void,
+  ) {}
+
+  async run(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    requestOptions: RequestOptions & { timeout: number },
+    onProgress: CallToolOptions["onProgress"],
+  ): Promise<CallToolResult> {
+    let taskId: string | undefined;
+    let changes = 0;
+    try {
+      return await runToolTask(taskProtocolFor(client), client, tool, args, {
+        requestOptions,
+        onStatus: (task) => {
+          taskId = task.taskId;
+          this.inFlight.set(task.taskId, { ...task, server: this.server, tool });
+          this.emit({ type: "task-status", server: this.server, tool, task });
+          onProgress?.({ progress: ++changes, message: `task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ""}` });
+        },
+      });
+    } finally {
+      if (taskId !== undefined) this.inFlight.delete(taskId);
+    }
+  }
+
+  /** What the server lists (where it can), with the tasks in flight it does not list. */
+  async list(client: Client, options: RequestOptions): Promise<HubTask[]> {
+    const protocol = taskProtocolFor(client);
+    const listed = client.getServerCapabilities()?.tasks?.list ? await protocol.list(client, options) : [];
+    const byId = new Map<string, HubTask>([...this.inFlight].map(([id, task]) => [id, { ...task }]));
+    for (const task of listed) byId.set(task.taskId, { ...byId.get(task.taskId), ...task, server: this.server });
+    return [...byId.values()];
+  }
+
+  async get(client: Client, taskId: string, options: RequestOptions): Promise<HubTask> {
+    const task = await taskProtocolFor(client).get(client, taskId, options);
+    return { ...this.inFlight.get(taskId), ...task, server: this.server };
+  }
+}
+
+async function failedResult(protocol: ToolTaskProtocol, client: Client, task: Task, options: RequestOptions): Promise<CallToolResult> {
+  try {
+    return await protocol.result(client, task.taskId, options);
+  } catch (error) {
+    const why = task.statusMessage ?? (error instanceof Error ? error.message : String(error));
+    return { isError: true, content: [{ type: "text", text: `the task failed: ${why}` }] };
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
