@@ -71,6 +71,28 @@ export const LlmConfigSchema = z.strictObject({
   extraBody: z.record(z.string(), z.unknown()).optional(),
 });
 
+export const ToolSearchModeSchema = z.enum(["off", "auto", "always"]);
+
+/** `tools.search`: a mode, or the mode with its thresholds, always-loaded tools and an optional embedding endpoint. */
+export const ToolSearchConfigSchema = z.union([
+  ToolSearchModeSchema,
+  z.strictObject({
+    mode: ToolSearchModeSchema.optional(),
+    /** In "auto": search once more tools than this are offered (default 40). */
+    maxTools: z.number().int().positive().optional(),
+    /** In "auto": search too once the tool definitions would take more prompt tokens than this. */
+    maxTokens: z.number().int().positive().optional(),
+    /** Tools offered in every request, searched or not. */
+    alwaysLoaded: z.array(z.string().min(1)).optional(),
+    /** Tools one search loads (default 5). */
+    results: z.number().int().min(1).max(50).optional(),
+    /** An OpenAI-compatible `/embeddings` endpoint whose ranking is fused with the lexical one. */
+    embeddings: z
+      .strictObject({ baseURL: httpUrl, model: z.string().min(1), apiKeyEnv: z.string().optional() })
+      .optional(),
+  }),
+]);
+
 export const ConfigSchema = z.looseObject({
   mcpServers: z.record(z.string().min(1), ServerConfigSchema).optional(),
   llm: LlmConfigSchema.optional(),
@@ -79,7 +101,13 @@ export const ConfigSchema = z.looseObject({
     .looseObject({ baseURL: httpUrl.optional(), model: z.string().optional(), systemPrompt: z.string().optional() })
     .optional(),
   /** Tool allow-list over every server (exposed or original names). */
-  tools: z.looseObject({ enabled: z.array(z.string()).optional(), disabled: z.array(z.string()).optional() }).optional(),
+  tools: z
+    .looseObject({
+      enabled: z.array(z.string()).optional(),
+      disabled: z.array(z.string()).optional(),
+      search: ToolSearchConfigSchema.optional(),
+    })
+    .optional(),
 });
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
@@ -87,6 +115,7 @@ export type RemoteServerConfig = z.infer<typeof RemoteServerSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 export type ToolMode = z.infer<typeof ToolModeSchema>;
+export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function isStdioServer(server: ServerConfig): server is StdioServerConfig {

@@ -6,6 +6,7 @@ import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
 import { UsageError } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import { toolSearchSettings } from "../tool-search-settings.js";
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -45,11 +46,13 @@ export class AgentSession {
       return createChatModel(llm, env);
     });
     const { hub, config } = opened;
+    const toolSearch = toolSearchSettings(config.tools?.search, env);
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,
         tools: hub,
         toolFilter: toolAllowList(config),
+        toolSearch,
         messages,
         ...pickAgentSettings(llm),
       });
