@@ -10,7 +10,8 @@ import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
 import { ToolOffer, runWithToolSearch, type ToolSearchSettings } from "./tool-offer.js";
 import { runToolCalls } from "./tool-runner.js";
-import { defaultToolCalling } from "./tool-calling.js";
+import { toolCallingFor } from "./tool-calling.js";
+import type { PromptFormat } from "../toolcall/prompt-families.js";
 
 export const DEFAULT_MAX_ITERATIONS = 5;
 
@@ -34,6 +35,8 @@ export interface AgentOptions {
   messages?: readonly Message[];
   /** How prompt mode and dual mode wrap the model; the toolcall module's middlewares by default. */
   toolCalling?: ToolCallingMiddlewares;
+  /** Prompt mode's call format; by default the one the model's name says. */
+  promptFormat?: PromptFormat | "auto";
   /** Tool search instead of every definition when there are many tools; "auto" over 40 tools by default. */
   toolSearch?: ToolSearchSettings;
 }
@@ -76,7 +79,7 @@ export class Agent {
     this.conversation = [...(options.messages ?? [])];
     this.catalog = new ToolCatalog(options.tools, options.toolFilter);
     this.toolOffer = new ToolOffer(options.toolSearch);
-    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
+    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor(options.promptFormat));
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
   }

@@ -48,6 +48,9 @@ export const ToolChoiceSchema = z.union([
   z.strictObject({ name: z.string().min(1) }),
 ]);
 
+/** The call formats prompt mode can ask for, one per model family's chat template. */
+export const PromptFormatSchema = z.enum(["hermes", "llama", "mistral", "mistral-v11", "deepseek", "deepseek-v31", "glm", "kimi", "gpt-oss", "granite"]);
+
 export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "openai", "anthropic", "gemini"]);
 
 export const LlmConfigSchema = z.strictObject({
@@ -64,6 +67,8 @@ export const LlmConfigSchema = z.strictObject({
   maxIterations: z.number().int().positive().optional(),
   toolChoice: ToolChoiceSchema.optional(),
   toolMode: ToolModeSchema.optional(),
+  /** Prompt mode's call format; "auto" goes by the model's name. */
+  promptFormat: z.union([z.literal("auto"), PromptFormatSchema]).optional(),
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
@@ -115,6 +120,7 @@ export type RemoteServerConfig = z.infer<typeof RemoteServerSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 export type ToolMode = z.infer<typeof ToolModeSchema>;
+export type PromptFormat = z.infer<typeof PromptFormatSchema>;
 export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -96,6 +96,7 @@ function pickAgentSettings(llm: LlmConfig) {
     ...(llm.maxToolResultChars !== undefined ? { maxToolResultChars: llm.maxToolResultChars } : {}),
     ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
     ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
+    ...(llm.promptFormat !== undefined ? { promptFormat: llm.promptFormat } : {}),
   };
 }
 
