@@ -119,6 +119,20 @@ const SYNONYM_GROUPS = [
   "schedule calendar event meeting",
   "price cost",
   "note memo",
+  "add sum plus total",
+  "size big large length",
+  "process program app application",
+  "dialog popup alert confirm modal prompt",
+  "dropdown select option choose pick",
+  "window viewport resize",
+  "attach upload",
+  "code codebase source",
+  "news internet web online",
+  "request network http api traffic",
+  "tab page",
+  "evaluate script javascript js eval",
+  "performance speed fast slow trace",
+  "extract scrape parse",
 ];
 
 const SYNONYMS = new Map<string, string[]>();
@@ -211,17 +225,33 @@ export class ToolSearchIndex {
     return hits.slice(0, limit).map((h) => ({ name: this.tools[h.id as number]?.name ?? "", score: h.score }));
   }
 
-  /** The best `limit` tools for a query: lexical, fused with the embedding ranking when one is configured. */
+  /**
+   * The best `limit` tools for a query: lexical, fused with the embedding ranking when one is
+   * configured. Tools with the same definition (one server configured twice, for two
+   * accounts) take one place: the first of them stands for the others.
+   */
   async search(query: string, limit = DEFAULT_SEARCH_RESULTS): Promise<string[]> {
-    const lexical = this.lexical(query, Math.max(limit * 4, 20)).map((h) => h.name);
-    if (this.embeddings === undefined) return lexical.slice(0, limit);
-    try {
-      const semantic = await this.embeddings.rank(query.slice(0, MAX_QUERY_CHARS), this.tools, Math.max(limit * 4, 20));
-      return fuseRankings([lexical, semantic]).slice(0, limit);
-    } catch {
-      // An embedding endpoint that is down must not cost the model its search: the lexical ranking stands.
-      return lexical.slice(0, limit);
+    const depth = Math.max(limit * 8, 40);
+    const lexical = this.lexical(query, depth).map((h) => h.name);
+    let ranked = lexical;
+    if (this.embeddings !== undefined) {
+      try {
+        ranked = fuseRankings([lexical, await this.embeddings.rank(query.slice(0, MAX_QUERY_CHARS), this.tools, depth)]);
+      } catch {
+        // An embedding endpoint that is down must not cost the model its search: the lexical ranking stands.
+      }
     }
+    const seen = new Set<string>();
+    const out: string[] = [];
+    for (const name of ranked) {
+      const tool = this.byName.get(name);
+      const signature = tool === undefined ? name : `${tool.description ?? ""}\u0000${JSON.stringify(tool.parameters)}`;
+      if (seen.has(signature)) continue;
+      seen.add(signature);
+      out.push(name);
+      if (out.length === limit) break;
+    }
+    return out;
   }
 }
 
