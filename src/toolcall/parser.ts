@@ -185,6 +185,13 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   ...["tools", "tool", "function_call", "json", "JSON", "xml", "response"].map(wrapper),
 ];
 
+/** The literals by their first character: a character in Match is compared with a few, not all. */
+const LITERALS_BY_FIRST = new Map<string, Array<readonly [string, MatchResult]>>();
+for (const entry of LITERALS) {
+  const first = entry[0].charAt(0);
+  LITERALS_BY_FIRST.set(first, [...(LITERALS_BY_FIRST.get(first) ?? []), entry]);
+}
+
 /** The first key of an untagged JSON object that may be a call; anything else stays prose. */
 const CALL_KEYS = [
   "name",
@@ -284,8 +291,8 @@ class StreamParser implements ToolCallParser {
   /** What ends the reasoning block being read. */
   private reasoningCloser = THINK_CLOSE;
   closedUnopenedReasoning = false;
-  /** The last character given out as text or reasoning was whitespace (or nothing was yet). */
-  private afterSpace = true;
+  /** Nothing but whitespace was given out yet: FireFunction's `functools[` only opens a reply. */
+  private atStart = true;
   private inCodeBlock = false;
   private lit = "";
   /** A Match started in a Trailer: the closer it may complete, "" when there is none. */
@@ -383,8 +390,8 @@ class StreamParser implements ToolCallParser {
         if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET) {
           if (!code) break;
         } else if (c === BACKTICK) break;
-        // `functools` only as a word of its own.
-        else if (c === LOWER_F && !code && (j > from ? isSpace(s.charAt(j - 1)) : this.afterSpace)) break;
+        // `functools` only where the reply starts, as FireFunction writes it.
+        else if (c === LOWER_F && this.atStart && s.slice(from, j).trim() === "") break;
       }
     }
     if (j > from) this.emitText(s.slice(from, j));
@@ -490,7 +497,7 @@ class StreamParser implements ToolCallParser {
       if (closer !== "" && lit === closer) return { kind: "closer" };
       partial = closer !== "" && closer.startsWith(lit);
     }
-    for (const [literal, result] of LITERALS) {
+    for (const [literal, result] of LITERALS_BY_FIRST.get(lit.charAt(0)) ?? []) {
       if (literal === lit) return result;
       if (literal.startsWith(lit)) partial = true;
     }
@@ -755,7 +762,7 @@ class StreamParser implements ToolCallParser {
 
   private emitText(text: string): void {
     if (text === "") return;
-    this.afterSpace = isSpace(text.charAt(text.length - 1));
+    if (this.atStart && text.trim() !== "") this.atStart = false;
     const type = this.reasoning ? "reasoning" : "text";
     const last = this.out[this.out.length - 1];
     if (last !== undefined && last.type === type) last.text += text;

@@ -14,7 +14,12 @@ class PyReader {
   constructor(private readonly s: string) {}
 
   space(): void {
-    while (this.i < this.s.length && /\s/.test(this.s.charAt(this.i))) this.i++;
+    const s = this.s;
+    for (;;) {
+      const c = s.charCodeAt(this.i);
+      if (c === 32 || c === 10 || c === 9 || c === 13) this.i++;
+      else return;
+    }
   }
 
   peek(): string {
@@ -67,6 +72,16 @@ class PyReader {
     this.i += end.length;
     let out = "";
     while (this.i < s.length) {
+      // Copy the run up to the next quote, backslash or line break in one slice.
+      let j = this.i;
+      while (j < s.length) {
+        const c = s.charCodeAt(j);
+        if (c === 92 || c === 10 || c === quote.charCodeAt(0)) break;
+        j++;
+      }
+      out += s.slice(this.i, j);
+      this.i = j;
+      if (j >= s.length) break;
       if (s.startsWith(end, this.i)) {
         this.i += end.length;
         return { ok: true, value: out };
