@@ -37,6 +37,9 @@ export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions, type SendOptions } fr
 export type { AgentEvent, AgentEventType, NoticeCode, StopReason, ToolCallRecord, ToolOutcome, TurnError, TurnResult } from "./agent/events.js";
 export type { ToolHost, ToolFilter } from "./agent/tool-host.js";
 export type { ToolCallingMiddlewares } from "./agent/tool-mode.js";
+export type { ToolSearchMode, ToolSearchSettings } from "./agent/tool-offer.js";
+export { EmbeddingRanker, ToolSearchIndex, SEARCH_TOOL, type Embed, type SearchableTool } from "./toolcall/tool-search.js";
+export { detectPromptFormat, type PromptFormat } from "./toolcall/prompt-families.js";
 export {
   loadTranscript,
   saveTranscript,
