@@ -46,6 +46,9 @@ function argumentsObject(raw: string): Record<string, unknown> {
   }
 }
 
+/** `{"name": ..., "arguments": {...}}`: one call as Hermes, Mistral and Granite write it. */
+const callJson = (c: ToolCall): string => `{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.arguments)}}`;
+
 const attr = (value: string): string => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 const errorMark = (r: ToolResultText): string => (r.isError ? " (error)" : "");
 
@@ -61,7 +64,7 @@ const HERMES: PromptFamily = {
   format: "hermes",
   instruction: "To call a tool, reply with a JSON object holding its name and arguments inside <tool_call></tool_call> tags, one block per call:",
   formatCalls: (calls) =>
-    calls.map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.arguments)}}\n</tool_call>`).join("\n"),
+    calls.map((c) => `<tool_call>\n${callJson(c)}\n</tool_call>`).join("\n"),
   ...toolResponse,
 };
 
@@ -79,8 +82,7 @@ const LLAMA: PromptFamily = {
 const MISTRAL: PromptFamily = {
   format: "mistral",
   instruction: "To call tools, reply with [TOOL_CALLS] followed by a JSON list of calls:",
-  formatCalls: (calls) =>
-    `[TOOL_CALLS][${calls.map((c) => `{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.arguments)}}`).join(", ")}]`,
+  formatCalls: (calls) => `[TOOL_CALLS][${calls.map(callJson).join(", ")}]`,
   resultOpen: (r) => `[TOOL_RESULTS]${r.isError ? "Error: " : ""}`,
   resultClose: () => "[/TOOL_RESULTS]",
   resultsAre: "[TOOL_RESULTS] blocks",
@@ -163,8 +165,7 @@ const GPT_OSS: PromptFamily = {
 const GRANITE: PromptFamily = {
   format: "granite",
   instruction: "To call tools, reply with <|tool_call|> followed by a JSON list of calls:",
-  formatCalls: (calls) =>
-    `<|tool_call|>[${calls.map((c) => `{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.arguments)}}`).join(", ")}]`,
+  formatCalls: (calls) => `<|tool_call|>[${calls.map(callJson).join(", ")}]`,
   ...toolResponse,
 };
 
