@@ -68,7 +68,7 @@ export const LlmConfigSchema = z.strictObject({
   toolChoice: ToolChoiceSchema.optional(),
   toolMode: ToolModeSchema.optional(),
   /** Prompt mode's call format; "auto" goes by the model's name. */
-  promptFormat: z.union([z.literal("auto"), PromptFormatSchema]).optional(),
+  promptFormat: z.enum(["auto", ...PromptFormatSchema.options]).optional(),
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
