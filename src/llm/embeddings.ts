@@ -22,7 +22,8 @@ export function createEmbedder(endpoint: EmbeddingEndpoint): Embed {
   return async (inputs) => {
     const out: number[][] = [];
     for (let i = 0; i < inputs.length; i += BATCH) {
-      const response = await client.embeddings.create({ model: endpoint.model, input: inputs.slice(i, i + BATCH) });
+      // Floats asked for explicitly: the SDK otherwise asks for base64, which not every server speaks.
+      const response = await client.embeddings.create({ model: endpoint.model, input: inputs.slice(i, i + BATCH), encoding_format: "float" });
       out.push(...[...response.data].sort((a, b) => a.index - b.index).map((d) => d.embedding));
     }
     return out;
