@@ -48,6 +48,24 @@ describe("tool search in the agent", () => {
     expect(names(3)).toEqual(["search_tools"]);
   });
 
+  it("in prompt mode describes search_tools, then the found tools, in the system prompt", async () => {
+    const host = manyTools(300);
+    const say = (t: string) => [{ type: "text-delta" as const, text: t }, { type: "finish" as const, reason: "stop" as const }];
+    const model = new FakeModel([
+      say('<tool_call>{"name": "search_tools", "arguments": {"query": "weather forecast"}}</tool_call>'),
+      say('<tool_call>{"name": "get_weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>'),
+      say("Sunny in Oslo."),
+    ]);
+    const turn = await new Agent({ model, tools: host, toolMode: "prompt" }).send("Weather in Oslo?");
+    expect(turn.text).toBe("Sunny in Oslo.");
+    const system = (i: number): string => String(model.requests[i]?.messages[0]?.content);
+    expect(system(0)).toContain("search_tools: Find tools for a task");
+    expect(system(0)).not.toContain("get_weather_forecast");
+    expect(system(1)).toContain("get_weather_forecast: Get the weather forecast for a city");
+    expect(system(1)).not.toContain("tool_299");
+    expect(model.requests.every((r) => r.tools === undefined)).toBe(true);
+  });
+
   it("answers a search without a query as an error the model can fix, and runs other calls of the reply", async () => {
     const host = manyTools(50);
     const model = new FakeModel([calls(["c1", "search_tools", "{}"], ["c2", "get_weather_forecast", '{"city": "Oslo"}']), text("Done.")]);
