@@ -48,7 +48,7 @@ function cliEnv(): NodeJS.ProcessEnv {
 
 
 /** Runs the CLI; `interruptWhen` sends `signal` (SIGINT unless told) once it returns true (polled). */
-function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean; signal?: NodeJS.Signals } = {}): Promise<CliResult> {
+function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean; signal?: NodeJS.Signals; killAfterMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: cliEnv(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -63,7 +63,7 @@ function runCli(args: string[], options: { input?: string; interruptWhen?: () =>
         child.kill(options.signal ?? "SIGINT");
       }
     }, 25);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 25_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearInterval(poll);
@@ -422,8 +422,9 @@ describe("tool search with 300 tools configured", () => {
   it("offers search_tools and few others, loads what the model found, runs it and answers", async () => {
     const { catalogNames } = await import("../fixtures/llm/catalogs.js");
     const catalogServer = join(import.meta.dirname, "../fixtures/servers/catalog-server.mjs");
-    const mcpServers: Record<string, unknown> = { time: { command: process.execPath, args: [CLI, "serve", "time"] } };
-    for (const name of catalogNames()) mcpServers[name] = { command: process.execPath, args: [catalogServer, name] };
+    const mcpServers: Record<string, unknown> = {};
+    // 307 tools from 20 recorded servers. Twenty servers start at once: on a loaded machine that takes longer than one server's default startup timeout.
+    for (const name of catalogNames()) mcpServers[name] = { command: process.execPath, args: [catalogServer, name], startupTimeoutMs: 90_000 };
     const config = join(home, "many-tools.json");
     writeFileSync(config, JSON.stringify({ mcpServers }));
     const s = await vllm([
@@ -431,8 +432,9 @@ describe("tool search with 300 tools configured", () => {
       { toolCalls: [{ name: "kubectl_scale", arguments: { name: "web", replicas: 5, resourceType: "deployment" } }] },
       { text: "The web deployment now runs five replicas." },
     ]);
-    const result = await runCli(["run", "Run the web deployment with five replicas", "--base-url", s.url, "--config", config]);
-    expect(result.stdout).toBe("The web deployment now runs five replicas.\n");
+    const result = await runCli(["run", "Run the web deployment with five replicas", "--base-url", s.url, "--config", config, "--model", "Qwen/Qwen3-8B"], { killAfterMs: 150_000 });
+    expect(result.stderr, result.stderr).not.toMatch(/failed|timed out/i);
+    expect(result.stdout, result.stderr).toBe("The web deployment now runs five replicas.\n");
     const [first, second, third] = s.chatRequests;
     const names = (r: RecordedRequest | undefined): string[] => ((r?.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
     expect(names(first)).toEqual(["search_tools"]);
@@ -442,5 +444,5 @@ describe("tool search with 300 tools configured", () => {
     const results = toolMessages(third).map((m) => String(m.content));
     expect(results[0]).toContain("- kubectl_scale:");
     expect(results[1]).toContain('kubernetes:kubectl_scale {"name":"web","replicas":5,"resourceType":"deployment"}');
-  }, 60_000);
+  }, 180_000);
 });
