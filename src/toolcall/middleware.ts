@@ -7,6 +7,7 @@ import { newCallId } from "../llm/call-id.js";
 import type { ChatModel, ChatRequest, FinishReason, StreamEvent, ToolCall } from "../llm/types.js";
 import { createToolCallParser, type ToolCallParser, type ToolCallParserEvent } from "./parser.js";
 import { renderPromptMessages } from "./prompt.js";
+import { promptFamily, type PromptFormat } from "./prompt-families.js";
 
 export interface PromptToolCallingOptions {
   /**
@@ -15,6 +16,8 @@ export interface PromptToolCallingOptions {
    * the model's later replies are read as starting in reasoning.
    */
   startInReasoning?: boolean;
+  /** Prompt mode's call format; "auto" (the default) goes by the model's name. */
+  promptFormat?: PromptFormat | "auto";
 }
 
 /** Whether the model's replies start inside reasoning: as configured, or learnt from its replies. */
@@ -85,13 +88,14 @@ async function* parseTextStream(
  */
 export function withPromptToolCalling(model: ChatModel, options: PromptToolCallingOptions = {}): ChatModel {
   const reasoningStart = new ReasoningStart(options.startInReasoning);
+  const family = promptFamily(model.modelId, options.promptFormat);
   return {
     provider: model.provider,
     modelId: model.modelId,
     stream(request: ChatRequest): AsyncIterable<StreamEvent> {
       const { tools = [], toolChoice, ...rest } = request;
       const offered = toolChoice === "none" ? [] : tools;
-      const messages = renderPromptMessages(request.messages, offered, toolChoice);
+      const messages = renderPromptMessages(request.messages, offered, toolChoice, family);
       const source = model.stream({ ...rest, messages });
       if (offered.length === 0) return source;
       const parser = createToolCallParser({ tools: offered, startInReasoning: reasoningStart.value });

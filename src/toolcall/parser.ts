@@ -1,15 +1,19 @@
 /**
  * The streaming tool-call parser: one incremental state machine that reads a model's text
  * deltas (any size, one character to a whole message), detects the call format by itself
- * (Hermes/Qwen `<tool_call>`, Qwen3-Coder XML, bare or fenced JSON, Llama 3 `<|python_tag|>`,
- * Mistral `[TOOL_CALLS]`, `<function=...>`), separates `<think>` reasoning, and emits text
- * at once, holding back only a suffix that could still begin a call.
+ * (Hermes/Qwen `<tool_call>`, Qwen3-Coder and GLM XML, bare or fenced JSON, Llama 3
+ * `<|python_tag|>`, Llama 3.2/4 pythonic lists, Mistral `[TOOL_CALLS]` in all its versions,
+ * DeepSeek and Kimi K2 special-token sections, gpt-oss Harmony channels, Granite, FireFunction
+ * `functools`, Command R actions, `<function=...>`, Cherry Studio `<tool_use>`, DeepChat
+ * `<function_call>`), separates reasoning (`<think>`, `[THINK]`, Command R's and Harmony's),
+ * and emits text at once, holding back only a suffix that could still begin a call.
  *
  * Linear time and memory whatever the chunking: every character is scanned a bounded number
  * of times (a held-back literal is at most MAX_LITERAL long), a call's text is collected in
  * parts and parsed once when its end is found, and nothing rescans the buffer per delta.
  */
 import {
+  acceptable,
   callsFromValue,
   callsFromXmlBody,
   knownTools,
@@ -18,7 +22,16 @@ import {
   type ParsedToolCall,
   type ToolList,
 } from "./call-shape.js";
+import {
+  DEEPSEEK,
+  KIMI,
+  callsFromDeepSeek,
+  callsFromKimi,
+  callsFromToolUse,
+  readHarmonyHeader,
+} from "./call-regions.js";
 import { JsonScanner } from "./json-scanner.js";
+import { callsFromPythonic, looksPythonic } from "./pythonic.js";
 
 export type ToolCallParserEvent =
   | { type: "text"; text: string }
@@ -61,13 +74,30 @@ const enum State {
   /** Mistral's `[TOOL_CALLS]name[ARGS]` before the arguments object. */
   Name,
   Json,
-  /** Qwen3-Coder's `<function=...>` body inside `<tool_call>`. */
+  /** A region read whole up to its closer: XML inside `<tool_call>`, special-token sections, a Harmony header. */
   Xml,
   /** After a call: whitespace, then the container's closer, another call, or text. */
   Trailer,
 }
 
-type ContainerKind = "tool_call" | "wrapper" | "python_tag" | "mistral" | "fence" | "function" | "bare";
+type ContainerKind =
+  | "tool_call"
+  | "wrapper"
+  | "python_tag"
+  | "mistral"
+  | "fence"
+  | "function"
+  | "bare"
+  /** `[name(`: a pythonic call list with no marker around it. */
+  | "pythonic"
+  /** A call list after a marker, closed by its closer or by the end of the list (`<|START_ACTION|>`, `functools`, `<|python_start|>`). */
+  | "list"
+  /** A section read whole and parsed by `region` (DeepSeek, Kimi K2, `<tool_use>`). */
+  | "region"
+  /** gpt-oss: the header up to `<|message|>`, which says what the message is. */
+  | "harmony-header";
+
+type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
 
 interface Container {
   kind: ContainerKind;
@@ -75,12 +105,15 @@ interface Container {
   tagged: boolean;
   closer: string | null;
   name?: string;
+  region?: RegionParser;
 }
 
 type MatchResult =
   | { kind: "partial" }
   | { kind: "none" }
-  | { kind: "think-open" }
+  | { kind: "think-open"; closer: string }
+  /** A structural token with nothing to say (Harmony's `<|end|>`, Command R's `<|START_RESPONSE|>`). */
+  | { kind: "drop" }
   | { kind: "think-close" }
   | { kind: "code-end" }
   | { kind: "code-start" }
@@ -91,6 +124,9 @@ type MatchResult =
 const MAX_LITERAL = 160;
 const MAX_LEAD = 2048;
 const MAX_NAME = 200;
+/** A Harmony header longer than this is not one. */
+const MAX_HEADER = 512;
+const THINK_CLOSE = "</think>";
 
 const TOOL_CALL: Container = { kind: "tool_call", tagged: true, closer: "</tool_call>" };
 /** Granite's special token, followed by a JSON array of calls. */
@@ -108,16 +144,53 @@ const PYTHON_TAG: Container = { kind: "python_tag", tagged: true, closer: null }
 const MISTRAL: Container = { kind: "mistral", tagged: true, closer: null };
 const FENCE: Container = { kind: "fence", tagged: false, closer: "```" };
 const BARE: Container = { kind: "bare", tagged: false, closer: null };
+const PYTHONIC: Container = { kind: "pythonic", tagged: false, closer: null };
+
+const region = (open: string, closer: string, parse: RegionParser): readonly [string, MatchResult] => [
+  open,
+  { kind: "open", container: { kind: "region", tagged: true, closer, region: parse } },
+];
+const list = (open: string, closer: string | null): readonly [string, MatchResult] => [
+  open,
+  { kind: "open", container: { kind: "list", tagged: true, closer } },
+];
+const HARMONY_HEADER: Container = { kind: "harmony-header", tagged: true, closer: "<|message|>" };
+const DROP: MatchResult = { kind: "drop" };
 
 const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   ["<tool_call>", { kind: "open", container: TOOL_CALL }],
   ["<|python_tag|>", { kind: "open", container: PYTHON_TAG }],
   ["<|tool_call|>", { kind: "open", container: GRANITE }],
   ["[TOOL_CALLS]", { kind: "open", container: MISTRAL }],
-  ["<think>", { kind: "think-open" }],
-  ["</think>", { kind: "think-close" }],
+  ["<think>", { kind: "think-open", closer: THINK_CLOSE }],
+  [THINK_CLOSE, { kind: "think-close" }],
+  // Magistral and Command R (7B, A) think in their own tokens.
+  ["[THINK]", { kind: "think-open", closer: "[/THINK]" }],
+  ["<|START_THINKING|>", { kind: "think-open", closer: "<|END_THINKING|>" }],
+  ["<|START_RESPONSE|>", DROP],
+  ["<|END_RESPONSE|>", DROP],
+  list("<|START_ACTION|>", "<|END_ACTION|>"),
+  // Llama 4 wraps its pythonic calls; FireFunction v2 writes ` functools[{...}]`.
+  list("<|python_start|>", "<|python_end|>"),
+  list("functools", null),
+  region(DEEPSEEK.open, DEEPSEEK.close, callsFromDeepSeek),
+  region(KIMI.open, KIMI.close, callsFromKimi),
+  region(KIMI.openSingular, KIMI.closeSingular, callsFromKimi),
+  region("<tool_use>", "</tool_use>", callsFromToolUse),
+  // gpt-oss Harmony: a message is a header, `<|message|>`, its body, then an end token.
+  ["<|start|>", { kind: "open", container: HARMONY_HEADER }],
+  ["<|channel|>", { kind: "open", container: HARMONY_HEADER }],
+  ["<|end|>", DROP],
+  ["<|return|>", DROP],
   ...["tools", "tool", "function_call", "json", "JSON", "xml", "response"].map(wrapper),
 ];
+
+/** The literals by their first character: a character in Match is compared with a few, not all. */
+const LITERALS_BY_FIRST = new Map<string, Array<readonly [string, MatchResult]>>();
+for (const entry of LITERALS) {
+  const first = entry[0].charAt(0);
+  LITERALS_BY_FIRST.set(first, [...(LITERALS_BY_FIRST.get(first) ?? []), entry]);
+}
 
 /** The first key of an untagged JSON object that may be a call; anything else stays prose. */
 const CALL_KEYS = [
@@ -138,6 +211,7 @@ const PARTIAL: MatchResult = { kind: "partial" };
 const NONE: MatchResult = { kind: "none" };
 
 const LT = 60;
+const LOWER_F = 102;
 const BACKTICK = 96;
 const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
@@ -171,6 +245,12 @@ function jsonHead(lit: string): MatchResult {
   while (i < n && isSpace(lit.charAt(i))) i++;
   if (i === n) return PARTIAL;
   return lit.charAt(i) === ":" ? { kind: "bare" } : NONE;
+}
+
+/** `[name(`: the head of a pythonic call list (Llama 3.2/4), or what may still become one. */
+function pythonicHead(lit: string): MatchResult {
+  if (/^\[\s*(?:[A-Za-z_][\w.-]*\s*)?$/.test(lit)) return PARTIAL;
+  return /^\[\s*[A-Za-z_][\w.-]*\s*\($/.test(lit) ? { kind: "open", container: PYTHONIC } : NONE;
 }
 
 /** `<function=NAME>` (Functionary, Llama 3.1 custom tools) and `<function name="NAME">`. */
@@ -208,7 +288,11 @@ class StreamParser implements ToolCallParser {
   private out: ToolCallParserEvent[] = [];
   private state = State.Text;
   private reasoning: boolean;
+  /** What ends the reasoning block being read. */
+  private reasoningCloser = THINK_CLOSE;
   closedUnopenedReasoning = false;
+  /** Nothing but whitespace was given out yet: FireFunction's `functools[` only opens a reply. */
+  private atStart = true;
   private inCodeBlock = false;
   private lit = "";
   /** A Match started in a Trailer: the closer it may complete, "" when there is none. */
@@ -221,6 +305,7 @@ class StreamParser implements ToolCallParser {
   /** How much of the container's closer the last characters of the body matched. */
   private closerAt = 0;
   private trailerSpace = "";
+  private regionLength = 0;
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -254,7 +339,7 @@ class StreamParser implements ToolCallParser {
         this.finishJson(this.parts.join(""), "");
         break;
       case State.Xml:
-        this.finishXml(this.parts.join(""), "");
+        this.finishRegion(this.parts.join(""), "");
         break;
       case State.Trailer:
       case State.Text:
@@ -283,7 +368,7 @@ class StreamParser implements ToolCallParser {
           i = this.scanJson(s, i);
           break;
         case State.Xml:
-          i = this.scanXml(s, i);
+          i = this.scanRegion(s, i);
           break;
         default:
           // Character states return false when the character must be read again in the new state.
@@ -294,16 +379,20 @@ class StreamParser implements ToolCallParser {
 
   private scanText(s: string, from: number): number {
     const n = s.length;
-    const reasoning = this.reasoning;
     const code = this.inCodeBlock;
     let j = from;
-    for (; j < n; j++) {
-      const c = s.charCodeAt(j);
-      if (c === LT) {
-        if (!code) break;
-      } else if (c === BACKTICK) {
-        if (!reasoning) break;
-      } else if ((c === OPEN_BRACE || c === OPEN_BRACKET) && !reasoning && !code) break;
+    if (this.reasoning) {
+      const stop = this.reasoningCloser.charCodeAt(0);
+      while (j < n && s.charCodeAt(j) !== stop) j++;
+    } else {
+      for (; j < n; j++) {
+        const c = s.charCodeAt(j);
+        if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET) {
+          if (!code) break;
+        } else if (c === BACKTICK) break;
+        // `functools` only where the reply starts, as FireFunction writes it.
+        else if (c === LOWER_F && this.atStart && s.slice(from, j).trim() === "") break;
+      }
     }
     if (j > from) this.emitText(s.slice(from, j));
     if (j < n) {
@@ -350,8 +439,9 @@ class StreamParser implements ToolCallParser {
     return j;
   }
 
-  private scanXml(s: string, from: number): number {
-    const closer = TOOL_CALL.closer ?? "";
+  private scanRegion(s: string, from: number): number {
+    const closer = this.container?.closer ?? "";
+    const first = closer.charCodeAt(0);
     const n = s.length;
     let j = from;
     let cut = false;
@@ -363,12 +453,16 @@ class StreamParser implements ToolCallParser {
           j++;
           break;
         }
-      } else this.closerAt = c === LT ? 1 : 0;
+      } else this.closerAt = c === first ? 1 : 0;
     }
     this.parts.push(s.slice(from, j));
+    this.regionLength += j - from;
     if (cut) {
       const raw = this.parts.join("");
-      this.finishXml(raw.slice(0, raw.length - closer.length), closer);
+      this.finishRegion(raw.slice(0, raw.length - closer.length), closer);
+    } else if (this.container?.kind === "harmony-header" && this.regionLength > MAX_HEADER) {
+      this.giveBack(this.leadRaw + this.parts.join(""));
+      this.parts = [];
     }
     return j;
   }
@@ -392,7 +486,10 @@ class StreamParser implements ToolCallParser {
 
   private classify(lit: string): MatchResult {
     if (lit.length > MAX_LITERAL) return NONE;
-    if (this.reasoning) return lit === "</think>" ? { kind: "think-close" } : "</think>".startsWith(lit) ? PARTIAL : NONE;
+    if (this.reasoning) {
+      const closer = this.reasoningCloser;
+      return lit === closer ? { kind: "think-close" } : closer.startsWith(lit) ? PARTIAL : NONE;
+    }
     if (this.inCodeBlock) return lit === "```" ? { kind: "code-end" } : "```".startsWith(lit) ? PARTIAL : NONE;
     let partial = false;
     const closer = this.matchCloser;
@@ -400,7 +497,7 @@ class StreamParser implements ToolCallParser {
       if (closer !== "" && lit === closer) return { kind: "closer" };
       partial = closer !== "" && closer.startsWith(lit);
     }
-    for (const [literal, result] of LITERALS) {
+    for (const [literal, result] of LITERALS_BY_FIRST.get(lit.charAt(0)) ?? []) {
       if (literal === lit) return result;
       if (literal.startsWith(lit)) partial = true;
     }
@@ -408,6 +505,10 @@ class StreamParser implements ToolCallParser {
     const special =
       first === "<" ? functionTag(lit) : first === "`" ? fence(lit) : first === "{" || first === "[" ? jsonHead(lit) : NONE;
     if (special.kind !== "none") return special;
+    if (first === "[") {
+      const pythonic = pythonicHead(lit);
+      if (pythonic.kind !== "none") return pythonic;
+    }
     return partial ? PARTIAL : NONE;
   }
 
@@ -433,10 +534,14 @@ class StreamParser implements ToolCallParser {
         return;
       case "think-open":
         this.reasoning = true;
+        this.reasoningCloser = result.closer;
         return;
       case "think-close":
         if (!this.reasoning) this.closedUnopenedReasoning = true;
         this.reasoning = false;
+        this.reasoningCloser = THINK_CLOSE;
+        return;
+      case "drop":
         return;
       case "code-start":
         this.emitText(lit);
@@ -449,14 +554,13 @@ class StreamParser implements ToolCallParser {
       case "open":
         this.container = result.container;
         this.leadRaw = lit;
-        this.state = State.Lead;
+        if (result.container.kind === "pythonic") this.startJsonWith(lit);
+        else if (result.container.region !== undefined || result.container.kind === "harmony-header") this.startRegion();
+        else this.state = State.Lead;
         return;
       case "bare":
         this.container = BARE;
-        this.leadRaw = "";
-        this.startJson();
-        for (let k = 0; k < lit.length; k++) this.scanner.step(lit.charCodeAt(k));
-        this.parts.push(lit);
+        this.startJsonWith(lit);
         return;
     }
   }
@@ -473,10 +577,9 @@ class StreamParser implements ToolCallParser {
       this.startJson();
       return false;
     }
-    if (c.kind === "tool_call" && ch === "<") {
-      this.parts = [];
-      this.closerAt = 0;
-      this.state = State.Xml;
+    // Qwen3-Coder's `<function=`, or GLM's bare tool name.
+    if (c.kind === "tool_call" && (ch === "<" || isKeyChar(ch))) {
+      this.startRegion();
       return false;
     }
     if (c.kind === "mistral" && !named && /^[\w.-]$/.test(ch)) {
@@ -492,8 +595,8 @@ class StreamParser implements ToolCallParser {
     const c = this.container;
     if (c === null) return this.resumeText();
     if (ch === "{") {
-      let name = this.nameBuf.trim();
-      if (name.endsWith("[ARGS]")) name = name.slice(0, -"[ARGS]".length).trim();
+      // v11+: `name[ARGS]`, and `name[CALL_ID]id[ARGS]` where the call carries its id.
+      const name = this.nameBuf.trim().replace(/\s*(?:\[CALL_ID\][\w-]*)?\s*\[ARGS\]$/, "");
       if (/^[\w.-]+$/.test(name)) {
         this.container = { ...c, name };
         this.leadRaw += this.nameBuf;
@@ -559,11 +662,24 @@ class StreamParser implements ToolCallParser {
     this.state = State.Json;
   }
 
+  /** A JSON or pythonic body whose first characters were read as the trigger literal. */
+  private startJsonWith(lit: string): void {
+    this.leadRaw = "";
+    this.startJson();
+    for (let k = 0; k < lit.length; k++) this.scanner.step(lit.charCodeAt(k));
+    this.parts.push(lit);
+  }
+
+  private startRegion(): void {
+    this.parts = [];
+    this.closerAt = 0;
+    this.regionLength = 0;
+    this.state = State.Xml;
+  }
+
   private finishJson(raw: string, closerText: string): void {
     const c = this.container ?? BARE;
-    const value = parseLooseJson(raw);
-    const calls =
-      value === undefined ? undefined : callsFromValue(value, { presetName: c.name, tagged: c.tagged, tools: this.tools });
+    const calls = this.callsIn(raw, c);
     this.parts = [];
     if (calls === undefined) {
       this.emitText(this.leadRaw + raw + closerText);
@@ -580,13 +696,43 @@ class StreamParser implements ToolCallParser {
     this.state = trailer ? State.Trailer : State.Text;
   }
 
-  private finishXml(body: string, closerText: string): void {
-    const calls = callsFromXmlBody(body, this.tools);
+  private callsIn(raw: string, c: Container): ParsedToolCall[] | undefined {
+    if (c.name === undefined && looksPythonic(raw)) {
+      const calls = callsFromPythonic(raw);
+      return calls !== undefined && acceptable(calls.map((call) => ({ ...call, explicit: true })), c.tagged, this.tools) ? calls : undefined;
+    }
+    const value = parseLooseJson(raw);
+    return value === undefined ? undefined : callsFromValue(value, { presetName: c.name, tagged: c.tagged, tools: this.tools });
+  }
+
+  private finishRegion(body: string, closerText: string): void {
+    const c = this.container;
     this.parts = [];
+    if (c?.kind === "harmony-header") {
+      this.finishHarmonyHeader(body, closerText);
+      return;
+    }
+    const calls = (c?.region ?? callsFromXmlBody)(body, this.tools);
     if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
     else this.emitCalls(calls);
     this.container = null;
     this.state = State.Text;
+  }
+
+  /** After `<|message|>`: a call's JSON follows, or reasoning (the analysis channel), or text. */
+  private finishHarmonyHeader(header: string, closerText: string): void {
+    const read = readHarmonyHeader(header);
+    this.container = null;
+    this.state = State.Text;
+    if (read === undefined) this.emitText(this.leadRaw + header + closerText);
+    else if (read.kind === "call") {
+      this.container = { kind: "function", tagged: true, closer: "<|call|>", name: read.name };
+      this.leadRaw += header + closerText;
+      this.state = State.Lead;
+    } else if (read.kind === "reasoning") {
+      this.reasoning = true;
+      this.reasoningCloser = "<|end|>";
+    }
   }
 
   private emitCalls(calls: ParsedToolCall[]): void {
@@ -616,6 +762,7 @@ class StreamParser implements ToolCallParser {
 
   private emitText(text: string): void {
     if (text === "") return;
+    if (this.atStart && text.trim() !== "") this.atStart = false;
     const type = this.reasoning ? "reasoning" : "text";
     const last = this.out[this.out.length - 1];
     if (last !== undefined && last.type === type) last.text += text;

@@ -1,16 +1,22 @@
 /**
  * The prompt side of prompt-based tool calling: a compact description of the tools with the
- * Hermes/Qwen `<tool_call>` format (what Qwen, Hermes and many other open models are trained
- * on), and the conversation history rendered back in that format for a model that gets no
- * `tools` field: earlier calls as `<tool_call>` text, results as `<tool_response>` blocks.
+ * call format of the model's family (Hermes/Qwen `<tool_call>` unless the family says
+ * otherwise), and the conversation history rendered back in that format for a model that
+ * gets no `tools` field: earlier calls as the model writes them, results as the family's
+ * template sends them back.
  */
 import type { ContentPart, JsonSchema, Message, ToolCall, ToolChoice, ToolDefinition } from "../llm/types.js";
+import { promptFamily, type PromptFamily } from "./prompt-families.js";
 
 export interface ToolPromptOptions {
   /** The user's own system prompt; the tool section follows it. */
   systemPrompt?: string;
   toolChoice?: ToolChoice;
+  /** The call format to ask for; Hermes/Qwen's by default. */
+  family?: PromptFamily;
 }
+
+const HERMES = promptFamily("", "hermes");
 
 type Schema = Record<string, unknown>;
 const isSchema = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -67,6 +73,8 @@ function choiceLine(choice: ToolChoice | undefined): string {
 
 /** The system prompt for a model that is told about its tools in text. */
 export function buildToolPrompt(tools: readonly ToolDefinition[], options: ToolPromptOptions = {}): string {
+  const family = options.family ?? HERMES;
+  const example = family.formatCalls([{ id: "", name: "<tool-name>", arguments: '{"<parameter>": "<value>"}' }]).replace(/"<parameter>":\s*"<value>"/, '"<parameter>": <value>');
   const section = [
     "# Tools",
     "",
@@ -75,36 +83,23 @@ export function buildToolPrompt(tools: readonly ToolDefinition[], options: ToolP
     ...tools.map(describeTool),
     "</tools>",
     "",
-    "To call a tool, reply with a JSON object holding its name and arguments inside <tool_call></tool_call> tags, one block per call:",
-    "<tool_call>",
-    '{"name": "<tool-name>", "arguments": {"<parameter>": <value>}}',
-    "</tool_call>",
-    `Results come back in <tool_response> blocks. Answer directly when no tool is needed.${choiceLine(options.toolChoice)}`,
+    family.instruction,
+    example,
+    `Results come back in ${family.resultsAre}. Answer directly when no tool is needed.${choiceLine(options.toolChoice)}`,
   ].join("\n");
   const user = options.systemPrompt?.trim();
   return user ? `${user}\n\n${section}` : section;
 }
 
-function argumentsJson(raw: string): string {
-  try {
-    return JSON.stringify(JSON.parse(raw));
-  } catch {
-    // Keep what the model wrote, as a string, so the history stays valid JSON.
-    return JSON.stringify(raw);
-  }
-}
-
-/** An earlier assistant call as the model would have written it. */
+/** An earlier assistant call as a Hermes/Qwen model would have written it. */
 export function formatToolCall(call: ToolCall): string {
-  return `<tool_call>\n{"name": ${JSON.stringify(call.name)}, "arguments": ${argumentsJson(call.arguments)}}\n</tool_call>`;
+  return HERMES.formatCalls([call]);
 }
-
-const attr = (value: string): string => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
 
-/** Tool results as one user turn of `<tool_response>` blocks, each naming its call. */
-function toolResponses(results: readonly ToolMessage[]): string | ContentPart[] {
+/** Tool results as one user turn, each wrapped as the family's template sends results back. */
+function toolResponses(results: readonly ToolMessage[], family: PromptFamily): string | ContentPart[] {
   const parts: ContentPart[] = [];
   const text = (t: string): void => {
     const last = parts[parts.length - 1];
@@ -112,11 +107,11 @@ function toolResponses(results: readonly ToolMessage[]): string | ContentPart[] 
     else parts.push({ type: "text", text: t });
   };
   results.forEach((r, i) => {
-    const error = r.isError === true ? ' error="true"' : "";
-    text(`${i > 0 ? "\n" : ""}<tool_response name="${attr(r.name)}" id="${attr(r.toolCallId)}"${error}>\n`);
+    const meta = { name: r.name, id: r.toolCallId, isError: r.isError === true };
+    text(family.resultOpen(meta, i));
     if (typeof r.content === "string") text(r.content);
     else for (const part of r.content) part.type === "text" ? text(part.text) : parts.push(part);
-    text("\n</tool_response>");
+    text(family.resultClose(meta));
   });
   const only = parts[0];
   return parts.length === 1 && only?.type === "text" ? only.text : parts;
@@ -130,15 +125,16 @@ export function renderPromptMessages(
   messages: readonly Message[],
   tools: readonly ToolDefinition[],
   toolChoice?: ToolChoice,
+  family: PromptFamily = HERMES,
 ): Message[] {
   const out: Message[] = [];
   const system = messages.find((m) => m.role === "system");
   if (tools.length > 0) {
-    out.push({ role: "system", content: buildToolPrompt(tools, { systemPrompt: system?.content, toolChoice }) });
+    out.push({ role: "system", content: buildToolPrompt(tools, { systemPrompt: system?.content, toolChoice, family }) });
   } else if (system !== undefined) out.push(system);
   let pending: ToolMessage[] = [];
   const flush = (): void => {
-    if (pending.length > 0) out.push({ role: "user", content: toolResponses(pending) });
+    if (pending.length > 0) out.push({ role: "user", content: toolResponses(pending, family) });
     pending = [];
   };
   for (const m of messages) {
@@ -149,7 +145,7 @@ export function renderPromptMessages(
     flush();
     if (m.role === "system") continue;
     if (m.role === "assistant" && m.toolCalls !== undefined && m.toolCalls.length > 0) {
-      const calls = m.toolCalls.map(formatToolCall).join("\n");
+      const calls = family.formatCalls(m.toolCalls);
       out.push({ role: "assistant", content: m.content.trim() === "" ? calls : `${m.content}\n${calls}` });
     } else if (m.role === "assistant") out.push({ role: "assistant", content: m.content });
     else out.push(m);

@@ -48,7 +48,7 @@ function cliEnv(): NodeJS.ProcessEnv {
 
 
 /** Runs the CLI; `interruptWhen` sends `signal` (SIGINT unless told) once it returns true (polled). */
-function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean; signal?: NodeJS.Signals } = {}): Promise<CliResult> {
+function runCli(args: string[], options: { input?: string; interruptWhen?: () => boolean; signal?: NodeJS.Signals; killAfterMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: cliEnv(), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -63,7 +63,7 @@ function runCli(args: string[], options: { input?: string; interruptWhen?: () =>
         child.kill(options.signal ?? "SIGINT");
       }
     }, 25);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 25_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 25_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearInterval(poll);
@@ -430,4 +430,99 @@ describe("tool approval (server-filesystem's write_file, no terminal to ask)", (
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--approve: "sometimes" is not one of ask, readonly, all/);
   });
+});
+/** Each family's model, how it writes a get-date call, and a marker of its own prompt format and result wrapper. */
+const FAMILY_RUNS: Array<{ model: string; call: string; asks: string; results: string }> = [
+  {
+    model: "meta-llama/Llama-3.3-70B-Instruct",
+    call: '{"name": "get-date", "parameters": {"format": "date-only"}}',
+    asks: '"parameters": dictionary',
+    results: "[ipython] get-date",
+  },
+  {
+    model: "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+    call: '[TOOL_CALLS]get-date[ARGS]{"format": "date-only"}',
+    asks: "[TOOL_CALLS], the tool's name, [ARGS]",
+    results: "[TOOL_RESULTS]",
+  },
+  {
+    model: "deepseek-ai/DeepSeek-V3-0324",
+    call: '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get-date\n```json\n{"format": "date-only"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    asks: "<｜tool▁call▁begin｜>function<｜tool▁sep｜>",
+    results: "<｜tool▁output▁begin｜>get-date",
+  },
+  {
+    model: "zai-org/GLM-4.6",
+    call: "<tool_call>get-date\n<arg_key>format</arg_key>\n<arg_value>date-only</arg_value>\n</tool_call>",
+    asks: "<arg_key>name</arg_key>",
+    results: "<tool_response",
+  },
+  {
+    model: "moonshotai/Kimi-K2-Instruct",
+    call: '<|tool_calls_section_begin|><|tool_call_begin|>functions.get-date:0<|tool_call_argument_begin|>{"format": "date-only"}<|tool_call_end|><|tool_calls_section_end|>',
+    asks: "<|tool_call_argument_begin|>",
+    results: "## Return of",
+  },
+  {
+    model: "openai/gpt-oss-20b",
+    call: '<|channel|>analysis<|message|>Need the date.<|end|><|start|>assistant<|channel|>commentary to=functions.get-date <|constrain|>json<|message|>{"format": "date-only"}<|call|>',
+    asks: "to=functions.NAME",
+    results: "<|start|>functions.get-date to=assistant",
+  },
+  {
+    model: "ibm-granite/granite-3.3-8b-instruct",
+    call: '<|tool_call|>[{"name": "get-date", "arguments": {"format": "date-only"}}]',
+    asks: "<|tool_call|> followed by a JSON list",
+    results: "<tool_response",
+  },
+  {
+    model: "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    call: "<|python_start|>[get-date(format='date-only')]<|python_end|>",
+    asks: '"parameters": dictionary',
+    results: "[ipython] get-date",
+  },
+];
+
+describe("prompt mode per model family (a vLLM server started without a tool parser)", () => {
+  it.each(FAMILY_RUNS.map((f) => [f.model, f] as const))("%s: asks in its format, reads its call, sends the result back its way", async (_model, family) => {
+    server = await startVllmServer({ replies: [{ text: family.call }, { text: "Today is 7 January 2026." }], toolsEnabled: false, model: family.model });
+    const s = server;
+    const result = await runCli(["run", "What is the date?", "--base-url", s.url, "--config", timeOnly, "--model", family.model]);
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.stdout).toBe("Today is 7 January 2026.\n");
+    const [, promptMode, withResult] = s.chatRequests;
+    expect(String(messagesOf(promptMode)[0]?.content)).toContain(family.asks);
+    expect(JSON.stringify(messagesOf(withResult))).toContain(JSON.stringify(family.results).slice(1, -1));
+    // The bundled tool really ran: its date (11/22/2026 or 2026-11-22, by locale) follows the family's result marker.
+    expect(JSON.stringify(messagesOf(withResult))).toMatch(/\d{1,4}[-/]\d{1,2}[-/]\d{2,4}/);
+  });
+});
+
+describe("tool search with 300 tools configured", () => {
+  it("offers search_tools and few others, loads what the model found, runs it and answers", async () => {
+    const { catalogNames } = await import("../fixtures/llm/catalogs.js");
+    const catalogServer = join(import.meta.dirname, "../fixtures/servers/catalog-server.mjs");
+    const mcpServers: Record<string, unknown> = {};
+    // 307 tools from 20 recorded servers. Twenty servers start at once: on a loaded machine that takes longer than one server's default startup timeout.
+    for (const name of catalogNames()) mcpServers[name] = { command: process.execPath, args: [catalogServer, name], startupTimeoutMs: 90_000 };
+    const config = join(home, "many-tools.json");
+    writeFileSync(config, JSON.stringify({ mcpServers }));
+    const s = await vllm([
+      { toolCalls: [{ name: "search_tools", arguments: { query: "scale the web deployment to five replicas" } }] },
+      { toolCalls: [{ name: "kubectl_scale", arguments: { name: "web", replicas: 5, resourceType: "deployment" } }] },
+      { text: "The web deployment now runs five replicas." },
+    ]);
+    const result = await runCli(["run", "Run the web deployment with five replicas", "--base-url", s.url, "--config", config, "--model", "Qwen/Qwen3-8B"], { killAfterMs: 150_000 });
+    expect(result.stderr, result.stderr).not.toMatch(/failed|timed out/i);
+    expect(result.stdout, result.stderr).toBe("The web deployment now runs five replicas.\n");
+    const [first, second, third] = s.chatRequests;
+    const names = (r: RecordedRequest | undefined): string[] => ((r?.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+    expect(names(first)).toEqual(["search_tools"]);
+    expect(names(second)).toContain("kubectl_scale");
+    expect(names(second).length).toBeLessThanOrEqual(6);
+    expect(names(third)).toContain("kubectl_scale");
+    const results = toolMessages(third).map((m) => String(m.content));
+    expect(results[0]).toContain("- kubectl_scale:");
+    expect(results[1]).toContain('kubernetes:kubectl_scale {"name":"web","replicas":5,"resourceType":"deployment"}');
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatModel, ChatRequest, StreamEvent, ToolDefinition } from "../../src/llm/types.js";
 import { withPromptToolCalling, withTextToolCallFallback } from "../../src/toolcall/middleware.js";
+import { loadCorpus } from "./fixture-corpus.js";
 
 const getTime: ToolDefinition = {
   name: "get_time",
@@ -133,5 +134,19 @@ describe("withTextToolCallFallback", () => {
     const events = await drain(withTextToolCallFallback(model).stream({ messages: [{ role: "user", content: "time?" }], tools: [getTime] }));
     expect(events.filter((e) => e.type === "tool-call")).toEqual([{ type: "tool-call", call: native }]);
     expect(events[events.length - 1]).toEqual({ type: "finish", reason: "tool-calls" });
+  });
+});
+
+describe("native mode rescue of every call format", () => {
+  const families = ["llama-pythonic.json", "deepseek.json", "kimi.json", "glm.json", "harmony.json", "granite-firefunction-command.json", "client-formats.json", "mistral.json"];
+  const cases = loadCorpus().filter((c) => families.includes(c.file) && c.calls.length > 0 && c.tools !== undefined);
+
+  it.each(cases.map((c) => [`${c.file}: ${c.name}`, c] as const))("rescues %s written as text", async (_label, c) => {
+    const model = scriptedModel([{ type: "text-delta", text: c.text }, { type: "finish", reason: "stop" }]);
+    const tools: ToolDefinition[] = (c.tools ?? []).map((name) => ({ name, parameters: { type: "object" } }));
+    const events = await drain(withTextToolCallFallback(model, { startInReasoning: c.startInReasoning }).stream({ messages: [{ role: "user", content: "go" }], tools }));
+    const calls = events.flatMap((e) => (e.type === "tool-call" ? [{ name: e.call.name, arguments: JSON.parse(e.call.arguments) as unknown }] : []));
+    expect(calls).toEqual(c.calls);
+    expect(events.at(-1)).toEqual({ type: "finish", reason: "tool-calls" });
   });
 });

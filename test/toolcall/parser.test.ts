@@ -32,7 +32,21 @@ describe("the fixture corpus", () => {
     expect(corpus.length).toBeGreaterThanOrEqual(60);
     for (const c of corpus) expect(c.source.length).toBeGreaterThan(5);
     const files = new Set(corpus.map((c) => c.file));
-    expect([...files].sort()).toEqual(["hermes.json", "json-in-text.json", "llama.json", "mistral.json", "negative.json", "repair.json"]);
+    expect([...files].sort()).toEqual([
+      "client-formats.json",
+      "deepseek.json",
+      "glm.json",
+      "granite-firefunction-command.json",
+      "harmony.json",
+      "hermes.json",
+      "json-in-text.json",
+      "kimi.json",
+      "llama-pythonic.json",
+      "llama.json",
+      "mistral.json",
+      "negative.json",
+      "repair.json",
+    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
+import { toolSearchSettings } from "../tool-search-settings.js";
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -90,12 +91,14 @@ export class AgentSession {
     // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
     const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
     if (ask) sessionApproval.ask = ask;
+    const toolSearch = toolSearchSettings(config.tools?.search, env);
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,
         tools: hub,
         toolFilter: toolAllowList(config),
         approval: sessionApproval,
+        toolSearch,
         messages,
         // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
         signal: opened.signal,
@@ -143,6 +146,7 @@ function pickAgentSettings(llm: LlmConfig) {
     ...(llm.maxToolResultChars !== undefined ? { maxToolResultChars: llm.maxToolResultChars } : {}),
     ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
     ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
+    ...(llm.promptFormat !== undefined ? { promptFormat: llm.promptFormat } : {}),
   };
 }
 

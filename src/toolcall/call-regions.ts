@@ -1,0 +1,104 @@
+/**
+ * The bodies of call regions that special tokens or tags open and close, each parsed once
+ * when its closer arrives: DeepSeek V3/R1/V3.1 `<｜tool▁calls▁begin｜>` sections, Kimi K2
+ * `<|tool_calls_section_begin|>` sections, Cherry Studio `<tool_use>` blocks, and the
+ * gpt-oss Harmony message header. Each returns undefined when the body holds no call, so the
+ * parser gives the region back as text.
+ */
+import { callsFromValue, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+
+const NAME = /^[\w.:-]{1,200}$/;
+
+function namedCall(name: string, argsText: string, tools: KnownTools | undefined): ParsedToolCall | undefined {
+  if (!NAME.test(name)) return undefined;
+  const text = argsText.trim();
+  const value = text === "" ? {} : parseLooseJson(text);
+  return callsFromValue(value, { presetName: name, tagged: true, tools })?.[0];
+}
+
+export const DEEPSEEK = {
+  open: "<｜tool▁calls▁begin｜>",
+  close: "<｜tool▁calls▁end｜>",
+  callBegin: "<｜tool▁call▁begin｜>",
+  callEnd: "<｜tool▁call▁end｜>",
+  sep: "<｜tool▁sep｜>",
+} as const;
+
+/**
+ * DeepSeek V3/R1: `function<｜tool▁sep｜>NAME\n```json\n{...}\n```` per call; V3.1:
+ * `NAME<｜tool▁sep｜>{...}`. A section whose call markers are missing is read as one call.
+ */
+export function callsFromDeepSeek(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const pieces = body.includes(DEEPSEEK.callBegin) ? body.split(DEEPSEEK.callBegin).slice(1) : [body];
+  const calls: ParsedToolCall[] = [];
+  for (const piece of pieces) {
+    const text = piece.split(DEEPSEEK.callEnd)[0] ?? "";
+    const sep = text.indexOf(DEEPSEEK.sep);
+    if (sep < 0) return undefined;
+    const head = text.slice(0, sep).trim();
+    const rest = text.slice(sep + DEEPSEEK.sep.length);
+    let call: ParsedToolCall | undefined;
+    if (head === "function") {
+      const m = /^\s*([^\s`{]+)\s*(?:```(?:json)?\s*([\s\S]*?)\s*(?:```\s*)?$|([\s\S]*)$)/.exec(rest);
+      call = m === null ? undefined : namedCall(m[1] ?? "", m[2] ?? m[3] ?? "", tools);
+    } else call = namedCall(head, rest, tools);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
+export const KIMI = {
+  open: "<|tool_calls_section_begin|>",
+  /** Kimi K2 sometimes writes the singular form. */
+  openSingular: "<|tool_call_section_begin|>",
+  close: "<|tool_calls_section_end|>",
+  closeSingular: "<|tool_call_section_end|>",
+  callBegin: "<|tool_call_begin|>",
+  argBegin: "<|tool_call_argument_begin|>",
+  callEnd: "<|tool_call_end|>",
+} as const;
+
+/** Kimi K2: `<|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}<|tool_call_end|>`. */
+export function callsFromKimi(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const calls: ParsedToolCall[] = [];
+  for (const piece of body.split(KIMI.callBegin).slice(1)) {
+    const text = piece.split(KIMI.callEnd)[0] ?? "";
+    const arg = text.indexOf(KIMI.argBegin);
+    if (arg < 0) return undefined;
+    const id = /^(?:functions\.)?([\w.-]+?)(?::\d+)?$/.exec(text.slice(0, arg).trim());
+    const call = id === null ? undefined : namedCall(id[1] ?? "", text.slice(arg + KIMI.argBegin.length), tools);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
+/** Cherry Studio's prompt format: `<tool_use><name>NAME</name><arguments>{...}</arguments></tool_use>`. */
+export function callsFromToolUse(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const m = /^\s*<name>\s*([^<]*?)\s*<\/name>\s*(?:<arguments>([\s\S]*?)(?:<\/arguments>\s*)?)?$/.exec(body);
+  if (m === null) return undefined;
+  const call = namedCall(m[1] ?? "", m[2] ?? "", tools);
+  return call === undefined ? undefined : [call];
+}
+
+export type HarmonyHeader =
+  | { kind: "call"; name: string }
+  | { kind: "reasoning" }
+  | { kind: "text" };
+
+/**
+ * A gpt-oss Harmony header, between `<|start|>` or `<|channel|>` and `<|message|>`:
+ * `assistant<|channel|>commentary to=functions.NAME <|constrain|>json`. The recipient may
+ * stand in the role part too (`assistant to=functions.NAME<|channel|>commentary json`).
+ */
+export function readHarmonyHeader(header: string): HarmonyHeader | undefined {
+  const recipient = /(?:^|\s)to=([^\s<]+)/.exec(header);
+  if (recipient !== null) {
+    const name = (recipient[1] ?? "").replace(/^functions\./, "");
+    return NAME.test(name) ? { kind: "call", name } : undefined;
+  }
+  const channel = /(?:^|\|>|\s)(analysis|commentary|final)\b/.exec(header);
+  if (channel === null) return undefined;
+  return channel[1] === "analysis" ? { kind: "reasoning" } : { kind: "text" };
+}

@@ -1,0 +1,202 @@
+/**
+ * The call format each open model family was trained on, from its chat template: how prompt
+ * mode asks for calls, how earlier calls are written back into the history, and how results
+ * are sent back. The model's name picks the family; anything unknown gets Hermes/Qwen's
+ * `<tool_call>`, which most open models read. Every format here is one the parser reads.
+ */
+import type { PromptFormat } from "../config/schema.js";
+import type { ToolCall } from "../llm/types.js";
+
+export type { PromptFormat };
+
+export interface ToolResultText {
+  name: string;
+  id: string;
+  isError: boolean;
+}
+
+export interface PromptFamily {
+  format: PromptFormat;
+  /** How to call, in one sentence, before the example. */
+  instruction: string;
+  /** Earlier calls of one assistant turn, as the model writes them (also the prompt's example). */
+  formatCalls(calls: readonly ToolCall[]): string;
+  /** What goes before and after one result in the user turn that carries results back. */
+  resultOpen(result: ToolResultText, index: number): string;
+  resultClose(result: ToolResultText): string;
+  /** How the prompt names the results, e.g. "<tool_response> blocks". */
+  resultsAre: string;
+}
+
+/** Arguments as compact JSON text; what the model wrote is kept, as a string, when it is not JSON. */
+export function argumentsJson(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw));
+  } catch {
+    return JSON.stringify(raw);
+  }
+}
+
+function argumentsObject(raw: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `{"name": ..., "arguments": {...}}`: one call as Hermes, Mistral and Granite write it. */
+const callJson = (c: ToolCall): string => `{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.arguments)}}`;
+
+const attr = (value: string): string => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+const errorMark = (r: ToolResultText): string => (r.isError ? " (error)" : "");
+
+/** `<tool_response name=... id=...>` blocks: Hermes/Qwen, GLM and Granite 4 read results this way. */
+const toolResponse = {
+  resultOpen: (r: ToolResultText, i: number) =>
+    `${i > 0 ? "\n" : ""}<tool_response name="${attr(r.name)}" id="${attr(r.id)}"${r.isError ? ' error="true"' : ""}>\n`,
+  resultClose: () => "\n</tool_response>",
+  resultsAre: "<tool_response> blocks",
+};
+
+const HERMES: PromptFamily = {
+  format: "hermes",
+  instruction: "To call a tool, reply with a JSON object holding its name and arguments inside <tool_call></tool_call> tags, one block per call:",
+  formatCalls: (calls) =>
+    calls.map((c) => `<tool_call>\n${callJson(c)}\n</tool_call>`).join("\n"),
+  ...toolResponse,
+};
+
+/** Llama 3.1/3.2/3.3/4 templates: a bare JSON object with `parameters`; results come back as the ipython turn's text. */
+const LLAMA: PromptFamily = {
+  format: "llama",
+  instruction: 'To call a tool, reply with only a JSON object in the format {"name": function name, "parameters": dictionary of argument name and its value}, one per line for several calls:',
+  formatCalls: (calls) => calls.map((c) => `{"name": ${JSON.stringify(c.name)}, "parameters": ${argumentsJson(c.arguments)}}`).join("\n"),
+  resultOpen: (r, i) => `${i > 0 ? "\n\n" : ""}[ipython] ${r.name}${errorMark(r)}:\n`,
+  resultClose: () => "",
+  resultsAre: "[ipython] messages",
+};
+
+/** Mistral 7B v0.3, Nemo, Mixtral: one `[TOOL_CALLS]` and a JSON list; each result in `[TOOL_RESULTS]`. */
+const MISTRAL: PromptFamily = {
+  format: "mistral",
+  instruction: "To call tools, reply with [TOOL_CALLS] followed by a JSON list of calls:",
+  formatCalls: (calls) => `[TOOL_CALLS][${calls.map(callJson).join(", ")}]`,
+  resultOpen: (r) => `[TOOL_RESULTS]${r.isError ? "Error: " : ""}`,
+  resultClose: () => "[/TOOL_RESULTS]",
+  resultsAre: "[TOOL_RESULTS] blocks",
+};
+
+/** Mistral Small 3.2, Magistral, Devstral, Ministral 3 (tokenizer v11+): `[TOOL_CALLS]name[ARGS]{...}` per call. */
+const MISTRAL_V11: PromptFamily = {
+  ...MISTRAL,
+  format: "mistral-v11",
+  instruction: "To call a tool, write [TOOL_CALLS], the tool's name, [ARGS] and a JSON object of its arguments; repeat for several calls:",
+  formatCalls: (calls) => calls.map((c) => `[TOOL_CALLS]${c.name}[ARGS]${argumentsJson(c.arguments)}`).join(""),
+};
+
+const DS = { begin: "<｜tool▁calls▁begin｜>", end: "<｜tool▁calls▁end｜>", callBegin: "<｜tool▁call▁begin｜>", callEnd: "<｜tool▁call▁end｜>", sep: "<｜tool▁sep｜>" };
+const deepseekResults = {
+  resultOpen: (r: ToolResultText) => `<｜tool▁output▁begin｜>${r.name}${errorMark(r)}: `,
+  resultClose: () => "<｜tool▁output▁end｜>",
+  resultsAre: "<｜tool▁output▁begin｜> blocks",
+};
+
+/** DeepSeek V3 and R1: `function<｜tool▁sep｜>NAME` and the arguments in a json fence. */
+const DEEPSEEK: PromptFamily = {
+  format: "deepseek",
+  instruction: `To call tools, reply with ${DS.begin}, then for each call ${DS.callBegin}function${DS.sep}, the tool's name, its arguments as JSON in a json code block, and ${DS.callEnd}; end with ${DS.end}:`,
+  formatCalls: (calls) =>
+    `${DS.begin}${calls.map((c) => `${DS.callBegin}function${DS.sep}${c.name}\n\`\`\`json\n${argumentsJson(c.arguments)}\n\`\`\`${DS.callEnd}`).join("")}${DS.end}`,
+  ...deepseekResults,
+};
+
+/** DeepSeek V3.1 and later: `NAME<｜tool▁sep｜>{...}`. */
+const DEEPSEEK_V31: PromptFamily = {
+  format: "deepseek-v31",
+  instruction: `To call tools, reply with ${DS.begin}, then for each call ${DS.callBegin}, the tool's name, ${DS.sep}, its arguments as JSON and ${DS.callEnd}; end with ${DS.end}:`,
+  formatCalls: (calls) => `${DS.begin}${calls.map((c) => `${DS.callBegin}${c.name}${DS.sep}${argumentsJson(c.arguments)}${DS.callEnd}`).join("")}${DS.end}`,
+  ...deepseekResults,
+};
+
+/** GLM-4.5/4.6/4.7: the name, then `<arg_key>`/`<arg_value>` pairs, inside `<tool_call>`. */
+const GLM: PromptFamily = {
+  format: "glm",
+  instruction: "To call a tool, write <tool_call>, the tool's name, then each argument as <arg_key>name</arg_key><arg_value>value</arg_value> (strings as they are, anything else as JSON), and </tool_call>:",
+  formatCalls: (calls) =>
+    calls
+      .map((c) => {
+        const args = Object.entries(argumentsObject(c.arguments)).map(
+          ([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${typeof v === "string" ? v : JSON.stringify(v)}</arg_value>\n`,
+        );
+        return `<tool_call>${c.name}\n${args.join("")}</tool_call>`;
+      })
+      .join("\n"),
+  ...toolResponse,
+};
+
+/** Kimi K2: a tool-call section with `functions.NAME:IDX` ids; results as `## Return of` sections. */
+const KIMI: PromptFamily = {
+  format: "kimi",
+  instruction:
+    "To call tools, write <|tool_calls_section_begin|>, then for each call <|tool_call_begin|>functions.NAME:INDEX<|tool_call_argument_begin|> and its arguments as JSON and <|tool_call_end|>; end with <|tool_calls_section_end|>:",
+  formatCalls: (calls) =>
+    `<|tool_calls_section_begin|>${calls
+      .map((c, i) => `<|tool_call_begin|>functions.${c.name}:${i}<|tool_call_argument_begin|>${argumentsJson(c.arguments)}<|tool_call_end|>`)
+      .join("")}<|tool_calls_section_end|>`,
+  resultOpen: (r, i) => `${i > 0 ? "\n\n" : ""}## Return of ${r.id} (${r.name})${errorMark(r)}\n`,
+  resultClose: () => "",
+  resultsAre: "## Return of sections",
+};
+
+/** gpt-oss Harmony: a commentary-channel message to `functions.NAME`; results are messages from the tool. */
+const GPT_OSS: PromptFamily = {
+  format: "gpt-oss",
+  instruction: "To call a tool, write a commentary message to it: <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>, its arguments as JSON, then <|call|>:",
+  formatCalls: (calls) =>
+    calls.map((c) => `<|channel|>commentary to=functions.${c.name} <|constrain|>json<|message|>${argumentsJson(c.arguments)}<|call|>`).join(""),
+  resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<|start|>functions.${r.name} to=assistant<|channel|>commentary<|message|>`,
+  resultClose: () => "<|end|>",
+  resultsAre: "messages from functions.NAME",
+};
+
+/** Granite 3.x: `<|tool_call|>` and a JSON list; results in the tool_response role, here `<tool_response>`. */
+const GRANITE: PromptFamily = {
+  format: "granite",
+  instruction: "To call tools, reply with <|tool_call|> followed by a JSON list of calls:",
+  formatCalls: (calls) => `<|tool_call|>[${calls.map(callJson).join(", ")}]`,
+  ...toolResponse,
+};
+
+const FAMILIES: Record<PromptFormat, PromptFamily> = {
+  hermes: HERMES,
+  llama: LLAMA,
+  mistral: MISTRAL,
+  "mistral-v11": MISTRAL_V11,
+  deepseek: DEEPSEEK,
+  "deepseek-v31": DEEPSEEK_V31,
+  glm: GLM,
+  kimi: KIMI,
+  "gpt-oss": GPT_OSS,
+  granite: GRANITE,
+};
+
+/** Which family a model name says (`meta-llama/Llama-3.3-70B-Instruct`, `deepseek-ai/DeepSeek-V3.1`, `gpt-oss:20b`, ...). */
+export function detectPromptFormat(modelId: string): PromptFormat {
+  const id = modelId.toLowerCase();
+  if (/gpt-oss/.test(id)) return "gpt-oss";
+  if (/kimi|moonshot/.test(id)) return "kimi";
+  if (/glm-?4\.[5-9]|glm-?[5-9]/.test(id)) return "glm";
+  if (/deepseek/.test(id)) return /v3\.[1-9]|v3-?[1-9]\b|v4/.test(id) ? "deepseek-v31" : /r1|v3|v2\.5/.test(id) ? "deepseek" : "hermes";
+  if (/llama/.test(id) && !/hermes|qwen|mistral/.test(id)) return /llama-?[34]|llama[34]/.test(id) ? "llama" : "hermes";
+  if (/granite/.test(id)) return /granite-?3/.test(id) ? "granite" : "hermes";
+  if (/magistral|devstral|ministral|mistral-(small|medium|large)-(3\.[1-9]|2[5-9]|3\b)/.test(id)) return "mistral-v11";
+  if (/mistral|mixtral|nemo/.test(id)) return "mistral";
+  return "hermes";
+}
+
+/** The family to prompt in: the configured format, or the one the model's name says. */
+export function promptFamily(modelId: string, format: PromptFormat | "auto" = "auto"): PromptFamily {
+  return FAMILIES[format === "auto" ? detectPromptFormat(modelId) : format];
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { PromptFormatSchema } from "../../src/config/schema.js";
+import type { Message, ToolDefinition } from "../../src/llm/types.js";
+import { parseToolCalls } from "../../src/toolcall/parser.js";
+import { detectPromptFormat, promptFamily } from "../../src/toolcall/prompt-families.js";
+import { buildToolPrompt, renderPromptMessages } from "../../src/toolcall/prompt.js";
+
+const weather: ToolDefinition = {
+  name: "get_weather",
+  description: "Current weather for a city.",
+  parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] },
+};
+
+describe("detectPromptFormat", () => {
+  it.each([
+    ["Qwen/Qwen3-32B", "hermes"],
+    ["NousResearch/Hermes-3-Llama-3.1-8B", "hermes"],
+    ["meta-llama/Llama-3.3-70B-Instruct", "llama"],
+    ["meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama"],
+    ["llama3.2:3b", "llama"],
+    ["mistralai/Mistral-7B-Instruct-v0.3", "mistral"],
+    ["mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral-v11"],
+    ["mistralai/Magistral-Small-2509", "mistral-v11"],
+    ["deepseek-ai/DeepSeek-V3-0324", "deepseek"],
+    ["deepseek-ai/DeepSeek-R1", "deepseek"],
+    ["deepseek-ai/DeepSeek-V3.1", "deepseek-v31"],
+    ["zai-org/GLM-4.6", "glm"],
+    ["moonshotai/Kimi-K2-Instruct", "kimi"],
+    ["openai/gpt-oss-20b", "gpt-oss"],
+    ["ibm-granite/granite-3.1-8b-instruct", "granite"],
+    ["ibm-granite/granite-4.0-h-small", "hermes"],
+    ["some-unknown-model", "hermes"],
+  ])("reads %s as %s", (model, format) => {
+    expect(detectPromptFormat(model)).toBe(format);
+  });
+});
+
+describe.each(PromptFormatSchema.options)("the %s prompt family", (format) => {
+  const family = promptFamily("any", format);
+  const calls = [
+    { id: "call_1", name: "get_weather", arguments: '{"city": "Paris", "days": 2}' },
+    { id: "call_2", name: "get_weather", arguments: '{"city": "Rome"}' },
+  ];
+
+  it("writes earlier calls in a form the parser reads back as the same calls", () => {
+    const parsed = parseToolCalls(family.formatCalls(calls), { tools: [weather] });
+    expect(parsed.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris", days: 2 } },
+      { name: "get_weather", arguments: { city: "Rome" } },
+    ]);
+    expect(parsed.content.trim()).toBe("");
+  });
+
+  it("asks for calls in its format and sends results back wrapped as its template does", () => {
+    const prompt = buildToolPrompt([weather], { family });
+    expect(prompt).toContain(family.instruction);
+    expect(prompt).toContain(`Results come back in ${family.resultsAre}.`);
+    const history: Message[] = [
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: "", toolCalls: [calls[0]!] },
+      { role: "tool", toolCallId: "call_1", name: "get_weather", content: "Sunny" },
+    ];
+    const rendered = renderPromptMessages(history, [weather], undefined, family);
+    expect(rendered[2]).toEqual({ role: "assistant", content: family.formatCalls([calls[0]!]) });
+    const meta = { name: "get_weather", id: "call_1", isError: false };
+    expect(rendered[3]).toEqual({ role: "user", content: `${family.resultOpen(meta, 0)}Sunny${family.resultClose(meta)}` });
+  });
+});
