@@ -6,7 +6,7 @@ import { samplingRejected } from "../mcp/client-features.js";
 import type { CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, SamplingHandler } from "../mcp/types.js";
 import { decideSampling, type Approval } from "./approval.js";
 import { SamplingBudget, type SamplingLimits } from "./sampling-limits.js";
-import { defaultToolCalling } from "./tool-calling.js";
+import { toolCallingFor } from "./tool-calling.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 
 export interface SamplingOptions {
@@ -93,7 +93,7 @@ async function sample(model: ChatModel, request: CreateMessageRequestParams, sig
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(tools?.length ? { tools, toolChoice: toToolChoice(request.toolChoice?.mode) } : {}),
   };
-  const session = new ToolModeSession(model, options.toolMode ?? "auto", options.toolCalling ?? defaultToolCalling);
+  const session = new ToolModeSession(model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor());
   for (;;) {
     try {
       return await collect(tools?.length ? session.model : model, chat, request.stopSequences ?? []);
