@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
+import { registerGateway } from "./commands/gateway.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 const program = new Command("toolbridge")
@@ -13,5 +14,6 @@ const program = new Command("toolbridge")
 registerHubCommands(program);
 registerAgentCommands(program);
 registerServe(program);
+registerGateway(program);
 
 await program.parseAsync(process.argv);
