@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Hub } from "../mcp/hub.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
 import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
 import { HttpError, readJsonBody, sendError, sendJson } from "./http.js";
+import { createHubServer, type HubServerSource } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
+import type { Hub } from "../mcp/hub.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
 
 export const DEFAULT_GATEWAY_PORT = 4000;
@@ -16,7 +18,7 @@ export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_PER_KEY = 32;
 
 /** The part of the hub the gateway uses. */
-export type GatewayHub = Pick<Hub, "tools" | "callTool" | "servers">;
+export type GatewayHub = HubServerSource & Pick<Hub, "servers">;
 
 export interface GatewayOptions {
   hub: GatewayHub;
@@ -46,6 +48,11 @@ export interface GatewayHandle {
 type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal }) => Promise<void>;
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** A stateless MCP endpoint has no stream to open and no session to end. */
+function mcpMethodNotAllowed(res: ServerResponse): void {
+  sendJson(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint is stateless; POST requests only" }, id: null }, { allow: "POST" });
+}
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\./.test(host);
@@ -89,6 +96,17 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
       });
     },
+    // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions.
+    "POST /mcp": async (req, res) => {
+      const body = await readJsonBody(req, maxBytes);
+      const mcp = createHubServer(options.hub, options.settings);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.once("close", () => void mcp.close());
+      await mcp.connect(transport);
+      await transport.handleRequest(req, res, body);
+    },
+    "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
+    "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "GET /metrics": async (_req, res) => {
       res.writeHead(200, { "content-type": metrics.registry.contentType });
       res.end(await metrics.registry.metrics());

@@ -1,6 +1,8 @@
 import { Argument, InvalidArgumentError, type Command } from "commander";
 import { BUNDLED_SERVER_NAMES, type BundledServerName } from "../../servers/names.js";
 
+const HUB = "hub";
+
 export interface ListenAddress {
   host: string;
   port: number;
@@ -25,10 +27,16 @@ function parseHostList(value: string): string[] {
 interface ServeOptions {
   http?: ListenAddress;
   allowedHosts?: string[];
+  config?: string;
+  approve?: string;
 }
 
 /** Runs until the client leaves (stdio) or SIGINT/SIGTERM arrives, then closes cleanly. */
-async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
+async function serve(name: BundledServerName | typeof HUB, options: ServeOptions): Promise<void> {
+  if (name === HUB) {
+    await (await import("./serve-hub.js")).serveHub(options);
+    return;
+  }
   // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
   const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
   const handle = options.http
@@ -58,11 +66,13 @@ async function serve(name: BundledServerName, options: ServeOptions): Promise<vo
 export function registerServe(program: Command): void {
   program
     .command("serve")
-    .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http")
-    .addArgument(new Argument("<server>", "which server").choices(BUNDLED_SERVER_NAMES))
+    .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http; `hub` serves every configured server's tools as one (stdio)")
+    .addArgument(new Argument("<server>", "which server").choices([...BUNDLED_SERVER_NAMES, HUB]))
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
-    .action(async (server: BundledServerName, options: ServeOptions) => {
+    .option("--config <file>", "hub: the config file (default: ./toolbridge.json, then the user config)")
+    .option("--approve <mode>", "hub: which tools run: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
+    .action(async (server: BundledServerName | typeof HUB, options: ServeOptions) => {
       await serve(server, options);
     });
 }
