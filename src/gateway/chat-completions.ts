@@ -15,7 +15,8 @@ export interface CompletionContext {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   runner: TurnRunner;
-  model: (name: string) => Promise<ChatModel | undefined>;
+  /** The model a request names; throws a 404 HttpError for one nobody serves. */
+  model: (name: string) => Promise<ChatModel>;
   log: Logger;
   requestId: string;
   /** The request asked for tool activity by header. */
@@ -44,7 +45,6 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
     throw error;
   }
   const model = await context.model(request.model);
-  if (!model) throw new HttpError(404, `The model "${request.model}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
 
   const shadowed = context.runner.shadowed(agentRequest);
   if (shadowed.length > 0) {

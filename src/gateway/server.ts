@@ -12,6 +12,7 @@ import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
 import type { Hub } from "../mcp/hub.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
+import { ApprovalAnswerSchema, parseBody, PendingApprovals, sendTranscript, sendWebFile, streamWebTurn, TranscriptRequestSchema, WebTurnSchema } from "./web-chat.js";
 
 export const DEFAULT_GATEWAY_PORT = 4000;
 export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -75,6 +76,12 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
   // beyond loopback, keys are required and the Host is whatever the load balancer says.
   let policy: HostPolicy | undefined;
+  const approvals = new PendingApprovals();
+  const requireModel = async (name: string) => {
+    const model = await options.models.get(name);
+    if (!model) throw new HttpError(404, `The model "${name}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
+    return model;
+  };
 
   const routes: Record<string, Route | undefined> = {
     "GET /v1/models": async (_req, res) => {
@@ -90,7 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         res,
         signal,
         runner,
-        model: (name) => options.models.get(name),
+        model: requireModel,
         log,
         requestId,
         toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
@@ -107,6 +114,28 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
+    // The web chat's API.
+    "GET /api/status": async (_req, res) => {
+      const primary = options.models.primary;
+      sendJson(res, 200, {
+        servers: options.hub.servers().map(({ name, status, toolCount, error }) => ({ name, status, toolCount, ...(error ? { error } : {}) })),
+        tools: runner.offered().map(({ name, server, description }) => ({ name, server, ...(description ? { description } : {}) })),
+        models: await options.models.list(),
+        model: primary.modelId,
+        toolMode: runner.toolMode(primary),
+        approve: options.settings.approve,
+      });
+    },
+    "POST /api/chat": async (req, res, { signal }) => {
+      const turn = parseBody(WebTurnSchema, await readJsonBody(req, maxBytes));
+      await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals });
+    },
+    "POST /api/approvals": async (req, res) => {
+      const { id, decision } = parseBody(ApprovalAnswerSchema, await readJsonBody(req, maxBytes));
+      if (!approvals.answer(id, { decision })) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
+      sendJson(res, 200, { ok: true });
+    },
+    "POST /api/transcript": async (req, res) => sendTranscript(res, parseBody(TranscriptRequestSchema, await readJsonBody(req, maxBytes))),
     "GET /metrics": async (_req, res) => {
       res.writeHead(200, { "content-type": metrics.registry.contentType });
       res.end(await metrics.registry.metrics());
@@ -143,6 +172,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       await free(req, res, { requestId, signal });
       return "anonymous";
     }
+    // The page itself is public; what it calls needs a key when the gateway has keys.
+    if (req.method === "GET" && (await sendWebFile(path, res))) return "anonymous";
     const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
     if (!route) throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
     const caller = keys.identify(req.headers);

@@ -16,7 +16,7 @@ import { startHarness, type Harness } from "./harness.js";
 
 const SERVERS = { time: { ...bundledServer("time"), trust: false }, math: bundledServer("math") };
 
-function text(result: { content?: unknown }): string {
+function text(result: Record<string, unknown>): string {
   return (result.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join("");
 }
 
