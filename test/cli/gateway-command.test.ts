@@ -52,7 +52,7 @@ describe("toolbridge gateway", () => {
     const completion = await sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "date?" }] });
     expect(completion.choices[0]?.message.content).toBe("It is today.");
     // Each request is logged as one JSON line.
-    await expect.poll(run.stderr).toContain('"msg":"chat completion"');
+    await expect.poll(run.stderr, { timeout: 15_000 }).toContain('"msg":"chat completion"');
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
     for (const pid of servers) expect(isAlive(pid)).toBe(false);

@@ -99,8 +99,8 @@ describe("toolbridge serve hub (stdio)", () => {
       const servers = childPids(pid);
       expect(servers.length).toBe(2);
       await client.close();
-      await expect.poll(() => isAlive(pid)).toBe(false);
-      for (const server of servers) await expect.poll(() => isAlive(server)).toBe(false);
+      await expect.poll(() => isAlive(pid), { timeout: 15_000 }).toBe(false);
+      for (const server of servers) await expect.poll(() => isAlive(server), { timeout: 15_000 }).toBe(false);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

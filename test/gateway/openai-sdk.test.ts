@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "./harness.js";
@@ -165,7 +166,31 @@ describe("the gateway", () => {
     }
     expect(seen).not.toBe("");
     // The upstream never finishes: the turn can end only by the disconnect cancelling it.
-    await expect.poll(async () => (await harness!.gateway.metrics.inFlight.get()).values[0]?.value).toBe(0);
+    await expect.poll(async () => (await harness!.gateway.metrics.inFlight.get()).values[0]?.value, { timeout: 10_000 }).toBe(0);
+  });
+
+  it("cancels a running MCP call when the client disconnects", async () => {
+    const everything = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    harness = await startHarness({
+      servers: { everything: { command: process.execPath, args: [everything, "stdio"], trust: true } },
+      replies: [{ toolCalls: [{ name: "trigger-long-running-operation", arguments: { duration: 60, steps: 60 } }] }],
+    });
+    const controller = new AbortController();
+    const stream = await client(harness).chat.completions.create(
+      { model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "run it" }], stream: true, toolbridge: { tool_activity: true } } as OpenAI.ChatCompletionCreateParamsStreaming,
+      { signal: controller.signal },
+    );
+    try {
+      for await (const chunk of stream) {
+        // The call has started: leave.
+        if (((chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "").includes("[tool] trigger-long-running-operation")) controller.abort();
+      }
+    } catch {
+      // the SDK may end the iteration or throw on abort
+    }
+    // The operation takes a minute; the turn ends long before only if the call was cancelled.
+    await expect.poll(async () => (await harness!.gateway.metrics.inFlight.get()).values[0]?.value, { timeout: 10_000 }).toBe(0);
+    expect(await harness.gateway.metrics.registry.getSingleMetricAsString("toolbridge_gateway_tool_calls_total")).toContain('server="everything",outcome="cancelled"} 1');
   });
 
   it("lists the upstream's models and the config's aliases", async () => {
@@ -200,11 +225,11 @@ describe("access", () => {
     const sdk = client(harness);
     const controller = new AbortController();
     const hanging = sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "wait" }] }, { signal: controller.signal }).catch(() => undefined);
-    await expect.poll(() => harness!.upstream.chatRequests.length).toBe(1);
+    await expect.poll(() => harness!.upstream.chatRequests.length, { timeout: 10_000 }).toBe(1);
     await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "me too" }] })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     controller.abort();
     await hanging;
-    await expect.poll(async () => (await harness!.gateway.metrics.inFlight.get()).values[0]?.value).toBe(0);
+    await expect.poll(async () => (await harness!.gateway.metrics.inFlight.get()).values[0]?.value, { timeout: 10_000 }).toBe(0);
     const big = await sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "x".repeat(5000) }] }).catch((e: unknown) => e);
     expect((big as { status?: number }).status).toBe(413);
   });

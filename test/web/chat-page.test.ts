@@ -37,9 +37,9 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
   }
 
   it("shows the servers, their tools, the models and the tool mode", async () => {
-    await expect.poll(() => page.locator("#tool-mode").textContent()).toContain("tools: native");
+    await expect.poll(() => page.locator("#tool-mode").textContent(), { timeout: 15_000 }).toContain("tools: native");
     await page.getByRole("button", { name: "Servers" }).click();
-    await expect.poll(() => page.locator("#servers").textContent()).toContain("get-date");
+    await expect.poll(() => page.locator("#servers").textContent(), { timeout: 15_000 }).toContain("get-date");
     expect(await page.locator("#servers .status.connected").count()).toBe(1);
     expect(await page.locator("#model option").allTextContents()).toContain("other-model");
   });
@@ -48,8 +48,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     harness.upstream.push({ text: "Hello, **world**! I am streaming.", chunkDelayMs: 100 });
     await say("hi");
     // Seen while it streams, before the turn is stored.
-    await expect.poll(() => page.locator("#live .msg.assistant").textContent()).toContain("Hello");
-    await expect.poll(() => page.locator("#log .msg.assistant strong").textContent()).toBe("world");
+    await expect.poll(() => page.locator("#live .msg.assistant").textContent(), { timeout: 15_000 }).toContain("Hello");
+    await expect.poll(() => page.locator("#log .msg.assistant strong").textContent(), { timeout: 15_000 }).toBe("world");
     expect(await page.locator("#log .msg.user").first().textContent()).toBe("hi");
   });
 
@@ -60,7 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await deny.waitFor();
     expect(await page.locator("#live details.tool .tool-name").textContent()).toBe("get-date");
     await deny.click();
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent()).toContain("I was not allowed to check.");
+    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("I was not allowed to check.");
     expect(JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages)).toContain("denied");
 
     harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Now I know the date." });
@@ -69,7 +69,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await allow.waitFor();
     await allow.focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent()).toContain("Now I know the date.");
+    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("Now I know the date.");
     // The tool call shows its arguments and its result when opened.
     const call = page.locator("#log details.tool").last();
     await call.locator("summary").click();
@@ -79,7 +79,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
 
   it("keeps the conversation across a reload", async () => {
     await page.reload();
-    await expect.poll(() => page.locator("#conversations button").first().textContent()).toBe("hi");
+    await expect.poll(() => page.locator("#conversations button").first().textContent(), { timeout: 15_000 }).toBe("hi");
     expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["hi", "What is the date?", "Try again, please."]);
     expect(await page.locator("#log .msg.assistant strong").first().textContent()).toBe("world");
   });
