@@ -44,7 +44,7 @@ describe("toolbridge gateway", () => {
   it("serves chat completions with the MCP tools, and stops its servers on SIGTERM", async () => {
     upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "It is today." }] });
     const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL]);
-    await expect.poll(run.stderr, { timeout: 20_000 }).toMatch(/listening on (http:\/\/\S+) /);
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
     const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;
     const servers = childPids(run.child.pid);
     expect(servers.length).toBeGreaterThan(0);
@@ -56,19 +56,19 @@ describe("toolbridge gateway", () => {
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
     for (const pid of servers) expect(isAlive(pid)).toBe(false);
-  });
+  }, 120_000);
 
   it("refuses to listen beyond loopback without API keys", async () => {
     const run = start(["--listen", "0.0.0.0:0", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
     expect(await run.exited).toBe(2);
     expect(run.stderr()).toContain("needs API keys");
-  });
+  }, 60_000);
 
   it("warns when listening beyond loopback, keys from the environment, and never prints them", async () => {
     upstream = await startVllmServer({ replies: [{ text: "hi" }] });
     const key = "tb-secret-key-for-the-test-0001";
     const run = start(["--listen", "0.0.0.0:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], { TOOLBRIDGE_API_KEYS: key });
-    await expect.poll(run.stderr, { timeout: 20_000 }).toMatch(/listening on http:\/\/0\.0\.0\.0:(\d+)/);
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on http:\/\/0\.0\.0\.0:(\d+)/);
     expect(run.stderr()).toContain("other machines can reach it");
     const port = /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(run.stderr())?.[1];
     const sdk = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key, maxRetries: 0 });
@@ -78,5 +78,5 @@ describe("toolbridge gateway", () => {
     await run.exited;
     expect(run.stderr()).not.toContain(key);
     expect(run.stderr()).toContain('"caller":"key-1"');
-  });
+  }, 120_000);
 });

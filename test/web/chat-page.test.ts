@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
@@ -10,6 +11,7 @@ import { startHarness, type Harness } from "../gateway/harness.js";
  */
 
 const CHROMIUM = "/usr/bin/chromium";
+const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 // The flags this machine needs: no sandbox as root, and no background connections to a closed network.
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -19,7 +21,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
   let page: Page;
 
   beforeAll(async () => {
-    harness = await startHarness({ servers: { time: { ...bundledServer("time"), trust: false } }, approve: "ask" });
+    harness = await startHarness({
+      servers: { time: { ...bundledServer("time"), trust: false }, everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } },
+      approve: "ask",
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${harness.gateway.url}/`);
@@ -40,17 +45,20 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await expect.poll(() => page.locator("#tool-mode").textContent(), { timeout: 15_000 }).toContain("tools: native");
     await page.getByRole("button", { name: "Servers" }).click();
     await expect.poll(() => page.locator("#servers").textContent(), { timeout: 15_000 }).toContain("get-date");
-    expect(await page.locator("#servers .status.connected").count()).toBe(1);
+    expect(await page.locator("#servers .status.connected").count()).toBe(2);
     expect(await page.locator("#model option").allTextContents()).toContain("other-model");
   });
 
-  it("streams the answer as markdown", async () => {
-    harness.upstream.push({ text: "Hello, **world**! I am streaming.", chunkDelayMs: 100 });
+  it("streams the answer as markdown, the reasoning folded", async () => {
+    harness.upstream.push({ reasoning: "The user greets me.", text: "Hello, **world**! I am streaming.", chunkDelayMs: 100 });
     await say("hi");
     // Seen while it streams, before the turn is stored.
     await expect.poll(() => page.locator("#live .msg.assistant").textContent(), { timeout: 15_000 }).toContain("Hello");
     await expect.poll(() => page.locator("#log .msg.assistant strong").textContent(), { timeout: 15_000 }).toBe("world");
     expect(await page.locator("#log .msg.user").first().textContent()).toBe("hi");
+    const reasoning = page.locator("#log details.reasoning").first();
+    expect(await reasoning.getAttribute("open")).toBeNull();
+    expect(await reasoning.textContent()).toContain("The user greets me.");
   });
 
   it("asks before running a tool: deny, then allow", async () => {
@@ -77,10 +85,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     expect(await call.textContent()).toContain(String(new Date().getFullYear()));
   });
 
+  it("shows an image a tool returned", async () => {
+    harness.upstream.push({ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "Here is the image." });
+    await say("Show me a tiny image.");
+    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("Here is the image.");
+    const call = page.locator("#log details.tool").last();
+    await call.locator("summary").click();
+    expect(await call.locator("img.content-image").getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+  });
+
   it("keeps the conversation across a reload", async () => {
     await page.reload();
     await expect.poll(() => page.locator("#conversations button").first().textContent(), { timeout: 15_000 }).toBe("hi");
-    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["hi", "What is the date?", "Try again, please."]);
+    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["hi", "What is the date?", "Try again, please.", "Show me a tiny image."]);
     expect(await page.locator("#log .msg.assistant strong").first().textContent()).toBe("world");
   });
 
