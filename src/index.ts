@@ -66,3 +66,6 @@ export {
   type Transcript,
   type TranscriptHeader,
 } from "./agent/transcript.js";
+export { startGateway, type GatewayOptions, type GatewayHandle, type GatewayHub } from "./gateway/server.js";
+export { GatewayModels } from "./gateway/models.js";
+export { createHubServer, type HubServerPolicy, type HubServerSource } from "./gateway/hub-server.js";

@@ -9,7 +9,7 @@ import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
-import { ToolOffer, runWithToolSearch, type ToolSearchSettings } from "./tool-offer.js";
+import { ToolOffer, runWithToolSearch, type ToolSearchSettings, type TurnOffer } from "./tool-offer.js";
 import { runToolCalls } from "./tool-runner.js";
 import { toolCallingFor } from "./tool-calling.js";
 import type { PromptFormat } from "../toolcall/prompt-families.js";
@@ -47,6 +47,11 @@ export interface AgentOptions {
   promptFormat?: PromptFormat | "auto";
   /** Tool search instead of every definition when there are many tools; "auto" over 40 tools by default. */
   toolSearch?: ToolSearchSettings;
+  /**
+   * Tools someone else runs (a gateway's client): offered with the host's, and a hub tool
+   * of the same name is not offered. A reply calling one ends the turn with `clientToolCalls`.
+   */
+  clientTools?: readonly ToolDefinition[];
 }
 
 export interface SendOptions {
@@ -83,6 +88,7 @@ export class Agent {
   // Tool messages are kept whole in the conversation; this is the capped view the model gets.
   private readonly cappedViews = new WeakMap<Message, Message>();
   private running = false;
+  private readonly clientToolNames: ReadonlySet<string>;
 
   constructor(private readonly options: AgentOptions) {
     this.conversation = [...(options.messages ?? [])];
@@ -92,6 +98,7 @@ export class Agent {
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
     this.approval = options.approval ?? { policy: new ApprovalPolicy() };
+    this.clientToolNames = new Set((options.clientTools ?? []).map((tool) => tool.name));
   }
 
   /** The conversation so far, without the system prompt. */
@@ -127,8 +134,11 @@ export class Agent {
     this.conversation = messages.filter((message) => message.role !== "system");
   }
 
-  /** Runs one turn. Never rejects for model or tool failures: the result says how the turn ended. */
-  async send(input: string | ContentPart[], options: SendOptions = {}): Promise<TurnResult> {
+  /**
+   * Runs one turn. Never rejects for model or tool failures: the result says how the turn ended.
+   * `null` adds no user message: the conversation goes on from where it is (say, after results of client tools).
+   */
+  async send(input: string | ContentPart[] | null, options: SendOptions = {}): Promise<TurnResult> {
     if (this.running) throw new Error("A turn is already running; wait for it or cancel it first.");
     this.running = true;
     const lifetime = this.options.signal;
@@ -141,7 +151,7 @@ export class Agent {
   }
 
   /** The same turn as `send`, as an async iterable of its events; the last one is `turn-end`. */
-  async *stream(input: string | ContentPart[], options: { signal?: AbortSignal } = {}): AsyncGenerator<AgentEvent, void, undefined> {
+  async *stream(input: string | ContentPart[] | null, options: { signal?: AbortSignal } = {}): AsyncGenerator<AgentEvent, void, undefined> {
     const queue: AgentEvent[] = [];
     let next = 0;
     let wake: (() => void) | undefined;
@@ -174,7 +184,7 @@ export class Agent {
     if (failure) throw failure.error;
   }
 
-  private async runTurn(input: string | ContentPart[], { signal, onEvent }: SendOptions): Promise<TurnResult> {
+  private async runTurn(input: string | ContentPart[] | null, { signal, onEvent }: SendOptions): Promise<TurnResult> {
     const started = performance.now();
     const emit = onEvent ?? (() => undefined);
     const added: Message[] = [];
@@ -193,14 +203,15 @@ export class Agent {
     let answer = "";
     let reasoning = "";
 
-    add({ role: "user", content: typeof input === "string" ? input : [...input] });
+    let clientToolCalls: ToolCall[] | undefined;
+    if (input !== null) add({ role: "user", content: typeof input === "string" ? input : [...input] });
     const offer = this.toolOffer.startTurn(this.catalog);
     try {
       for (;;) {
         const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
         if (limit) stopReason = limit;
         this.catalog.refresh();
-        const tools = limit ? undefined : offer.definitions();
+        const tools = limit ? undefined : this.offeredTools(offer);
         iterations += 1;
         emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools: tools !== undefined && tools.length > 0 });
         const reply: Reply = { text: "", reasoning: "", toolCalls: [] };
@@ -216,6 +227,15 @@ export class Agent {
           break;
         }
         const calls = withIds(reply.toolCalls, this.conversation.length);
+        const forClient = calls.filter((call) => this.clientToolNames.has(call.name));
+        if (forClient.length > 0) {
+          // The client runs these and sends their results in its next request; hub calls of the same reply are not run then.
+          add(assistantMessage(reply.text, reply.reasoning, forClient));
+          answer = reply.text;
+          clientToolCalls = forClient;
+          stopReason = "client-tools";
+          break;
+        }
         add(assistantMessage(reply.text, reply.reasoning, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
         const skipped = new Map<ToolCall, string>();
@@ -259,7 +279,7 @@ export class Agent {
     }
 
     const turn: TurnResult = {
-      input: typeof input === "string" ? input : input.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(""),
+      input: input === null ? "" : typeof input === "string" ? input : input.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(""),
       text: answer,
       reasoning,
       status: stopReason === "aborted" ? "aborted" : stopReason === "error" ? "failed" : "completed",
@@ -271,6 +291,7 @@ export class Agent {
       durationMs: performance.now() - started,
       messages: added,
       ...(error ? { error } : {}),
+      ...(clientToolCalls ? { clientToolCalls } : {}),
     };
     emit({ type: "turn-end", turn });
     return turn;
@@ -340,6 +361,14 @@ export class Agent {
         throw error;
       }
     }
+  }
+
+  /** The host's tools of this request (after the allow-list and tool search), less those a client tool shadows, then the client's. */
+  private offeredTools(offer: TurnOffer): ToolDefinition[] {
+    const hubTools = offer.definitions();
+    const clientTools = this.options.clientTools ?? [];
+    if (clientTools.length === 0) return hubTools;
+    return [...hubTools.filter((tool) => !this.clientToolNames.has(tool.name)), ...clientTools];
   }
 
   private requestMessages(answerNow: string | undefined): Message[] {

@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress } from "../mcp/types.js";
-import type { ContentPart, Message, Usage } from "../llm/types.js";
+import type { ContentPart, Message, ToolCall, Usage } from "../llm/types.js";
 
 /**
  * What the agent reports while it works. Every consumer (the CLI, tests, a library user)
@@ -65,6 +65,8 @@ export type StopReason =
   | "max-iterations"
   /** The same tool call came back again and again. */
   | "repeated-call"
+  /** The model called tools the caller runs (AgentOptions.clientTools): see TurnResult.clientToolCalls. */
+  | "client-tools"
   | "aborted"
   | "error";
 
@@ -91,4 +93,6 @@ export interface TurnResult {
   /** The messages this turn added to the conversation. */
   messages: Message[];
   error?: TurnError;
+  /** With stopReason "client-tools": the calls for the caller to run; their results continue the conversation. */
+  clientToolCalls?: ToolCall[];
 }

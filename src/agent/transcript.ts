@@ -45,7 +45,7 @@ const ContentPartSchema = z.discriminatedUnion("type", [
 const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
 const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() });
 
-const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
+export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: ContentSchema }),
   z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional() }),

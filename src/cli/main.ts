@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
+import { registerGateway } from "./commands/gateway.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
 
@@ -13,6 +14,7 @@ const program = new Command("toolbridge")
 registerHubCommands(program);
 registerAgentCommands(program);
 registerServe(program);
+registerGateway(program);
 reportUsageErrors(program);
 
 await program.parseAsync(process.argv);

@@ -132,6 +132,25 @@ export const ToolSearchConfigSchema = z.union([
   }),
 ]);
 
+/** `toolbridge gateway`: the OpenAI-compatible server in front of the model. */
+export const GatewayConfigSchema = z.strictObject({
+  /** [host:]port; 127.0.0.1:4000 unless given. */
+  listen: z.string().optional(),
+  /** Bearer keys clients must send; required to listen beyond loopback. Use ${ENV} rather than literal keys. */
+  apiKeys: z.array(z.string().min(16)).optional(),
+  /** Origins (e.g. https://chat.example.com) browsers may call from; no CORS otherwise. */
+  corsOrigins: z.array(z.string()).optional(),
+  /** Hostnames accepted in Host/Origin on loopback besides localhost (DNS rebinding guard). */
+  allowedHosts: z.array(z.string()).optional(),
+  /** Which tools run for API clients, who cannot be asked: ask (trusted and listed only), readonly, all. */
+  approve: z.enum(["ask", "readonly", "all"]).optional(),
+  maxRequestBytes: z.number().int().positive().optional(),
+  /** Requests one key (or, without keys, everyone) may have running at once. */
+  maxConcurrentPerKey: z.number().int().positive().optional(),
+  /** Extra model names clients may ask for, mapped to the upstream's. */
+  modelAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
+});
+
 export const ConfigSchema = z.looseObject({
   mcpServers: z.record(z.string().min(1), ServerConfigSchema).optional(),
   llm: LlmConfigSchema.optional(),
@@ -151,6 +170,7 @@ export const ConfigSchema = z.looseObject({
   roots: z.array(rootEntry).optional(),
   /** When a tool that may run as a task does: auto (long calls on servers that support it), never, always. */
   tasks: z.enum(["auto", "never", "always"]).optional(),
+  gateway: GatewayConfigSchema.optional(),
 });
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
@@ -161,6 +181,7 @@ export type ToolMode = z.infer<typeof ToolModeSchema>;
 export type PromptFormat = z.infer<typeof PromptFormatSchema>;
 export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
 export function isStdioServer(server: ServerConfig): server is StdioServerConfig {
   return "command" in server && typeof server.command === "string";

@@ -60,9 +60,7 @@ export async function createChatModel(
 
   const probeTimeoutMs = options.probeTimeoutMs ?? 3000;
   const fromEnv = !llm.baseURL && env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL : undefined;
-  // OPENAI_API_KEY goes to OpenAI, or to the server OPENAI_BASE_URL names next to it; never
-  // to a local server found by looking around.
-  const apiKey = pickApiKey(llm, env, provider === "openai" || fromEnv ? ["OPENAI_API_KEY"] : provider === "vllm" ? ["VLLM_API_KEY"] : []);
+  const apiKey = openAIFamilyApiKey(llm, env);
 
   let baseURL = llm.baseURL ?? fromEnv;
   let listed: string[] | undefined;
@@ -92,6 +90,16 @@ export async function createChatModel(
     ...(provider === "ollama" ? { schema: { inlineRefs: true }, startHint: OLLAMA_START } : {}),
     ...(provider === "vllm" ? { startHint: VLLM_START } : {}),
   });
+}
+
+/** The key for an OpenAI-compatible server (undefined for Anthropic and Gemini, which have their own). */
+export function openAIFamilyApiKey(llm: LlmConfig, env: Record<string, string | undefined>): string | undefined {
+  const provider: Provider = llm.provider ?? "openai-compatible";
+  if (provider === "anthropic" || provider === "gemini") return undefined;
+  const fromEnv = !llm.baseURL && env.OPENAI_BASE_URL;
+  // OPENAI_API_KEY goes to OpenAI, or to the server OPENAI_BASE_URL names next to it; never
+  // to a local server found by looking around.
+  return pickApiKey(llm, env, provider === "openai" || fromEnv ? ["OPENAI_API_KEY"] : provider === "vllm" ? ["VLLM_API_KEY"] : []);
 }
 
 /** The key, registered as a secret: a server that quotes it in an error does not get it printed. */

@@ -6,6 +6,8 @@ import { action, UsageError, warn } from "../errors.js";
 /** Where `serve --http` reads its bearer token when `--token` is not given (keeps it out of `ps`). */
 export const TOKEN_ENV = "TOOLBRIDGE_HTTP_TOKEN";
 
+const HUB = "hub";
+
 export interface ListenAddress {
   host: string;
   port: number;
@@ -31,6 +33,8 @@ interface ServeOptions {
   http?: ListenAddress;
   allowedHosts?: string[];
   token?: string;
+  config?: string;
+  approve?: string;
 }
 
 /** The token clients must send, if any; refuses a non-loopback address without one. */
@@ -45,7 +49,11 @@ function bearerToken(http: ListenAddress, flag: string | undefined): string | un
 }
 
 /** Runs until the client leaves (stdio) or SIGINT/SIGTERM arrives, then closes cleanly. */
-async function serve(name: BundledServerName, options: ServeOptions): Promise<void> {
+async function serve(name: BundledServerName | typeof HUB, options: ServeOptions): Promise<void> {
+  if (name === HUB) {
+    await (await import("./serve-hub.js")).serveHub(options);
+    return;
+  }
   // Loaded here, not at the top: every other command, and a hub starting this server, would pay for them.
   const factory = (await import("../../servers/bundled.js")).BUNDLED_SERVERS[name];
   const http = options.http;
@@ -92,13 +100,15 @@ function listenError(error: unknown, { host, port }: ListenAddress): Error {
 export function registerServe(program: Command): void {
   program
     .command("serve")
-    .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http")
-    .addArgument(new Argument("<server>", "which server").choices(BUNDLED_SERVER_NAMES))
+    .description("Run a bundled MCP server over stdio, or over Streamable HTTP with --http; `hub` serves every configured server's tools as one (stdio)")
+    .addArgument(new Argument("<server>", "which server").choices([...BUNDLED_SERVER_NAMES, HUB]))
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
     .option("--token <token>", `with --http, require Authorization: Bearer <token> (default: $${TOKEN_ENV}; required off loopback)`)
+    .option("--config <file>", "hub: the config file (default: ./toolbridge.json, then the user config)")
+    .option("--approve <mode>", "hub: which tools run: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
     .action(
-      action(async (server: BundledServerName, options: ServeOptions) => {
+      action(async (server: BundledServerName | typeof HUB, options: ServeOptions) => {
         await serve(server, options);
       }),
     );

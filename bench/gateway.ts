@@ -1,0 +1,253 @@
+/**
+ * The gateway (`toolbridge gateway`, the built CLI in a process of its own) against a scripted
+ * OpenAI-compatible upstream on 127.0.0.1, with the `openai` SDK as the client:
+ *   1. added latency: the same streamed request without tools, straight to the upstream and
+ *      through the gateway, alternating so that load hits both alike; p50 and p99 of each.
+ *      Goal: under 2 ms added. Measured twice: the gateway in this process (its own cost, no
+ *      scheduling between processes) and the gateway as deployed, a process of its own.
+ *   2. 200 concurrent streamed conversations, each a tool call (the bundled time server's
+ *      get-date, over stdio) and an answer: errors (goal 0), conversations per second, the
+ *      gateway's RSS before, at its peak and after (goal: back within 10% of before).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import OpenAI from "openai";
+import { GatewayModels } from "../src/gateway/models.js";
+import { startGateway as startInProcess } from "../src/gateway/server.js";
+import { createChatModel } from "../src/llm/create-model.js";
+import { Hub } from "../src/mcp/hub.js";
+
+const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const MODEL = "bench-model";
+const LATENCY_ROUNDS = 300;
+const WARMUP = 30;
+const CONVERSATIONS = 200;
+
+/**
+ * Answers by the conversation, not by a script: a request whose last message is a tool result
+ * gets the answer, any other a get-date call; so concurrent conversations cannot take each other's replies.
+ */
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
+    req.on("end", () => {
+      if (req.url?.endsWith("/models")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: MODEL, object: "model", created: 0, owned_by: "bench" }] }));
+        return;
+      }
+      const body = JSON.parse(raw) as { messages: { role: string }[]; tools?: unknown[] };
+      const answer = body.messages.at(-1)?.role === "tool" || !body.tools?.length;
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: MODEL, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk({ role: "assistant", content: "" }));
+      if (answer) {
+        for (const piece of ["It ", "is ", "7 ", "January ", "2026."]) res.write(chunk({ content: piece }));
+        res.write(chunk({}, "stop"));
+      } else {
+        res.write(chunk({ tool_calls: [{ index: 0, id: `call_${Math.random().toString(36).slice(2)}`, type: "function", function: { name: "get-date", arguments: "" } }] }));
+        res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"format":"iso"}' } }] }));
+        res.write(chunk({}, "tool_calls"));
+      }
+      res.write(`data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: MODEL, choices: [], usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 } })}\n\n`);
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface Gateway {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startGateway(upstream: string, config: Record<string, unknown>, dir: string): Promise<Gateway> {
+  const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir },
+  });
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      // Logs are one JSON line per request; keep only the start-up lines.
+      if (stderr.length < 10_000) stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+) /.exec(stderr);
+      if (match) resolve(match[1] as string);
+    });
+    child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid as number,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Resident memory of a process, from /proc (MiB). */
+function rssMiB(pid: number): number {
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(line?.[1] ?? 0) / 1024;
+}
+
+/** The gateway's V8 heap in use, from its own /metrics (MiB). */
+async function heapUsedMiB(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^toolbridge_gateway_nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function streamOnce(client: OpenAI, withUsage = true): Promise<string> {
+  const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "What is the date?" }], stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) });
+  let text = "";
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+  return text;
+}
+
+/** A gateway in this process, with no MCP server, in front of the upstream. */
+async function startHere(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const hub = await Hub.connect({});
+  const llm = { baseURL: upstream, model: MODEL };
+  const gateway = await startInProcess({ port: 0, hub, models: new GatewayModels(await createChatModel(llm, {}), llm, {}), settings: { approve: "ask", servers: {} } });
+  return {
+    url: gateway.url,
+    stop: async () => {
+      await gateway.close();
+      await hub.close();
+    },
+  };
+}
+
+async function addedLatency(upstream: string, where: string, gateway: { url: string; stop(): Promise<void> }): Promise<void> {
+  try {
+    const direct = new OpenAI({ baseURL: upstream, apiKey: "none", maxRetries: 0 });
+    const through = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 });
+    const times = { direct: [] as number[], gateway: [] as number[] };
+    // CPU time of this process per request: with the gateway here, what it costs whatever the machine's load.
+    const cpu = { direct: 0, gateway: 0 };
+    for (let i = 0; i < WARMUP + LATENCY_ROUNDS; i++) {
+      for (const [name, client] of [["direct", direct], ["gateway", through]] as const) {
+        const cpuStart = process.cpuUsage();
+        const started = performance.now();
+        const text = await streamOnce(client);
+        const elapsed = performance.now() - started;
+        const used = process.cpuUsage(cpuStart);
+        if (text !== "It is 7 January 2026.") throw new Error(`${name}: unexpected answer ${JSON.stringify(text)}`);
+        if (i >= WARMUP) {
+          times[name].push(elapsed);
+          cpu[name] += (used.user + used.system) / 1000;
+        }
+      }
+    }
+    const d = times.direct.sort((a, b) => a - b);
+    const g = times.gateway.sort((a, b) => a - b);
+    console.log(`\ngateway: added latency, one streamed turn without tools, the gateway ${where} (${LATENCY_ROUNDS} each, alternating)`);
+    const cpuPer = (name: keyof typeof cpu) => +(cpu[name] / LATENCY_ROUNDS).toFixed(2);
+    console.table({
+      "straight to upstream": { p50_ms: +percentile(d, 50).toFixed(2), p99_ms: +percentile(d, 99).toFixed(2), cpu_ms_here: cpuPer("direct") },
+      "through the gateway": { p50_ms: +percentile(g, 50).toFixed(2), p99_ms: +percentile(g, 99).toFixed(2), cpu_ms_here: cpuPer("gateway") },
+      added: {
+        p50_ms: +(percentile(g, 50) - percentile(d, 50)).toFixed(2),
+        p99_ms: +(percentile(g, 99) - percentile(d, 99)).toFixed(2),
+        cpu_ms_here: +(cpuPer("gateway") - cpuPer("direct")).toFixed(2),
+      },
+    });
+    console.log(`load average during the run: ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
+  } finally {
+    await gateway.stop();
+  }
+}
+
+async function concurrentConversations(upstream: string, dir: string): Promise<void> {
+  const gateway = await startGateway(
+    upstream,
+    { mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } }, gateway: { maxConcurrentPerKey: CONVERSATIONS } },
+    dir,
+  );
+  try {
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const rows: Record<string, Record<string, number | string>> = {};
+    // Round 0 brings the gateway to its working size (code compiled, pools and buffers grown);
+    // "before" of the later rounds is that size, and a leak would show as growth from round to round.
+    for (const round of [0, 1, 2, 3]) {
+      const heapBefore = await heapUsedMiB(gateway.url);
+      const before = rssMiB(gateway.pid);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(gateway.pid))), 20);
+      let errors = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: CONVERSATIONS }, () =>
+          streamOnce(client).then(
+            (text) => {
+              if (text !== "It is 7 January 2026.") errors++;
+            },
+            () => errors++,
+          ),
+        ),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      // Let the gateway settle and collect garbage at its own pace.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      const after = rssMiB(gateway.pid);
+      rows[`round ${round}`] = {
+        errors,
+        seconds: +seconds.toFixed(2),
+        conversations_per_s: +(CONVERSATIONS / seconds).toFixed(1),
+        rss_before_MiB: +before.toFixed(1),
+        rss_peak_MiB: +peak.toFixed(1),
+        rss_after_MiB: +after.toFixed(1),
+        rss_after_vs_before: `${(((after - before) / before) * 100).toFixed(1)}%`,
+        heap_before_MiB: +heapBefore.toFixed(1),
+        heap_after_MiB: +(await heapUsedMiB(gateway.url)).toFixed(1),
+      };
+    }
+    console.log(`\ngateway: ${CONVERSATIONS} concurrent streamed conversations, each a get-date call (stdio MCP server) and an answer; round 0 warms up`);
+    console.table(rows);
+  } finally {
+    await gateway.stop();
+  }
+}
+
+export async function run(): Promise<void> {
+  const upstream = await startUpstream();
+  const dir = mkdtempSync(join(tmpdir(), "toolbridge-bench-gateway-"));
+  try {
+    await addedLatency(upstream.url, "in this process", await startHere(upstream.url));
+    await addedLatency(upstream.url, "in a process of its own", await startGateway(upstream.url, { mcpServers: {} }, dir));
+    await concurrentConversations(upstream.url, dir);
+  } finally {
+    await upstream.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();

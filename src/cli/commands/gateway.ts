@@ -1,0 +1,82 @@
+import type { Command } from "commander";
+import type { LlmConfig } from "../../config/schema.js";
+import { action, UsageError, warn } from "../errors.js";
+import { approvalMode, applyFlags, type AgentFlags } from "../chat/session.js";
+import { parseListenAddress, type ListenAddress } from "./serve.js";
+
+interface GatewayFlags extends AgentFlags {
+  listen?: ListenAddress;
+}
+
+/** The variable with extra API keys (comma-separated), so keys need not be written in the config. */
+export const API_KEYS_ENV = "TOOLBRIDGE_API_KEYS";
+
+export function registerGateway(program: Command): void {
+  program
+    .command("gateway")
+    .description("serve an OpenAI-compatible API (/v1/chat/completions) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
+    .option("--listen <[host:]port>", "address to listen on (default: gateway.listen, else 127.0.0.1:4000)", parseListenAddress)
+    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
+    .option("--model <name>", "the default model (default: the config's, or the first the server lists)")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
+    .option("--tool-mode <mode>", "native, prompt or auto (native, prompt when refused)")
+    .option("--max-iterations <n>", "rounds of tool calls per request before the model must answer")
+    .option("--approve <mode>", "which tools run for API clients: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
+    .action(action((flags: GatewayFlags) => gateway(flags)));
+}
+
+async function gateway(flags: GatewayFlags): Promise<void> {
+  const env = process.env;
+  const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
+  const [{ openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }] = await Promise.all([
+    import("../open-hub.js"),
+    import("../../llm/create-model.js"),
+    import("../../gateway/server.js"),
+    import("../../gateway/models.js"),
+    import("../../gateway/settings.js"),
+    import("../../gateway/access.js"),
+    import("../../gateway/log.js"),
+  ]);
+  let llm: LlmConfig = {};
+  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}) }, (config) => {
+    llm = applyFlags(config.llm ?? {}, flags);
+    return createChatModel(llm, env);
+  });
+  try {
+    const settings = opened.config.gateway ?? {};
+    const listen = flags.listen ?? listenFromConfig(settings.listen, gatewayModule.DEFAULT_GATEWAY_PORT);
+    const apiKeys = collectKeys(settings.apiKeys, env[API_KEYS_ENV]);
+    if (!gatewayModule.isLoopback(listen.host)) {
+      if (apiKeys.length === 0) throw new UsageError(`listening on ${listen.host} needs API keys: set gateway.apiKeys in the config or ${API_KEYS_ENV}`);
+      warn(`the gateway listens on ${listen.host}: other machines can reach it; only requests with an API key are served`, env);
+    }
+    const handle = await gatewayModule.startGateway({
+      hub: opened.hub,
+      models: new GatewayModels(opened.alongside, llm, env, settings.modelAliases),
+      settings: turnSettings(opened.config, llm, approve),
+      host: listen.host,
+      port: listen.port,
+      apiKeys,
+      ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
+      ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
+      ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+      ...(settings.maxConcurrentPerKey ? { maxConcurrentPerKey: settings.maxConcurrentPerKey } : {}),
+      log: jsonLogger(process.stderr),
+    });
+    process.stderr.write(`toolbridge gateway listening on ${handle.url} (OpenAI base URL ${handle.url}/v1, model ${opened.alongside.modelId})\n`);
+    await new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await handle.close();
+  } finally {
+    await opened.close();
+  }
+}
+
+function listenFromConfig(value: string | undefined, defaultPort: number): ListenAddress {
+  if (value === undefined) return { host: "127.0.0.1", port: defaultPort };
+  try {
+    return parseListenAddress(value);
+  } catch (error) {
+    throw new UsageError(`gateway.listen: "${value}": ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

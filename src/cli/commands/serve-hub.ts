@@ -1,0 +1,28 @@
+import { approvalMode } from "../chat/session.js";
+import { UsageError } from "../errors.js";
+import { openHub } from "../open-hub.js";
+
+/**
+ * `toolbridge serve hub`: every configured server's tools, resources and prompts as one MCP
+ * server over stdio, with the approval policy applied (nobody can be asked here).
+ */
+export async function serveHub(options: { http?: unknown; config?: string; approve?: string }): Promise<void> {
+  if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
+  const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
+  const [{ createHubServer }, { serveStdio }, { turnSettings }] = await Promise.all([
+    import("../../gateway/hub-server.js"),
+    import("../../servers/stdio.js"),
+    import("../../gateway/settings.js"),
+  ]);
+  // The servers' failures go to stderr; stdout belongs to the protocol.
+  const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}) });
+  try {
+    const settings = turnSettings(opened.config, {}, approve);
+    const handle = await serveStdio(() => createHubServer(opened.hub, settings));
+    const stopped = new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await Promise.race([stopped, handle.closed]);
+    await handle.close();
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+
+/**
+ * Who may call the gateway. Keys are kept only as SHA-256 digests and compared in constant
+ * time; a caller is known by a label (`key-1`, ...) in logs and limits, never by its key.
+ */
+export class ApiKeys {
+  private readonly digests: { label: string; digest: Buffer }[];
+
+  constructor(keys: readonly string[]) {
+    this.digests = keys.map((key, index) => ({ label: `key-${index + 1}`, digest: sha256(key) }));
+  }
+
+  get required(): boolean {
+    return this.digests.length > 0;
+  }
+
+  /** The caller's label; "anonymous" when no keys are configured; undefined when the key is missing or wrong. */
+  identify(headers: IncomingHttpHeaders): string | undefined {
+    if (!this.required) return "anonymous";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
+    if (!match) return undefined;
+    const digest = sha256(match[1] as string);
+    // Every key is compared, so the time taken does not tell which one nearly matched.
+    let found: string | undefined;
+    for (const entry of this.digests) if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.label;
+    return found;
+  }
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/** Keys from the config and from a comma-separated environment variable, without blanks or repeats. */
+export function collectKeys(fromConfig: readonly string[] | undefined, fromEnv: string | undefined): string[] {
+  const keys = [...(fromConfig ?? []), ...(fromEnv ?? "").split(",")].map((key) => key.trim()).filter((key) => key !== "");
+  return [...new Set(keys)];
+}
+
+/** Requests each caller may have running at once. */
+export class ConcurrencyLimit {
+  private readonly running = new Map<string, number>();
+
+  constructor(readonly perCaller: number) {}
+
+  /** A release function, or undefined when the caller is at its limit. */
+  acquire(caller: string): (() => void) | undefined {
+    const count = this.running.get(caller) ?? 0;
+    if (count >= this.perCaller) return undefined;
+    this.running.set(caller, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.running.get(caller) ?? 1) - 1;
+      if (left === 0) this.running.delete(caller);
+      else this.running.set(caller, left);
+    };
+  }
+}
+
+/** The CORS headers for a request's Origin: only for origins the config names. */
+export function corsHeaders(origin: string | undefined, allowed: ReadonlySet<string>): Record<string, string> {
+  if (origin === undefined || !allowed.has(origin)) return {};
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+    "access-control-allow-headers": "authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id, x-toolbridge-tool-activity",
+    "access-control-expose-headers": "mcp-session-id, x-toolbridge-shadowed-tools, x-request-id",
+    "access-control-max-age": "600",
+    vary: "Origin",
+  };
+}

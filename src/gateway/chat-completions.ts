@@ -1,0 +1,159 @@
+import type { ServerResponse } from "node:http";
+import type { AgentEvent, TurnResult } from "../agent/events.js";
+import type { ChatModel } from "../llm/types.js";
+import type { Logger } from "./log.js";
+import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, type FinishReason } from "./openai-wire.js";
+import type { TurnRunner } from "./turns.js";
+import { HttpError, sendJson } from "./http.js";
+
+export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
+export const SHADOWED_HEADER = "x-toolbridge-shadowed-tools";
+
+export interface CompletionContext {
+  body: unknown;
+  res: ServerResponse;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  runner: TurnRunner;
+  /** The model a request names; throws a 404 HttpError for one nobody serves. */
+  model: (name: string) => Promise<ChatModel>;
+  log: Logger;
+  requestId: string;
+  /** The request asked for tool activity by header. */
+  toolActivityHeader: boolean;
+}
+
+/**
+ * One chat completion: the whole tool loop runs inside, and the client gets one assistant
+ * answer. Streamed, the text of every round and the reasoning arrive as they are made;
+ * no intermediate round shows as `tool_calls` or `finish_reason: "tool_calls"`. Only calls of
+ * the client's own tools do, as OpenAI's API sends them.
+ */
+export async function handleChatCompletion(context: CompletionContext): Promise<void> {
+  const parsed = ChatCompletionRequestSchema.safeParse(context.body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "body";
+    throw new HttpError(400, `${where}: ${issue?.message ?? "invalid request"}`, "invalid_request_error");
+  }
+  const request = parsed.data;
+  let agentRequest;
+  try {
+    agentRequest = toAgentRequest(request);
+  } catch (error) {
+    if (error instanceof WireError) throw new HttpError(400, error.message, "invalid_request_error");
+    throw error;
+  }
+  const model = await context.model(request.model);
+
+  const shadowed = context.runner.shadowed(agentRequest);
+  if (shadowed.length > 0) {
+    // The client's tools win; it is told which of ours it hid, and so is the operator.
+    context.res.setHeader(SHADOWED_HEADER, shadowed.join(","));
+    context.log.log("warn", "client tools shadow MCP tools", { requestId: context.requestId, tools: shadowed });
+  }
+
+  const activity = context.toolActivityHeader || request.toolbridge?.tool_activity === true;
+  const answer = new AnswerBuilder(activity);
+  const id = completionId();
+  const created = Math.floor(Date.now() / 1000);
+  const chunks = new ChunkWriter(id, request.model, created);
+  const { res } = context;
+  const stream = request.stream === true;
+  if (stream) {
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+    writeEvent(res, chunks.delta({ role: "assistant", content: "" }));
+  }
+  const turn = await context.runner.run(agentRequest, {
+    model,
+    signal: context.signal,
+    ...(request.temperature != null ? { temperature: request.temperature } : {}),
+    ...((request.max_completion_tokens ?? request.max_tokens) != null ? { maxTokens: (request.max_completion_tokens ?? request.max_tokens) as number } : {}),
+    onEvent: (event) => {
+      const delta = answer.add(event);
+      if (stream && delta && !res.writableEnded) writeEvent(res, chunks.delta(delta));
+    },
+  });
+  logTurn(context, turn);
+  if (turn.status === "aborted" || res.writableEnded) {
+    res.end();
+    return;
+  }
+  const failure = turn.status === "failed" ? (turn.error ?? { code: "internal", message: "the turn failed" }) : undefined;
+  const toolCalls = turn.clientToolCalls ?? [];
+  const finishReason: FinishReason = toolCalls.length > 0 ? "tool_calls" : "stop";
+  if (!stream) {
+    if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);
+    sendJson(res, 200, completionObject(id, request.model, created, { content: answer.content, reasoning: answer.reasoning, toolCalls, finishReason, usage: turn.usage }));
+    return;
+  }
+  if (failure) {
+    // What OpenAI-compatible servers send when a stream fails after it started.
+    writeEvent(res, { error: { message: `Upstream model failed: ${failure.message}`, type: "upstream_error", param: null, code: failure.code } });
+  } else {
+    if (toolCalls.length > 0) {
+      writeEvent(res, chunks.delta({ tool_calls: toolCalls.map((call, index) => ({ index, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }));
+    }
+    writeEvent(res, chunks.delta({}, finishReason));
+    if (request.stream_options?.include_usage) writeEvent(res, chunks.usage(turn.usage));
+  }
+  res.end("data: [DONE]\n\n");
+}
+
+function writeEvent(res: ServerResponse, data: unknown): void {
+  res.write(`data: ${JSON.stringify(data)}\n\n`);
+}
+
+function logTurn(context: CompletionContext, turn: TurnResult): void {
+  context.log.log(turn.status === "failed" ? "warn" : "info", "chat completion", {
+    requestId: context.requestId,
+    status: turn.status,
+    stopReason: turn.stopReason,
+    rounds: turn.iterations,
+    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
+    usage: turn.usage,
+    durationMs: Math.round(turn.durationMs),
+    ...(turn.error ? { error: turn.error.code } : {}),
+  });
+}
+
+/**
+ * The answer as the client sees it, built from the agent's events: the text of every round
+ * (a blank line between rounds), the reasoning, and with `activity` one reasoning line per
+ * tool call and one per result. Streamed and whole answers come out the same.
+ */
+export class AnswerBuilder {
+  content = "";
+  reasoning = "";
+  private separate = false;
+
+  constructor(private readonly activity: boolean) {}
+
+  /** The chunk delta the event makes, if any. */
+  add(event: AgentEvent): Record<string, string> | undefined {
+    switch (event.type) {
+      case "model-request":
+        this.separate = this.content !== "" && !this.content.endsWith("\n\n");
+        return undefined;
+      case "text-delta": {
+        const text = this.separate ? `\n\n${event.text}` : event.text;
+        this.separate = false;
+        this.content += text;
+        return { content: text };
+      }
+      case "reasoning-delta":
+        return this.think(event.text);
+      case "tool-call-started":
+        return this.activity ? this.think(`\n[tool] ${event.name} ${typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments)}\n`) : undefined;
+      case "tool-call-finished":
+        return this.activity ? this.think(`[tool] ${event.name} ${event.outcome}: ${event.summary}\n`) : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private think(text: string): Record<string, string> {
+    this.reasoning += text;
+    return { reasoning_content: text };
+  }
+}

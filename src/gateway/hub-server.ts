@@ -1,0 +1,95 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import type { ToolFilter } from "../agent/tool-host.js";
+import type { Hub } from "../mcp/hub.js";
+import type { HubPrompt, HubTool } from "../mcp/types.js";
+import { PACKAGE_VERSION } from "../version.js";
+
+export type HubServerSource = Pick<Hub, "tools" | "callTool" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt">;
+
+export interface HubServerPolicy {
+  toolFilter?: ToolFilter;
+  /** Nobody can be asked over MCP here: what the policy does not allow is refused with a tool result. */
+  approve: ApprovalMode;
+  servers: Readonly<Record<string, ServerApprovalConfig>>;
+}
+
+/**
+ * Every configured server's tools, resources and prompts as one MCP server: tools under the
+ * registry's exposed names (the allow-list applied), prompts under their own names (or
+ * `server__name` where two servers offer the same), and each tool call judged by the approval policy.
+ */
+export function createHubServer(hub: HubServerSource, options: HubServerPolicy): McpServer {
+  const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
+  const server = mcp.server;
+  server.registerCapabilities({ tools: {}, resources: {}, prompts: {} });
+  const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
+  const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered().map(toMcpTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = offered().find((candidate) => candidate.name === request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!policy.verdict(tool).allowed) {
+      return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
+    }
+    try {
+      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: extra.signal });
+    } catch (error) {
+      return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: (await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    try {
+      return await hub.readResource(request.params.uri);
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+    }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: promptNames(await hub.prompts()).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const entry = promptNames(await hub.prompts()).find((candidate) => candidate.exposed === request.params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
+  });
+  return mcp;
+}
+
+function toMcpTool(tool: HubTool): Tool {
+  return {
+    name: tool.name,
+    inputSchema: tool.inputSchema as Tool["inputSchema"],
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as Tool["outputSchema"] } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
+}
+
+/** A prompt name two servers share is qualified with the server's, so each stays reachable. */
+function promptNames(prompts: readonly HubPrompt[]): { exposed: string; prompt: HubPrompt }[] {
+  const counts = new Map<string, number>();
+  for (const prompt of prompts) counts.set(prompt.name, (counts.get(prompt.name) ?? 0) + 1);
+  return prompts.map((prompt) => ({ exposed: (counts.get(prompt.name) ?? 0) > 1 ? `${prompt.server}__${prompt.name}` : prompt.name, prompt }));
+}

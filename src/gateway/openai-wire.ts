@@ -1,0 +1,224 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+
+/**
+ * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
+ * checked with these schemas (what is not used is let through, as OpenAI's own server
+ * does), and every answer is built here, so ids, `object` fields and chunk shapes are made
+ * in one place.
+ */
+
+const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
+const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
+const PartSchema = z.union([TextPartSchema, ImagePartSchema, z.looseObject({ type: z.string() })]);
+const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
+
+const WireToolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal("function").optional(),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const MessageSchema = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.enum(["system", "developer"]), content: ContentSchema }),
+  z.looseObject({ role: z.literal("user"), content: ContentSchema }),
+  z.looseObject({
+    role: z.literal("assistant"),
+    content: ContentSchema.nullish(),
+    tool_calls: z.array(WireToolCallSchema).nullish(),
+    reasoning_content: z.string().nullish(),
+  }),
+  z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
+]);
+
+const ClientToolSchema = z.looseObject({
+  type: z.literal("function"),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+export const ChatCompletionRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(MessageSchema).min(1),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  tools: z.array(ClientToolSchema).nullish(),
+  tool_choice: z
+    .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })])
+    .nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  /** Gateway extension: `{"tool_activity": true}` streams tool calls as reasoning lines. */
+  toolbridge: z.looseObject({ tool_activity: z.boolean().optional() }).nullish(),
+});
+
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+/** A request in the agent's terms. */
+export interface AgentRequest {
+  /** The client's system and developer messages, joined. */
+  system: string;
+  /** The conversation before the new input. */
+  history: Message[];
+  /** The last user message, or null when the conversation ends with results of client tools. */
+  input: string | ContentPart[] | null;
+  clientTools: ToolDefinition[];
+  toolChoice?: ToolChoice;
+}
+
+/** A request the gateway cannot turn into a turn; the message names the field. */
+export class WireError extends Error {}
+
+export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
+  const system: string[] = [];
+  const history: Message[] = [];
+  // OpenAI's tool messages carry no name; the call they answer does.
+  const callNames = new Map<string, string>();
+  request.messages.forEach((message, index) => {
+    const where = `messages[${index}]`;
+    switch (message.role) {
+      case "system":
+      case "developer":
+        system.push(textOf(message.content, where));
+        break;
+      case "user":
+        history.push({ role: "user", content: userContent(message.content, where) });
+        break;
+      case "assistant": {
+        const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+        for (const call of toolCalls) callNames.set(call.id, call.name);
+        const out: Extract<Message, { role: "assistant" }> = { role: "assistant", content: message.content == null ? "" : textOf(message.content, where) };
+        if (toolCalls.length > 0) out.toolCalls = toolCalls;
+        if (message.reasoning_content) out.reasoning = message.reasoning_content;
+        history.push(out);
+        break;
+      }
+      case "tool": {
+        const name = callNames.get(message.tool_call_id);
+        if (name === undefined) throw new WireError(`${where}: tool_call_id "${message.tool_call_id}" answers no tool call of an earlier assistant message`);
+        history.push({ role: "tool", toolCallId: message.tool_call_id, name, content: userContent(message.content, where) });
+        break;
+      }
+    }
+  });
+  const last = history.at(-1);
+  if (last === undefined) throw new WireError("messages: no user message");
+  let input: AgentRequest["input"] = null;
+  if (last.role === "user") {
+    history.pop();
+    input = last.content;
+  } else if (last.role !== "tool") {
+    throw new WireError(`messages[${request.messages.length - 1}]: the last message must be from the user or a tool result`);
+  }
+  const clientTools = (request.tools ?? []).map(({ function: fn }): ToolDefinition => {
+    const parameters = fn.parameters ?? { type: "object", properties: {} };
+    return fn.description === undefined ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters };
+  });
+  const out: AgentRequest = { system: system.join("\n\n"), history, input, clientTools };
+  const choice = request.tool_choice;
+  if (choice) out.toolChoice = typeof choice === "string" ? choice : { name: choice.function.name };
+  return out;
+}
+
+function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) => {
+      if (part.type !== "text") throw new WireError(`${where}: only text content is accepted here, not "${part.type}"`);
+      return (part as z.infer<typeof TextPartSchema>).text;
+    })
+    .join("");
+}
+
+const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
+
+function userContent(content: z.infer<typeof ContentSchema>, where: string): string | ContentPart[] {
+  if (typeof content === "string") return content;
+  return content.map((part, index): ContentPart => {
+    if (part.type === "text") return { type: "text", text: (part as z.infer<typeof TextPartSchema>).text };
+    if (part.type === "image_url") {
+      const url = (part as z.infer<typeof ImagePartSchema>).image_url.url;
+      const match = DATA_URL.exec(url);
+      // Fetching a URL the client names would make the gateway a proxy to anywhere.
+      if (!match) throw new WireError(`${where}.content[${index}]: images are accepted as data: URLs (base64) only`);
+      return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+    }
+    throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
+  });
+}
+
+export function completionId(): string {
+  return `chatcmpl-${randomBytes(12).toString("hex")}`;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length";
+
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export function wireUsage(usage: Usage): WireUsage {
+  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens };
+}
+
+export function wireToolCalls(calls: readonly ToolCall[]) {
+  return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }));
+}
+
+export interface Answer {
+  content: string;
+  reasoning: string;
+  toolCalls: readonly ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+/** A whole `chat.completion`. */
+export function completionObject(id: string, model: string, created: number, answer: Answer) {
+  const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
+  if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
+  if (answer.toolCalls.length > 0) message.tool_calls = wireToolCalls(answer.toolCalls).map(({ index: _index, ...call }) => call);
+  return {
+    id,
+    object: "chat.completion",
+    created,
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+    usage: wireUsage(answer.usage),
+  };
+}
+
+/** Makes the `chat.completion.chunk`s of one streamed answer. */
+export class ChunkWriter {
+  constructor(
+    private readonly id: string,
+    private readonly model: string,
+    private readonly created: number,
+  ) {}
+
+  delta(delta: Record<string, unknown>, finishReason: FinishReason | null = null) {
+    return {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
+  }
+
+  usage(usage: Usage) {
+    return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage: wireUsage(usage) };
+  }
+}
+
+/** OpenAI's error body. */
+export function errorBody(message: string, type: string, code: string | null = null) {
+  return { error: { message, type, param: null, code } };
+}

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { childPids, isAlive } from "../support/processes.js";
+import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
+
+/** `toolbridge gateway` as users start it: the built CLI, the bundled time server, the scripted vLLM server. */
+
+const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
+let home: string;
+let config: string;
+let upstream: VllmServer | undefined;
+let child: ChildProcess | undefined;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "toolbridge-gateway-cli-"));
+  config = join(home, "toolbridge.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterEach(async () => {
+  if (child?.exitCode === null) child.kill("SIGKILL");
+  child = undefined;
+  await upstream?.close();
+  upstream = undefined;
+});
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+  const spawned = spawn(process.execPath, [CLI, "gateway", "--config", config, ...args], {
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child = spawned;
+  let stderr = "";
+  spawned.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => spawned.once("exit", (code) => resolve(code)));
+  return { child: spawned, stderr: () => stderr, exited };
+}
+
+describe("toolbridge gateway", () => {
+  it("serves chat completions with the MCP tools, and stops its servers on SIGTERM", async () => {
+    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "It is today." }] });
+    const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL]);
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
+    const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;
+    const servers = childPids(run.child.pid);
+    expect(servers.length).toBeGreaterThan(0);
+    const sdk = new OpenAI({ baseURL: `${url}/v1`, apiKey: "none", maxRetries: 0 });
+    const completion = await sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "date?" }] });
+    expect(completion.choices[0]?.message.content).toBe("It is today.");
+    // Each request is logged as one JSON line.
+    await expect.poll(run.stderr, { timeout: 15_000 }).toContain('"msg":"chat completion"');
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+    for (const pid of servers) expect(isAlive(pid)).toBe(false);
+  }, 120_000);
+
+  it("refuses to listen beyond loopback without API keys", async () => {
+    const run = start(["--listen", "0.0.0.0:0", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain("needs API keys");
+  }, 60_000);
+
+  it("warns when listening beyond loopback, keys from the environment, and never prints them", async () => {
+    upstream = await startVllmServer({ replies: [{ text: "hi" }] });
+    const key = "tb-secret-key-for-the-test-0001";
+    const run = start(["--listen", "0.0.0.0:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], { TOOLBRIDGE_API_KEYS: key });
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on http:\/\/0\.0\.0\.0:(\d+)/);
+    expect(run.stderr()).toContain("other machines can reach it");
+    const port = /listening on http:\/\/0\.0\.0\.0:(\d+)/.exec(run.stderr())?.[1];
+    const sdk = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: key, maxRetries: 0 });
+    expect((await sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "x" }] })).choices[0]?.message.content).toBe("hi");
+    await expect(new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "wrong-key-000000000000", maxRetries: 0 }).models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    run.child.kill("SIGTERM");
+    await run.exited;
+    expect(run.stderr()).not.toContain(key);
+    expect(run.stderr()).toContain('"caller":"key-1"');
+  }, 120_000);
+});

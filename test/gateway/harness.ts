@@ -1,0 +1,59 @@
+import type { ApprovalMode } from "../../src/agent/approval.js";
+import { bundledServer } from "../../src/config/bundled-servers.js";
+import type { ServerConfig, ToolMode } from "../../src/config/schema.js";
+import { GatewayModels } from "../../src/gateway/models.js";
+import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src/gateway/server.js";
+import { createChatModel } from "../../src/llm/create-model.js";
+import { Hub } from "../../src/mcp/hub.js";
+import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+
+/**
+ * TEST INFRASTRUCTURE: a gateway on a free loopback port, in front of the scripted vLLM server,
+ * with the bundled time server (untrusted unless `trustTime`) as its MCP server.
+ */
+export interface Harness {
+  upstream: VllmServer;
+  hub: Hub;
+  gateway: GatewayHandle;
+  /** The gateway's OpenAI base URL (…/v1). */
+  baseURL: string;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "models" | "settings">> {
+  replies?: VllmReply[];
+  /** false: the upstream refuses native tools (vLLM without a tool parser). */
+  toolsEnabled?: boolean;
+  toolMode?: ToolMode;
+  approve?: ApprovalMode;
+  trustTime?: boolean;
+  servers?: Record<string, ServerConfig>;
+  aliases?: Record<string, string>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, ...gatewayOptions } = options;
+  const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"] });
+  const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
+  const hub = await Hub.connect(config);
+  const llm = { provider: "vllm" as const, baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
+  const primary = await createChatModel(llm, {});
+  const gateway = await startGateway({
+    port: 0,
+    ...gatewayOptions,
+    hub,
+    models: new GatewayModels(primary, llm, {}, aliases ?? {}),
+    settings: { approve: approve ?? "ask", servers: config, ...(toolMode ? { toolMode } : {}) },
+  });
+  return {
+    upstream,
+    hub,
+    gateway,
+    baseURL: `${gateway.url}/v1`,
+    close: async () => {
+      await gateway.close();
+      await hub.close();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
+import { childPids, isAlive } from "../support/processes.js";
+import { startHarness, type Harness } from "./harness.js";
+
+/** The hub as one MCP server: the official SDK client against the gateway's /mcp and against `serve hub` on stdio. */
+
+const SERVERS = { time: { ...bundledServer("time"), trust: false }, math: bundledServer("math") };
+
+function text(result: Record<string, unknown>): string {
+  return (result.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join("");
+}
+
+describe("the gateway's /mcp", () => {
+  let harness: Harness;
+  let client: Client;
+
+  beforeAll(async () => {
+    harness = await startHarness({ servers: SERVERS, approve: "ask" });
+    client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${harness.gateway.url}/mcp`)));
+  }, 60_000);
+  afterAll(async () => {
+    await client.close();
+    await harness.close();
+  });
+
+  it("lists every server's tools under the registry's names", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get-date", "add", "subtract"]));
+    expect(tools.find((tool) => tool.name === "get-date")?.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("runs a tool the policy allows (a trusted server's)", async () => {
+    const result = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain("5");
+  });
+
+  it("refuses, with a tool result, a tool the policy does not allow", async () => {
+    const result = await client.callTool({ name: "get-date", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("Not run");
+  });
+
+  it("serves the servers' resources and prompts", async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain("time://zones");
+    const zones = await client.readResource({ uri: "time://zones" });
+    expect(JSON.stringify(zones.contents)).toContain("Asia/Taipei");
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toContain("time-in");
+    const prompt = await client.getPrompt({ name: "time-in", arguments: { place: "Taipei" } });
+    expect(JSON.stringify(prompt.messages)).toContain("Taipei");
+  });
+
+  it("needs the API key when the gateway has keys", async () => {
+    const keyed = await startHarness({ servers: { math: bundledServer("math") }, apiKeys: ["tb-mcp-key-0123456789abcdef"] });
+    try {
+      const denied = new Client({ name: "test", version: "1.0.0" });
+      await expect(denied.connect(new StreamableHTTPClientTransport(new URL(`${keyed.gateway.url}/mcp`)))).rejects.toThrow(/Missing or wrong API key/);
+      const allowed = new Client({ name: "test", version: "1.0.0" });
+      await allowed.connect(
+        new StreamableHTTPClientTransport(new URL(`${keyed.gateway.url}/mcp`), { requestInit: { headers: { authorization: "Bearer tb-mcp-key-0123456789abcdef" } } }),
+      );
+      expect((await allowed.listTools()).tools.length).toBeGreaterThan(0);
+      await allowed.close();
+    } finally {
+      await keyed.close();
+    }
+  }, 60_000);
+});
+
+describe("toolbridge serve hub (stdio)", () => {
+  it("serves the configured servers' tools as one, with the policy, and leaves no process behind", async () => {
+    const home = mkdtempSync(join(tmpdir(), "toolbridge-serve-hub-"));
+    const config = join(home, "toolbridge.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: SERVERS }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "--config", config, "--approve", "readonly"], stderr: "pipe" });
+    const client = new Client({ name: "test", version: "1.0.0" });
+    try {
+      await client.connect(transport);
+      const pid = transport.pid as number;
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get-date", "add"]));
+      // readonly: the untrusted time server's read-only tool runs.
+      const result = await client.callTool({ name: "get-date", arguments: { format: "iso" } });
+      expect(result.isError).toBeFalsy();
+      expect(text(result)).toContain(String(new Date().getFullYear()));
+      const servers = childPids(pid);
+      expect(servers.length).toBe(2);
+      await client.close();
+      await expect.poll(() => isAlive(pid), { timeout: 15_000 }).toBe(false);
+      for (const server of servers) await expect.poll(() => isAlive(server), { timeout: 15_000 }).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+const CONFORMANCE = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
+// The scenarios that judge any server (the others call the suite's own fixture tools).
+// server-sse-multiple-streams needs sessions and a GET stream: /mcp is stateless by design.
+const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
+
+describe("conformance of the gateway's /mcp", () => {
+  let harness: Harness;
+  let out: string;
+  let log: string;
+
+  beforeAll(async () => {
+    harness = await startHarness({ servers: { time: bundledServer("time") } });
+    out = mkdtempSync(join(tmpdir(), "toolbridge-gateway-conformance-"));
+    const run = await promisify(execFile)(process.execPath, [CONFORMANCE, "server", "--url", `${harness.gateway.url}/mcp`, "--suite", "all", "-o", out]).catch(
+      (error: { stdout?: string; stderr?: string }) => error,
+    );
+    log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+  }, 180_000);
+  afterAll(async () => {
+    await harness.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it.each(SCENARIOS)("passes %s", (scenario) => {
+    const checks = readdirSync(out, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.startsWith(`server-${scenario}-2`) && file.endsWith("checks.json"))
+      .flatMap((file) => JSON.parse(readFileSync(join(out, file), "utf8")) as { status: string }[]);
+    expect(checks.length, log).toBeGreaterThan(0);
+    expect(checks.filter((check) => check.status !== "SUCCESS"), log).toEqual([]);
+  });
+});
