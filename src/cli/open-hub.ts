@@ -60,7 +60,8 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   let interrupted: number | undefined;
 
   const onSignal = (signal: NodeJS.Signals) => {
-    const code = signal === "SIGINT" ? ExitCode.interrupted : ExitCode.terminated;
+    // SIGHUP: the terminal was closed (128 + 1, as shells report it).
+    const code = signal === "SIGINT" ? ExitCode.interrupted : signal === "SIGHUP" ? 129 : ExitCode.terminated;
     if (interrupted !== undefined) {
       hub?.closeSync();
       process.exit(code);
@@ -74,10 +75,12 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const release = () => {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onSignal);
     process.off("exit", onExit);
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   process.on("exit", onExit);
   const [connected, extra] = await Promise.allSettled([
     Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),

@@ -1,5 +1,5 @@
 import { Agent } from "../../agent/agent.js";
-import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode } from "../../agent/approval.js";
+import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
 import { toolAllowList } from "../../config/llm-config.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel } from "../../llm/create-model.js";
@@ -37,9 +37,10 @@ export class AgentSession {
 
   /**
    * Servers that fail to start are warned about on stderr (the session goes on without them).
-   * `signals` says what SIGINT / SIGTERM do (see openHub).
+   * `signals` says what SIGINT / SIGTERM do (see openHub). `ask` is who decides about a tool
+   * the policy does not allow; without it such a tool is refused.
    */
-  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">, ask?: ApproveCallback): Promise<AgentSession> {
     const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
     // The servers start while the model server is asked which model it serves.
@@ -49,7 +50,7 @@ export class AgentSession {
     });
     const { hub, config } = opened;
     // One policy for the session, so "allow for this session" outlives a /model switch.
-    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+    const approval: Approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }), ...(ask ? { ask } : {}) };
     const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
       new Agent({
         model,

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { ApproveCallback } from "../../agent/approval.js";
 import type { TurnResult } from "../../agent/events.js";
 import type { AgentFlags, AgentSession } from "../chat/session.js";
 import type { OpenHubOptions } from "../open-hub.js";
@@ -38,9 +39,9 @@ export function registerAgentCommands(program: Command): void {
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
-async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">): Promise<AgentSession> {
+async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">, ask?: ApproveCallback): Promise<AgentSession> {
   const { AgentSession } = await import("../chat/session.js");
-  return AgentSession.open(flags, process.env, signals);
+  return AgentSession.open(flags, process.env, signals, ask);
 }
 
 async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
@@ -71,11 +72,22 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
 }
 
 async function chat(flags: AgentFlags): Promise<void> {
-  // Ctrl-C cancels an answer, not the program (runChat handles it); SIGTERM stops everything.
-  const session = await openSession(flags, { leaveSigint: true });
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
+  // On a terminal the approval dialog answers the agent; it exists once the screen does.
+  let dialog: ApproveCallback | undefined;
+  const ask: ApproveCallback | undefined = interactive ? (request, signal) => (dialog ? dialog(request, signal) : Promise.resolve({ decision: "deny" })) : undefined;
+  // Ctrl-C cancels an answer, not the program (the chat handles it); SIGTERM stops everything.
+  const session = await openSession(flags, { leaveSigint: true }, ask);
   try {
-    const { runChat } = await import("../chat/repl.js");
-    await runChat(session, { verbose: flags.verbose === true }, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    if (interactive) {
+      // Ink and React load only for the chat on a terminal.
+      const { runChatUi } = await import("../ui/run-chat-ui.js");
+      await runChatUi(session, io, (connected) => (dialog = connected));
+    } else {
+      const { runPipedChat } = await import("../chat/piped-chat.js");
+      await runPipedChat(session, { verbose: flags.verbose === true }, io);
+    }
   } finally {
     await session.close();
   }

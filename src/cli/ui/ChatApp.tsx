@@ -1,0 +1,106 @@
+import { Box, Static, Text, useApp } from "ink";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import type { Colors } from "../render/colors.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
+import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
+import { ApprovalDialogView } from "./ApprovalDialogView.js";
+import type { ChatController, PendingApproval } from "./chat-controller.js";
+import { ChatItemView } from "./ChatItemView.js";
+import type { InputHistory } from "./history.js";
+import type { Key, Paste } from "./keys.js";
+import { LiveTurnView } from "./LiveTurnView.js";
+import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
+import { PromptView } from "./PromptView.js";
+import { useKeys } from "./use-keys.js";
+
+export interface ChatAppProps {
+  controller: ChatController;
+  history: InputHistory;
+  colors: Colors;
+}
+
+/**
+ * The chat screen: finished turns in `<Static>` (written once, scrolled by the terminal),
+ * then the turn in progress, the queued messages, a dialog when the agent asks, and the
+ * input box, which stays usable while the model answers.
+ */
+export function ChatApp({ controller, history, colors }: ChatAppProps) {
+  const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  const { exit } = useApp();
+  // Refs, not state: several keys can arrive in one input event, each must see the one before.
+  const prompt = useRef<PromptState>(EMPTY_PROMPT);
+  const dialog = useRef<{ for: PendingApproval | undefined; state: ApprovalDialogState }>({ for: undefined, state: INITIAL_APPROVAL_DIALOG });
+  const exitArmed = useRef(false);
+  const [, redraw] = useState(0);
+  const refresh = (): void => redraw((n) => n + 1);
+
+  useEffect(() => {
+    if (state.exiting) exit();
+  }, [state.exiting, exit]);
+
+  useKeys((key: Key | Paste) => {
+    const current = controller.getState();
+    if (current.exiting) return;
+    if (key.kind === "ctrl" && key.letter === "c") return interrupt();
+    if (current.approval) return approvalKey(current.approval, key);
+    if (key.kind === "escape") {
+      controller.cancel();
+      return;
+    }
+    if (key.kind === "ctrl" && key.letter === "d" && prompt.current.buffer.text === "") return controller.exit();
+    if (exitArmed.current) {
+      exitArmed.current = false;
+      refresh();
+    }
+    const step = applyKey(prompt.current, key, history.all);
+    prompt.current = step.state;
+    refresh();
+    if (step.submit !== undefined) {
+      history.add(step.submit);
+      controller.submit(step.submit);
+    }
+  });
+
+  // Ctrl-C: cancel the turn; else clear the typing; else quit when pressed twice.
+  function interrupt(): void {
+    if (controller.cancel()) return;
+    if (prompt.current.buffer.text !== "") {
+      prompt.current = EMPTY_PROMPT;
+    } else if (exitArmed.current) {
+      controller.exit();
+      return;
+    } else {
+      exitArmed.current = true;
+    }
+    refresh();
+  }
+
+  function approvalKey(pending: PendingApproval, key: Key | Paste): void {
+    if (dialog.current.for !== pending) dialog.current = { for: pending, state: INITIAL_APPROVAL_DIALOG };
+    const step = applyApprovalKey(dialog.current.state, key);
+    dialog.current.state = step.state;
+    if (step.answer) pending.answer(step.answer);
+    refresh();
+  }
+
+  if (state.approval && dialog.current.for !== state.approval) dialog.current = { for: state.approval, state: INITIAL_APPROVAL_DIALOG };
+  return (
+    <Box flexDirection="column">
+      <Static items={[...state.items]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} />}</Static>
+      {state.live && <LiveTurnView live={state.live} colors={colors} />}
+      {state.queue.map((text, index) => (
+        <Text key={index} dimColor>
+          queued: {cleanTerminalText(text.split("\n")[0] ?? "")}
+          {text.includes("\n") ? " …" : ""}
+        </Text>
+      ))}
+      {state.approval && <ApprovalDialogView pending={state.approval} state={dialog.current.state} />}
+      {!state.exiting && (
+        <>
+          <PromptView buffer={prompt.current.buffer} active={!state.approval} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <Text dimColor>{exitArmed.current ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+        </>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,277 @@
+import type { ApprovalAnswer, ToolApprovalRequest } from "../../agent/approval.js";
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import type { AgentSession } from "../chat/session.js";
+import { runSlashCommand } from "../chat/slash-commands.js";
+import type { Colors } from "../render/colors.js";
+import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
+import { splitFinishedMarkdown } from "./markdown-blocks.js";
+
+/** What the screen shows once and never redraws (Ink's `<Static>`). All text in it is cleaned. */
+export type ChatItemBody =
+  | { kind: "banner"; title: string; detail: string }
+  | { kind: "user"; text: string }
+  /** A finished piece of the answer (markdown source). */
+  | { kind: "answer"; text: string }
+  | { kind: "reasoning"; text: string }
+  | { kind: "tool"; name: string; args: string; summary: string; isError: boolean; durationMs: number; denied: boolean }
+  | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
+  /** A slash command's output, styled by our own renderers. */
+  | { kind: "output"; text: string }
+  | { kind: "usage"; text: string };
+
+export type ChatItem = ChatItemBody & { id: number };
+
+export interface LiveTurn {
+  startedAt: number;
+  /** Whether anything of the model's answer (text, thinking or a tool call) has come yet. */
+  answered: boolean;
+  /** The part of the answer not yet moved to the static region. */
+  text: string;
+  reasoning: string;
+  /** Tool calls running now. */
+  running: Array<{ id: string; name: string; args: string }>;
+}
+
+export interface PendingApproval {
+  request: ToolApprovalRequest;
+  argsSummary: string;
+  answer(answer: ApprovalAnswer): void;
+}
+
+export interface ChatState {
+  items: readonly ChatItem[];
+  live: LiveTurn | undefined;
+  /** Messages typed during a turn, sent in order after it. */
+  queue: readonly string[];
+  approval: PendingApproval | undefined;
+  /** The chat is ending: the input is no longer drawn. */
+  exiting: boolean;
+}
+
+const MAX_ARGS_SHOWN = 160;
+
+/**
+ * The chat without the screen: what was said, the turn in progress, the queue of what was
+ * typed meanwhile and the question waiting for the user. The Ink components draw its state
+ * and send it the user's acts; it runs turns and slash commands one at a time, in order.
+ */
+export class ChatController {
+  private state: ChatState = { items: [], live: undefined, queue: [], approval: undefined, exiting: false };
+  private readonly listeners = new Set<() => void>();
+  private nextId = 1;
+  private turn: AbortController | undefined;
+  private working = false;
+  private cleaner = new TerminalTextCleaner();
+  private reasoningCleaner = new TerminalTextCleaner();
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly colors: Colors,
+    private readonly columns: () => number,
+  ) {}
+
+  getState = (): ChatState => this.state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  get busy(): boolean {
+    return this.working;
+  }
+
+  /** Adds a line to the static region. */
+  show(item: ChatItemBody): void {
+    this.update({ items: [...this.state.items, { ...item, id: this.nextId++ }] });
+  }
+
+  /** A message or a /command from the prompt: run now, or queued behind the turn in progress. */
+  submit(text: string): void {
+    if (text.trim() === "") return;
+    this.update({ queue: [...this.state.queue, text] });
+    void this.drain();
+  }
+
+  /** Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there was none. */
+  cancel(): boolean {
+    if (!this.turn) return false;
+    this.turn.abort();
+    return true;
+  }
+
+  /** Takes back the last queued message (to edit it), if any. */
+  unqueueLast(): string | undefined {
+    const last = this.state.queue.at(-1);
+    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1) });
+    return last;
+  }
+
+  /** Ends the chat: the turn in progress is cancelled, the queue dropped; the screen unmounts when it sees `exiting`. */
+  exit(): void {
+    this.turn?.abort();
+    this.update({ exiting: true, queue: [] });
+  }
+
+  /** The agent's `ask` callback: shows the approval dialog and waits for the answer. */
+  ask = (request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalAnswer> =>
+    new Promise((resolve) => {
+      const done = (answer: ApprovalAnswer): void => {
+        signal?.removeEventListener("abort", onAbort);
+        if (this.state.approval === pending) this.update({ approval: undefined });
+        resolve(answer);
+      };
+      const onAbort = (): void => done({ decision: "deny" });
+      const pending: PendingApproval = { request, argsSummary: summarizeArguments(request.arguments), answer: done };
+      if (signal?.aborted) return resolve({ decision: "deny" });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.update({ approval: pending });
+    });
+
+  private async drain(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    try {
+      for (;;) {
+        const next = this.state.queue[0];
+        if (next === undefined || this.state.exiting) break;
+        this.update({ queue: this.state.queue.slice(1) });
+        if (next.trim().startsWith("/")) {
+          this.show({ kind: "user", text: cleanTerminalText(next) });
+          const result = await runSlashCommand(next.trim(), {
+            session: this.session,
+            colors: this.colors,
+            print: (text) => this.show({ kind: "output", text }),
+            columns: this.columns(),
+          });
+          if (result === "exit") return this.exit();
+        } else {
+          await this.runTurn(next);
+        }
+      }
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async runTurn(text: string): Promise<void> {
+    this.show({ kind: "user", text: cleanTerminalText(text) });
+    this.turn = new AbortController();
+    this.cleaner = new TerminalTextCleaner();
+    this.reasoningCleaner = new TerminalTextCleaner();
+    this.update({ live: { startedAt: Date.now(), answered: false, text: "", reasoning: "", running: [] } });
+    try {
+      await this.session.agent.send(text, { signal: this.turn.signal, onEvent: (event) => this.onEvent(event) });
+    } catch (error) {
+      this.flushLive();
+      this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
+    } finally {
+      this.turn = undefined;
+      this.update({ live: undefined });
+    }
+  }
+
+  private onEvent(event: AgentEvent): void {
+    const live = this.state.live;
+    if (!live) return;
+    switch (event.type) {
+      case "model-request":
+        break;
+      case "reasoning-delta":
+        this.update({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
+        break;
+      case "text-delta": {
+        let reasoning = live.reasoning;
+        if (reasoning !== "") {
+          this.show({ kind: "reasoning", text: reasoning + this.reasoningCleaner.end() });
+          reasoning = "";
+        }
+        const { finished, rest } = splitFinishedMarkdown(live.text + this.cleaner.push(event.text));
+        if (finished !== "") this.show({ kind: "answer", text: finished });
+        this.update({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
+        break;
+      }
+      case "tool-call-started": {
+        this.flushLive();
+        const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
+        const current = this.state.live ?? live;
+        this.update({ live: { ...current, answered: true, running: [...current.running, { id: event.id, name: cleanTerminalText(event.name), args }] } });
+        break;
+      }
+      case "tool-progress":
+        break;
+      case "tool-call-finished": {
+        const current = this.state.live ?? live;
+        const started = current.running.find((call) => call.id === event.id);
+        this.show({
+          kind: "tool",
+          name: cleanTerminalText(event.name),
+          args: started?.args ?? "",
+          summary: cleanTerminalText(event.summary),
+          isError: event.isError,
+          durationMs: event.durationMs,
+          denied: event.outcome === "denied" || event.outcome === "not-approved",
+        });
+        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
+        break;
+      }
+      case "usage":
+        break;
+      case "notice":
+        this.flushLive();
+        this.show({ kind: "notice", tone: "warning", text: cleanTerminalText(event.message) });
+        break;
+      case "error":
+        this.flushLive();
+        this.show({ kind: "notice", tone: "error", text: cleanTerminalText(event.error.message) });
+        break;
+      case "turn-end":
+        this.flushLive();
+        this.finish(event.turn);
+        break;
+    }
+  }
+
+  /** Moves what the live region holds (thinking, answer text so far) to the static region. */
+  private flushLive(): void {
+    const live = this.state.live;
+    if (!live) return;
+    const reasoning = live.reasoning + this.reasoningCleaner.end();
+    const text = live.text + this.cleaner.end();
+    if (reasoning !== "") this.show({ kind: "reasoning", text: reasoning });
+    if (text.trim() !== "") this.show({ kind: "answer", text });
+    this.update({ live: { ...(this.state.live ?? live), reasoning: "", text: "" } });
+  }
+
+  private finish(turn: TurnResult): void {
+    if (turn.limitReached) {
+      const why = turn.stopReason === "repeated-call" ? "the model repeated the same tool call" : `${turn.iterations - 1} rounds of tool calls`;
+      this.show({ kind: "notice", tone: "warning", text: `stopped calling tools: ${why}; the answer is from what it had` });
+    }
+    if (turn.status === "aborted") this.show({ kind: "notice", tone: "info", text: "cancelled" });
+    this.show({ kind: "usage", text: usageLine(turn) });
+  }
+
+  private update(patch: Partial<ChatState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** `in 1,234 · out 56 · 2.1 s · 26.7 tok/s` */
+export function usageLine(turn: TurnResult): string {
+  const seconds = turn.durationMs / 1000;
+  const { inputTokens, outputTokens } = turn.usage;
+  const rate = seconds > 0 && outputTokens > 0 ? ` · ${(outputTokens / seconds).toFixed(1)} tok/s` : "";
+  return `${inputTokens.toLocaleString("en-US")} in · ${outputTokens.toLocaleString("en-US")} out · ${seconds.toFixed(1)} s${rate}`;
+}
+
+/** `path: "/tmp/a", content: "hello…"`: each argument, its value cut short. */
+export function summarizeArguments(args: Record<string, unknown>): string {
+  const parts = Object.entries(args).map(([key, value]) => {
+    const shown = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : JSON.stringify(value) ?? "null";
+    return `${key}: ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}`;
+  });
+  const joined = parts.join(", ");
+  return cleanTerminalText(joined.length > MAX_ARGS_SHOWN ? `${joined.slice(0, MAX_ARGS_SHOWN)}…` : joined);
+}
