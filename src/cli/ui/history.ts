@@ -16,21 +16,25 @@ export class InputHistory {
   private constructor(
     private readonly file: string | undefined,
     entries: string[],
+    /** Lines in the file, which is appended to and rewritten only when it has grown well past the bound. */
+    private fileLines: number,
   ) {
     this.entries = entries;
   }
 
   static load(file: string | undefined): InputHistory {
-    if (file === undefined) return new InputHistory(undefined, []);
+    if (file === undefined) return new InputHistory(undefined, [], 0);
     let text = "";
     try {
       text = readFileSync(file, "utf8");
     } catch {
-      return new InputHistory(file, []);
+      return new InputHistory(file, [], 0);
     }
     const entries: string[] = [];
+    let lines = 0;
     for (const line of text.split("\n")) {
       if (line === "") continue;
+      lines += 1;
       try {
         const value: unknown = JSON.parse(line);
         if (typeof value === "string") entries.push(value);
@@ -38,7 +42,7 @@ export class InputHistory {
         // A damaged line is skipped; the rest is still history.
       }
     }
-    return new InputHistory(file, entries.slice(-MAX_HISTORY_ENTRIES));
+    return new InputHistory(file, entries.slice(-MAX_HISTORY_ENTRIES), lines);
   }
 
   get all(): readonly string[] {
@@ -50,11 +54,13 @@ export class InputHistory {
     this.entries.push(entry);
     if (this.file === undefined) return;
     try {
-      if (this.entries.length > MAX_HISTORY_ENTRIES * 1.2) {
-        this.entries = this.entries.slice(-MAX_HISTORY_ENTRIES);
+      this.entries = this.entries.slice(-MAX_HISTORY_ENTRIES);
+      if (this.fileLines + 1 > MAX_HISTORY_ENTRIES * 1.2) {
         writeFileSync(this.file, this.entries.map((e) => JSON.stringify(e) + "\n").join(""), { mode: 0o600 });
+        this.fileLines = this.entries.length;
       } else {
         appendFileSync(this.file, JSON.stringify(entry) + "\n", { mode: 0o600 });
+        this.fileLines += 1;
       }
       chmodSync(this.file, 0o600);
     } catch {
