@@ -22,6 +22,12 @@ export interface OpenHubOptions {
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
   leaveSigint?: boolean;
+  /**
+   * Return as soon as the config is read (and `alongside` done), the servers still
+   * connecting: `ready` says when they all have; failures are not warned about (the caller
+   * shows each server's state). The chat's prompt opens at once this way.
+   */
+  background?: boolean;
 }
 
 export interface OpenedHub {
@@ -31,6 +37,8 @@ export interface OpenedHub {
   configPath?: string;
   /** Aborted by SIGINT / SIGTERM: pass it to calls so that servers hear of the cancellation. */
   signal: AbortSignal;
+  /** Settles when every server has connected or failed (at once unless `background`). */
+  ready: Promise<void>;
 }
 
 export interface HubHandle<T> extends OpenedHub {
@@ -82,10 +90,14 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
   process.on("exit", onExit);
-  const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),
-    besides,
-  ]);
+  let ready = Promise.resolve();
+  const connecting = (): Promise<Hub> => {
+    if (!options.background) return Hub.connect(servers).then((connectedHub) => (hub = connectedHub));
+    const start = Hub.start(servers);
+    ready = start.ready;
+    return Promise.resolve((hub = start.hub));
+  };
+  const [connected, extra] = await Promise.allSettled([connecting(), besides]);
   try {
     if (interrupted !== undefined) {
       await hub?.close();
@@ -95,7 +107,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     if (extra.status === "rejected") throw extra.reason;
     const needed = options.only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
-    if (options.warnFailures ?? true) {
+    if ((options.warnFailures ?? true) && !options.background) {
       for (const state of connected.value.servers()) {
         if (state.status === "failed") warn(unavailable(state), env);
       }
@@ -106,6 +118,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
       hub: connected.value,
       config: loaded.config,
       signal: controller.signal,
+      ready,
       alongside: extra.value,
       interruptedWith: () => interrupted,
       close: async () => {

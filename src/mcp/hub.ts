@@ -69,10 +69,20 @@ export class Hub {
 
   /** Connects every enabled server in parallel; a server that fails is reported in servers(), never thrown. */
   static async connect(servers: Record<string, ServerConfig>, options: HubOptions = {}): Promise<Hub> {
-    const hub = new Hub(servers, options);
-    await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
-    hub.rebuildRegistry();
+    const { hub, ready } = Hub.start(servers, options);
+    await ready;
     return hub;
+  }
+
+  /**
+   * Starts connecting every enabled server and returns at once: each server's tools join
+   * the registry as it connects (a "server-status" event says so), and `ready` settles when
+   * every server has connected or failed, each within its startup timeout. Never rejects.
+   */
+  static start(servers: Record<string, ServerConfig>, options: HubOptions = {}): { hub: Hub; ready: Promise<void> } {
+    const hub = new Hub(servers, options);
+    const ready = Promise.all([...hub.connections.values()].map((connection) => connection.start())).then(() => hub.rebuildRegistry());
+    return { hub, ready };
   }
 
   servers(): ServerState[] {
@@ -167,7 +177,7 @@ export class Hub {
   }
 
   private onConnectionEvent(event: HubEvent): void {
-    if (event.type === "tools-changed") this.rebuildRegistry();
+    if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.rebuildRegistry();
     this.emit(event);
   }
 

@@ -37,10 +37,11 @@ export class AgentSession {
 
   /**
    * Servers that fail to start are warned about on stderr (the session goes on without them).
-   * `signals` says what SIGINT / SIGTERM do (see openHub). `ask` is who decides about a tool
+   * `signals` says what SIGINT / SIGTERM do, and `background` whether to return before the
+   * servers have connected (see openHub). `ask` is who decides about a tool
    * the policy does not allow; without it such a tool is refused.
    */
-  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">, ask?: ApproveCallback): Promise<AgentSession> {
+  static async open(flags: AgentFlags, env: Env, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "background">, ask?: ApproveCallback): Promise<AgentSession> {
     const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
     // The servers start while the model server is asked which model it serves.
@@ -65,6 +66,11 @@ export class AgentSession {
 
   get hub(): Hub {
     return this.opened.hub;
+  }
+
+  /** Settles when every server has connected or failed. */
+  get ready(): Promise<void> {
+    return this.opened.ready;
   }
 
   /** Aborted by the signals the session handles. */

@@ -39,7 +39,7 @@ export function registerAgentCommands(program: Command): void {
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
-async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint">, ask?: ApproveCallback): Promise<AgentSession> {
+async function openSession(flags: AgentFlags, signals: Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "background">, ask?: ApproveCallback): Promise<AgentSession> {
   const { AgentSession } = await import("../chat/session.js");
   return AgentSession.open(flags, process.env, signals, ask);
 }
@@ -78,7 +78,8 @@ async function chat(flags: AgentFlags): Promise<void> {
   let dialog: ApproveCallback | undefined;
   const ask: ApproveCallback | undefined = interactive ? (request, signal) => (dialog ? dialog(request, signal) : Promise.resolve({ decision: "deny" })) : undefined;
   // Ctrl-C cancels an answer, not the program (the chat handles it); SIGTERM stops everything.
-  const session = await openSession(flags, { leaveSigint: true }, ask);
+  // On a terminal the prompt opens at once and the servers join as they connect.
+  const session = await openSession(flags, { leaveSigint: true, background: interactive }, ask);
   try {
     if (interactive) {
       // Ink and React load only for the chat on a terminal.

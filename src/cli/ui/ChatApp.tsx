@@ -87,6 +87,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
   return (
     <Box flexDirection="column">
       <Static items={[...state.items]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} />}</Static>
+      {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
       {state.live && <LiveTurnView live={state.live} colors={colors} />}
       {state.queue.map((text, index) => (
         <Text key={index} dimColor>

@@ -70,5 +70,13 @@ export function ChatItemView({ item, colors }: { item: ChatItem; colors: Colors 
       return <Text>{item.text}</Text>;
     case "usage":
       return <Text dimColor>{item.text}</Text>;
+    case "server":
+      return item.ok ? (
+        <Text dimColor>
+          <Text color="green">●</Text> server {item.text}
+        </Text>
+      ) : (
+        <Text color="red">● server {item.text}</Text>
+      );
   }
 }

@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
 import type { Colors } from "../render/colors.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
 import type { LiveTurn } from "./chat-controller.js";
 import { renderMarkdown } from "./ChatItemView.js";
 
@@ -41,7 +42,10 @@ export function LiveTurnView({ live, colors }: { live: LiveTurn; colors: Colors 
       {!live.answered && live.running.length === 0 && (
         <Text>
           <Text color="cyan">{SPINNER[tick % SPINNER.length]}</Text>
-          <Text dimColor> waiting for the model… {seconds} s · Esc to cancel</Text>
+          <Text dimColor>
+            {" "}
+            {live.waitingFor.length > 0 ? `waiting for ${live.waitingFor.map(cleanTerminalText).join(", ")} to start` : "waiting for the model"}… {seconds} s · Esc to cancel
+          </Text>
         </Text>
       )}
     </Box>

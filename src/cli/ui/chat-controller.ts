@@ -1,5 +1,6 @@
 import type { ApprovalAnswer, ToolApprovalRequest } from "../../agent/approval.js";
 import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import type { ServerState } from "../../mcp/types.js";
 import type { AgentSession } from "../chat/session.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
 import type { Colors } from "../render/colors.js";
@@ -17,12 +18,16 @@ export type ChatItemBody =
   | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
   /** A slash command's output, styled by our own renderers. */
   | { kind: "output"; text: string }
-  | { kind: "usage"; text: string };
+  | { kind: "usage"; text: string }
+  /** A server connected (ok) or failed to start. */
+  | { kind: "server"; ok: boolean; text: string };
 
 export type ChatItem = ChatItemBody & { id: number };
 
 export interface LiveTurn {
   startedAt: number;
+  /** Servers the turn waits for before it is sent (those still starting). */
+  waitingFor: readonly string[];
   /** Whether anything of the model's answer (text, thinking or a tool call) has come yet. */
   answered: boolean;
   /** The part of the answer not yet moved to the static region. */
@@ -46,6 +51,8 @@ export interface ChatState {
   approval: PendingApproval | undefined;
   /** The chat is ending: the input is no longer drawn. */
   exiting: boolean;
+  /** Servers still connecting. */
+  starting: readonly string[];
 }
 
 const MAX_ARGS_SHOWN = 160;
@@ -56,7 +63,7 @@ const MAX_ARGS_SHOWN = 160;
  * and send it the user's acts; it runs turns and slash commands one at a time, in order.
  */
 export class ChatController {
-  private state: ChatState = { items: [], live: undefined, queue: [], approval: undefined, exiting: false };
+  private state: ChatState = { items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
   private readonly listeners = new Set<() => void>();
   private nextId = 1;
   private turn: AbortController | undefined;
@@ -77,8 +84,32 @@ export class ChatController {
     return () => this.listeners.delete(listener);
   };
 
-  get busy(): boolean {
-    return this.working;
+  /**
+   * Shows each server's start-up as it happens (connected with its tools, or why it failed)
+   * and keeps `starting` current. Returns the unsubscribe function.
+   */
+  watchServers(): () => void {
+    const reported = new Map<string, ServerState["status"]>();
+    const report = (state: ServerState): void => {
+      if (reported.get(state.name) === state.status) return;
+      reported.set(state.name, state.status);
+      const name = cleanTerminalText(state.name);
+      if (state.status === "connected") {
+        const ms = state.connectMs === undefined ? "" : ` · ${Math.round(state.connectMs)} ms`;
+        this.show({ kind: "server", ok: true, text: `${name}: ${state.toolCount} tool${state.toolCount === 1 ? "" : "s"}${ms}` });
+      } else if (state.status === "failed") {
+        this.show({ kind: "server", ok: false, text: `${name} failed to start: ${cleanTerminalText(state.error ?? "unknown error")}` });
+      }
+    };
+    const refresh = (): void => {
+      const servers = this.session.hub.servers();
+      for (const state of servers) report(state);
+      this.update({ starting: servers.filter((state) => state.status === "connecting").map((state) => state.name) });
+    };
+    refresh();
+    return this.session.hub.on((event) => {
+      if (event.type === "server-status") refresh();
+    });
   }
 
   /** Adds a line to the static region. */
@@ -159,9 +190,17 @@ export class ChatController {
     this.turn = new AbortController();
     this.cleaner = new TerminalTextCleaner();
     this.reasoningCleaner = new TerminalTextCleaner();
-    this.update({ live: { startedAt: Date.now(), answered: false, text: "", reasoning: "", running: [] } });
+    const signal = this.turn.signal;
+    this.update({ live: { startedAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
     try {
-      await this.session.agent.send(text, { signal: this.turn.signal, onEvent: (event) => this.onEvent(event) });
+      // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
+      if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
+      if (signal.aborted) {
+        this.show({ kind: "notice", tone: "info", text: "cancelled" });
+        return;
+      }
+      if (this.state.live) this.update({ live: { ...this.state.live, waitingFor: [], startedAt: Date.now() } });
+      await this.session.agent.send(text, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
       this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
@@ -256,6 +295,18 @@ export class ChatController {
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener();
   }
+}
+
+/** Waits for `promise`, or less if `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void promise.then(done, done);
+  });
 }
 
 /** `in 1,234 · out 56 · 2.1 s · 26.7 tok/s` */

@@ -31,6 +31,7 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
   const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80);
   connectAsk(controller.ask);
   controller.show({ kind: "banner", ...banner(session) });
+  const unwatch = controller.watchServers();
   io.stdout.write(BRACKETED_PASTE_ON);
   const instance = render(<ChatApp controller={controller} history={history} colors={colors} />, {
     stdin: io.stdin,
@@ -42,6 +43,7 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
   try {
     await instance.waitUntilExit();
   } finally {
+    unwatch();
     io.stdout.write(BRACKETED_PASTE_OFF);
   }
 }
@@ -55,11 +57,9 @@ function historyFile(env: Env): string | undefined {
 }
 
 function banner(session: AgentSession): { title: string; detail: string } {
-  const servers = session.hub.servers();
-  const connected = servers.filter((s) => s.status === "connected").length;
-  const tools = session.agent.tools().length;
+  const servers = session.hub.servers().length;
   return {
     title: `toolbridge chat · ${cleanTerminalText(session.agent.model.modelId)} at ${cleanTerminalText(session.endpoint.url)}`,
-    detail: `${tools} tool${tools === 1 ? "" : "s"} from ${connected} of ${servers.length} server${servers.length === 1 ? "" : "s"} · /help for commands · Esc cancels an answer · Ctrl-D quits`,
+    detail: `${servers} server${servers === 1 ? "" : "s"} configured · /help for commands · Esc cancels an answer · Ctrl-D quits`,
   };
 }

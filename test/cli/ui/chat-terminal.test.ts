@@ -264,6 +264,32 @@ describe("toolbridge chat in a terminal: hostile text", () => {
 });
 
 describe("toolbridge chat in a terminal: status and width", () => {
+  it("opens the prompt while a server hangs, shows each server as it starts, and sends a turn once the hung one has failed", async () => {
+    const config = join(home, "hanging.json");
+    const hang = fileURLToPath(new URL("../../fixtures/servers/hang-on-initialize.mjs", import.meta.url));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true },
+          stuck: { command: process.execPath, args: [hang], startupTimeoutMs: 4000 },
+        },
+      }),
+    );
+    const s = await vllm([{ text: "Answered." }]);
+    const t = await chat(s, config);
+    const first = await t.screen();
+    expect(first).toMatch(/starting servers: [^\n]*stuck/);
+    await t.waitFor(/● server time: 1 tool/, "the time server's line");
+    await t.type("hello");
+    await t.press("Enter");
+    await t.waitFor(/waiting for stuck to start… \d+ s/, "the turn waiting for the hung server");
+    expect(s.chatRequests).toHaveLength(0);
+    await t.waitFor(/● server stuck failed to start: [^\n]*\n[\s\S]*Answered\./, "the failure, then the answer");
+    expect(s.chatRequests).toHaveLength(1);
+    expect(s.chatRequests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["get-date"]);
+  });
+
   it("shows a spinner with the seconds waited while the model has not answered", async () => {
     const s = await vllm([{ text: "at last", delayMs: 2500 }]);
     const t = await chat(s);
