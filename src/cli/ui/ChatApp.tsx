@@ -1,4 +1,4 @@
-import { Box, Static, Text, useApp } from "ink";
+import { Box, Static, Text, useApp, useStdout } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -12,6 +12,20 @@ import { LiveTurnView } from "./LiveTurnView.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { useKeys } from "./use-keys.js";
+
+/** The terminal's width, followed on resize, so what is drawn next fits it. */
+function useColumns(): number {
+  const { stdout } = useStdout();
+  const [columns, setColumns] = useState(stdout.columns || 80);
+  useEffect(() => {
+    const onResize = (): void => setColumns(stdout.columns || 80);
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout]);
+  return columns;
+}
 
 export interface ChatAppProps {
   controller: ChatController;
@@ -27,6 +41,7 @@ export interface ChatAppProps {
 export function ChatApp({ controller, history, colors }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const { exit } = useApp();
+  const width = useColumns();
   // Refs, not state: several keys can arrive in one input event, each must see the one before.
   const prompt = useRef<PromptState>(EMPTY_PROMPT);
   const dialog = useRef<{ for: PendingApproval | undefined; state: ApprovalDialogState }>({ for: undefined, state: INITIAL_APPROVAL_DIALOG });
@@ -86,9 +101,9 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
   if (state.approval && dialog.current.for !== state.approval) dialog.current = { for: state.approval, state: INITIAL_APPROVAL_DIALOG };
   return (
     <Box flexDirection="column">
-      <Static items={[...state.items]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} />}</Static>
+      <Static items={[...state.items]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
-      {state.live && <LiveTurnView live={state.live} colors={colors} />}
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
       {state.queue.map((text, index) => (
         <Text key={index} dimColor>
           queued: {cleanTerminalText(text.split("\n")[0] ?? "")}

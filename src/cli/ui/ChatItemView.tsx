@@ -2,16 +2,26 @@ import { Box, Text } from "ink";
 import type { Colors } from "../render/colors.js";
 import { renderMarkdownLine, type MarkdownState } from "../render/markdown.js";
 import type { ChatItem } from "./chat-controller.js";
+import { isTableStart, renderTable, takeTable } from "./markdown-table.js";
 
 const RESULT_HEAD_LINES = 3;
 
-/** Markdown source as styled lines; Ink wraps them at the terminal's width, and again on resize. */
-export function renderMarkdown(text: string, colors: Colors): string {
+/** Markdown source as styled lines; Ink wraps them at the terminal's width at word boundaries; tables are fitted to it. */
+export function renderMarkdown(text: string, colors: Colors, width: number): string {
   const state: MarkdownState = { inCode: false };
-  return text
-    .split("\n")
-    .map((line) => renderMarkdownLine(line, state, colors))
-    .join("\n");
+  const lines = text.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!state.inCode && isTableStart(lines, i)) {
+      const table = takeTable(lines, i);
+      out.push(renderTable(table.rows, table.align, width, colors));
+      i = table.next;
+      continue;
+    }
+    out.push(renderMarkdownLine(lines[i] ?? "", state, colors));
+    i += 1;
+  }
+  return out.join("\n");
 }
 
 function head(text: string): string {
@@ -20,7 +30,7 @@ function head(text: string): string {
 }
 
 /** One finished piece of the conversation (Ink's `<Static>` draws each once). */
-export function ChatItemView({ item, colors }: { item: ChatItem; colors: Colors }) {
+export function ChatItemView({ item, colors, width }: { item: ChatItem; colors: Colors; width: number }) {
   switch (item.kind) {
     case "banner":
       return (
@@ -39,7 +49,7 @@ export function ChatItemView({ item, colors }: { item: ChatItem; colors: Colors 
         </Box>
       );
     case "answer":
-      return <Text>{renderMarkdown(item.text, colors)}</Text>;
+      return <Text>{renderMarkdown(item.text, colors, width)}</Text>;
     case "reasoning":
       return (
         <Text dimColor italic>

@@ -20,7 +20,7 @@ function useTicker(active: boolean, intervalMs: number): number {
 }
 
 /** The turn in progress: a spinner with the seconds waited until the model answers, the answer's last block, the tools running. */
-export function LiveTurnView({ live, colors }: { live: LiveTurn; colors: Colors }) {
+export function LiveTurnView({ live, colors, width }: { live: LiveTurn; colors: Colors; width: number }) {
   const waiting = !live.answered || live.running.length > 0;
   const tick = useTicker(waiting, 100);
   const seconds = Math.floor((Date.now() - live.startedAt) / 1000);
@@ -32,7 +32,7 @@ export function LiveTurnView({ live, colors }: { live: LiveTurn; colors: Colors 
           {reasoning}
         </Text>
       )}
-      {live.text !== "" && <Text>{renderMarkdown(live.text, colors)}</Text>}
+      {live.text !== "" && <Text>{renderMarkdown(live.text, colors, width)}</Text>}
       {live.running.map((call) => (
         <Text key={call.id}>
           <Text color="cyan">{SPINNER[tick % SPINNER.length]}</Text> <Text bold>{call.name}</Text>

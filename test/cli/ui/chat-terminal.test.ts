@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import stringWidth from "string-width";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { childPids, isAlive } from "../../support/processes.js";
 import { Tmux } from "../../support/tmux.js";
@@ -298,6 +299,21 @@ describe("toolbridge chat in a terminal: status and width", () => {
     await t.waitFor(/waiting for the model… [12] s/, "the spinner with seconds");
     await t.waitFor(/at last/, "the answer");
     expect(await t.screen()).not.toMatch(/waiting for the model/);
+  });
+
+  it("draws a markdown table aligned, within 60 columns", async () => {
+    const s = await vllm([{ text: "Times:\n\n| city | local time | note |\n|---|---|---|\n| 台北 | 22:30 | a long note that will not fit in the narrow terminal at all |\n| New York | 09:30 | short |\n\nDone." }]);
+    const t = await chat(s);
+    await t.resize(60, 30);
+    await t.type("times");
+    await t.press("Enter");
+    await t.waitFor(/Done\./, "the answer");
+    const lines = (await t.history()).split("\n").filter((line) => /^[│┌├└]/.test(line) && !line.includes("›"));
+    expect(lines.length).toBeGreaterThan(5);
+    expect(new Set(lines.map((line) => stringWidth(line))).size, lines.join("\n")).toBe(1);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(60);
+    expect(lines.some((line) => line.includes("│ 台北"))).toBe(true);
+    expect((await t.history()).includes("|---|")).toBe(false);
   });
 
   it("wraps the answer at word boundaries at 60 columns, after a resize", async () => {
