@@ -77,13 +77,17 @@ async function chat(flags: AgentFlags): Promise<void> {
   // On a terminal the approval dialog answers the agent; it exists once the screen does.
   let dialog: ApproveCallback | undefined;
   const ask: ApproveCallback | undefined = interactive ? (request, signal) => (dialog ? dialog(request, signal) : Promise.resolve({ decision: "deny" })) : undefined;
+  // Ink and React load only for the chat on a terminal, in React's production mode (the
+  // development build checks every render and costs several times the CPU); they load while
+  // the session opens.
+  if (interactive) process.env.NODE_ENV ??= "production";
+  const ui = interactive ? import("../ui/run-chat-ui.js") : undefined;
   // Ctrl-C cancels an answer, not the program (the chat handles it); SIGTERM stops everything.
   // On a terminal the prompt opens at once and the servers join as they connect.
   const session = await openSession(flags, { leaveSigint: true, background: interactive }, ask);
   try {
-    if (interactive) {
-      // Ink and React load only for the chat on a terminal.
-      const { runChatUi } = await import("../ui/run-chat-ui.js");
+    if (ui) {
+      const { runChatUi } = await ui;
       await runChatUi(session, io, (connected) => (dialog = connected));
     } else {
       const { runPipedChat } = await import("../chat/piped-chat.js");

@@ -1,10 +1,10 @@
 import { Box, Static, Text, useApp, useStdout } from "ink";
-import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
 import { ApprovalDialogView } from "./ApprovalDialogView.js";
-import type { ChatController, PendingApproval } from "./chat-controller.js";
+import type { ChatController, ChatItem, PendingApproval } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
@@ -12,6 +12,14 @@ import { LiveTurnView } from "./LiveTurnView.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { useKeys } from "./use-keys.js";
+import { useUiStore } from "./ui-store.js";
+
+/** What the screen holds besides the conversation: the prompt, the dialog's state, the quit hint. */
+interface UiState {
+  prompt: PromptState;
+  dialog: { for: PendingApproval | undefined; state: ApprovalDialogState };
+  exitArmed: boolean;
+}
 
 /** The terminal's width, followed on resize, so what is drawn next fits it. */
 function useColumns(): number {
@@ -42,12 +50,9 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const { exit } = useApp();
   const width = useColumns();
-  // Refs, not state: several keys can arrive in one input event, each must see the one before.
-  const prompt = useRef<PromptState>(EMPTY_PROMPT);
-  const dialog = useRef<{ for: PendingApproval | undefined; state: ApprovalDialogState }>({ for: undefined, state: INITIAL_APPROVAL_DIALOG });
-  const exitArmed = useRef(false);
-  const [, redraw] = useState(0);
-  const refresh = (): void => redraw((n) => n + 1);
+  // A store, not component state: several keys can arrive in one input event, each must see the one before.
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false }));
+  const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
 
   useEffect(() => {
     if (state.exiting) exit();
@@ -62,14 +67,9 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
       controller.cancel();
       return;
     }
-    if (key.kind === "ctrl" && key.letter === "d" && prompt.current.buffer.text === "") return controller.exit();
-    if (exitArmed.current) {
-      exitArmed.current = false;
-      refresh();
-    }
-    const step = applyKey(prompt.current, key, history.all);
-    prompt.current = step.state;
-    refresh();
+    if (key.kind === "ctrl" && key.letter === "d" && ui.get().prompt.buffer.text === "") return controller.exit();
+    const step = applyKey(ui.get().prompt, key, history.all);
+    change({ prompt: step.state, exitArmed: false });
     if (step.submit !== undefined) {
       history.add(step.submit);
       controller.submit(step.submit);
@@ -79,29 +79,22 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
   // Ctrl-C: cancel the turn; else clear the typing; else quit when pressed twice.
   function interrupt(): void {
     if (controller.cancel()) return;
-    if (prompt.current.buffer.text !== "") {
-      prompt.current = EMPTY_PROMPT;
-    } else if (exitArmed.current) {
-      controller.exit();
-      return;
-    } else {
-      exitArmed.current = true;
-    }
-    refresh();
+    if (ui.get().prompt.buffer.text !== "") change({ prompt: EMPTY_PROMPT });
+    else if (ui.get().exitArmed) controller.exit();
+    else change({ exitArmed: true });
   }
 
   function approvalKey(pending: PendingApproval, key: Key | Paste): void {
-    if (dialog.current.for !== pending) dialog.current = { for: pending, state: INITIAL_APPROVAL_DIALOG };
-    const step = applyApprovalKey(dialog.current.state, key);
-    dialog.current.state = step.state;
+    const current = ui.get().dialog;
+    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key);
+    change({ dialog: { for: pending, state: step.state } });
     if (step.answer) pending.answer(step.answer);
-    refresh();
   }
 
-  if (state.approval && dialog.current.for !== state.approval) dialog.current = { for: state.approval, state: INITIAL_APPROVAL_DIALOG };
+  const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
   return (
     <Box flexDirection="column">
-      <Static items={[...state.items]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
+      <Static items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
       {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
       {state.queue.map((text, index) => (
@@ -110,11 +103,11 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
           {text.includes("\n") ? " …" : ""}
         </Text>
       ))}
-      {state.approval && <ApprovalDialogView pending={state.approval} state={dialog.current.state} />}
+      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
       {!state.exiting && (
         <>
-          <PromptView buffer={prompt.current.buffer} active={!state.approval} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
-          <Text dimColor>{exitArmed.current ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+          <PromptView buffer={view.prompt.buffer} active={!state.approval} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}
     </Box>

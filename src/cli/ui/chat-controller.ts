@@ -56,6 +56,8 @@ export interface ChatState {
 }
 
 const MAX_ARGS_SHOWN = 160;
+/** How often streamed text is drawn (Ink draws at most 30 frames a second anyway). */
+const FRAME_MS = 40;
 
 /**
  * The chat without the screen: what was said, the turn in progress, the queue of what was
@@ -66,6 +68,7 @@ export class ChatController {
   private state: ChatState = { items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
   private readonly listeners = new Set<() => void>();
   private nextId = 1;
+  private pendingFrame: NodeJS.Timeout | undefined;
   private turn: AbortController | undefined;
   private working = false;
   private cleaner = new TerminalTextCleaner();
@@ -217,7 +220,7 @@ export class ChatController {
       case "model-request":
         break;
       case "reasoning-delta":
-        this.update({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
+        this.updateSoon({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
         break;
       case "text-delta": {
         let reasoning = live.reasoning;
@@ -227,7 +230,7 @@ export class ChatController {
         }
         const { finished, rest } = splitFinishedMarkdown(live.text + this.cleaner.push(event.text));
         if (finished !== "") this.show({ kind: "answer", text: finished });
-        this.update({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
+        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
         break;
       }
       case "tool-call-started": {
@@ -293,6 +296,21 @@ export class ChatController {
 
   private update(patch: Partial<ChatState>): void {
     this.state = { ...this.state, ...patch };
+    this.notify();
+  }
+
+  /**
+   * A streamed piece of the answer is drawn with the next frame rather than at once: at a
+   * hundred tokens a second, redrawing per token would cost the terminal UI most of a core.
+   */
+  private updateSoon(patch: Partial<ChatState>): void {
+    this.state = { ...this.state, ...patch };
+    this.pendingFrame ??= setTimeout(() => this.notify(), FRAME_MS);
+  }
+
+  private notify(): void {
+    if (this.pendingFrame) clearTimeout(this.pendingFrame);
+    this.pendingFrame = undefined;
     for (const listener of this.listeners) listener();
   }
 }

@@ -33,6 +33,9 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
   io.stdout.write(BRACKETED_PASTE_ON);
+  // Raw mode at once, before the first frame: a key typed meanwhile is then read as typed
+  // (in cooked mode the terminal would turn its Enter into a line feed, a new line here).
+  io.stdin.setRawMode(true);
   const instance = render(<ChatApp controller={controller} history={history} colors={colors} />, {
     stdin: io.stdin,
     stdout: io.stdout,

@@ -53,7 +53,8 @@ function fakeSession() {
   };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+// Longer than one frame of streamed text (40 ms), so what was streamed has been drawn.
+const tick = () => new Promise((resolve) => setTimeout(resolve, 80));
 let unmount: (() => void) | undefined;
 afterEach(() => unmount?.());
 
