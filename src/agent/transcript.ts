@@ -96,7 +96,8 @@ export function parseTranscript(text: string, source = "transcript"): Transcript
 }
 
 export async function saveTranscript(path: string, messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {}): Promise<void> {
-  await writeFile(path, serializeTranscript(messages, meta), "utf8");
+  // A conversation is private: readable by its owner only.
+  await writeFile(path, serializeTranscript(messages, meta), { encoding: "utf8", mode: 0o600 });
 }
 
 export async function loadTranscript(path: string): Promise<Transcript> {

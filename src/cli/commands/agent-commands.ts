@@ -7,6 +7,11 @@ import { action, ExitCode, ReportedFailure } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { TurnView } from "../render/turn-view.js";
 
+interface ChatFlags extends AgentFlags {
+  continue?: boolean;
+  resume?: string | true;
+}
+
 interface RunFlags extends AgentFlags {
   json?: boolean;
 }
@@ -35,7 +40,10 @@ export function registerAgentCommands(program: Command): void {
 
   addAgentOptions(
     program.command("chat").description("talk with the model, which may use the MCP tools (reads one message per line when stdin is not a terminal)"),
-  ).action(action((flags: AgentFlags) => chat(flags)));
+  )
+    .option("--continue", "continue the last conversation")
+    .option("--resume [id]", "continue a saved conversation (without ID: choose from a list)")
+    .action(action((flags: ChatFlags) => chat(flags)));
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
@@ -71,7 +79,7 @@ async function runOnce(prompt: string, flags: RunFlags): Promise<void> {
   }
 }
 
-async function chat(flags: AgentFlags): Promise<void> {
+async function chat(flags: ChatFlags): Promise<void> {
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
   // On a terminal the approval dialog answers the agent; it exists once the screen does.
@@ -88,7 +96,10 @@ async function chat(flags: AgentFlags): Promise<void> {
   try {
     if (ui) {
       const { runChatUi } = await ui;
-      await runChatUi(session, io, (connected) => (dialog = connected));
+      await runChatUi(session, io, (connected) => (dialog = connected), {
+        ...(flags.continue ? { continueLast: true } : {}),
+        ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
+      });
     } else {
       const { runPipedChat } = await import("../chat/piped-chat.js");
       await runPipedChat(session, { verbose: flags.verbose === true }, io);

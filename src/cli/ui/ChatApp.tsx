@@ -4,7 +4,7 @@ import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
 import { ApprovalDialogView } from "./ApprovalDialogView.js";
-import type { ChatController, ChatItem, PendingApproval } from "./chat-controller.js";
+import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
@@ -19,6 +19,8 @@ interface UiState {
   prompt: PromptState;
   dialog: { for: PendingApproval | undefined; state: ApprovalDialogState };
   exitArmed: boolean;
+  /** The highlighted line of a choice list. */
+  choiceIndex: number;
 }
 
 /** The terminal's width, followed on resize, so what is drawn next fits it. */
@@ -51,7 +53,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
   const { exit } = useApp();
   const width = useColumns();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
 
   useEffect(() => {
@@ -63,6 +65,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
     if (current.exiting) return;
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
     if (current.approval) return approvalKey(current.approval, key);
+    if (current.choice) return choiceKey(current.choice, key);
     if (key.kind === "escape") {
       controller.cancel();
       return;
@@ -91,6 +94,16 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
     if (step.answer) pending.answer(step.answer);
   }
 
+  function choiceKey(pending: PendingChoice, key: Key | Paste): void {
+    const selected = ui.get().choiceIndex;
+    if (key.kind === "up") change({ choiceIndex: Math.max(0, selected - 1) });
+    else if (key.kind === "down") change({ choiceIndex: Math.min(pending.options.length - 1, selected + 1) });
+    else if (key.kind === "enter") {
+      change({ choiceIndex: 0 });
+      pending.answer(selected);
+    } else if (key.kind === "escape") pending.answer(undefined);
+  }
+
   const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
   return (
     <Box flexDirection="column">
@@ -103,10 +116,22 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
           {text.includes("\n") ? " …" : ""}
         </Text>
       ))}
+      {state.choice && (
+        <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+          <Text bold>{state.choice.title}</Text>
+          {state.choice.options.map((option, index) => (
+            <Text key={index} color={index === view.choiceIndex ? "cyan" : undefined}>
+              {index === view.choiceIndex ? "❯ " : "  "}
+              {option}
+            </Text>
+          ))}
+          <Text dimColor>↑/↓ choose · Enter opens · Esc starts a new conversation</Text>
+        </Box>
+      )}
       {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
       {!state.exiting && (
         <>
-          <PromptView buffer={view.prompt.buffer} active={!state.approval} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}

@@ -43,7 +43,16 @@ export interface PendingApproval {
   answer(answer: ApprovalAnswer): void;
 }
 
+/** A question with a list of answers (the --resume picker). */
+export interface PendingChoice {
+  title: string;
+  options: readonly string[];
+  /** The index chosen, or undefined when the user cancelled. */
+  answer(index: number | undefined): void;
+}
+
 export interface ChatState {
+  choice: PendingChoice | undefined;
   items: readonly ChatItem[];
   live: LiveTurn | undefined;
   /** Messages typed during a turn, sent in order after it. */
@@ -65,7 +74,7 @@ const FRAME_MS = 40;
  * and send it the user's acts; it runs turns and slash commands one at a time, in order.
  */
 export class ChatController {
-  private state: ChatState = { items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
+  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
   private readonly listeners = new Set<() => void>();
   private nextId = 1;
   private pendingFrame: NodeJS.Timeout | undefined;
@@ -78,7 +87,25 @@ export class ChatController {
     private readonly session: AgentSession,
     private readonly colors: Colors,
     private readonly columns: () => number,
+    /** Called after each turn and command, to save the conversation as it goes. */
+    private readonly onConversation: () => void = () => undefined,
   ) {}
+
+  /** Shows a list to choose from and waits for the choice. */
+  choose(title: string, options: readonly string[]): Promise<number | undefined> {
+    return new Promise((resolve) => {
+      this.update({
+        choice: {
+          title,
+          options,
+          answer: (index) => {
+            this.update({ choice: undefined });
+            resolve(index);
+          },
+        },
+      });
+    });
+  }
 
   getState = (): ChatState => this.state;
 
@@ -182,6 +209,7 @@ export class ChatController {
         } else {
           await this.runTurn(next);
         }
+        this.onConversation();
       }
     } finally {
       this.working = false;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -189,6 +189,50 @@ describe("toolbridge chat in a terminal: cancelling and quitting", () => {
     await t.press("Up", "Enter");
     await t.waitFor(/\btwo\b/, "the answer");
     expect(lastUser(s.chatRequests[1])).toBe("remember me");
+  });
+});
+
+describe("toolbridge chat in a terminal: sessions", () => {
+  it("saves the conversation as it goes, privately, and --continue picks it up and shows it", async () => {
+    const s = await vllm([{ text: "Noted: blue." }, { text: "You said blue." }]);
+    let t = await chat(s);
+    await t.type("my colour is blue");
+    await t.press("Enter");
+    await t.waitFor(/Noted: blue\./, "the answer");
+    await t.press("C-d");
+    await t.exitCode();
+    await t.close();
+    const dir = join(home, "state", "toolbridge", "sessions");
+    const saved = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+    expect(saved.length).toBeGreaterThan(0);
+    expect(statSync(join(dir, saved[0]!)).mode & 0o777).toBe(0o600);
+    t = await chat(s, timeOnly, ["--continue"]);
+    await t.waitFor(/resumed [\w-]+: 2 messages/, "the resumed conversation");
+    expect(await t.history()).toMatch(/› my colour is blue[\s\S]*Noted: blue\./);
+    await t.type("what is my colour?");
+    await t.press("Enter");
+    await t.waitFor(/You said blue\./, "the answer");
+    expect(messagesOf(s.chatRequests[1]).map((m) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"]);
+  });
+
+  it("saves with /save under a default name, expands ~, and /load shows what it loaded", async () => {
+    const s = await vllm([{ text: "First answer." }]);
+    const t = await chat(s);
+    await t.type("remember this");
+    await t.press("Enter");
+    await t.waitFor(/First answer\./, "the answer");
+    await t.type("/save");
+    await t.press("Enter");
+    await t.waitFor(/saved 2 messages to conversation-\d{8}-\d{6}\.jsonl/, "the default name");
+    await t.type("/save ~/kept.jsonl");
+    await t.press("Enter");
+    await t.waitFor(/saved 2 messages to \//, "the expanded path");
+    expect(existsSync(join(home, "kept.jsonl"))).toBe(true);
+    await t.type("/clear");
+    await t.press("Enter");
+    await t.type("/load ~/kept.jsonl");
+    await t.press("Enter");
+    await t.waitFor(/› remember this\n\s*First answer\.\n\s*loaded 2 messages from/, "the loaded conversation shown");
   });
 });
 
