@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
-import { Hub } from "../mcp/hub.js";
+import { Hub, type HubOptions } from "../mcp/hub.js";
 import { toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
@@ -30,6 +30,12 @@ export interface OpenHubOptions {
   roots?: readonly string[];
   /** How servers' sampling and elicitation requests are answered, given the config. */
   handlers?: (config: ResolvedConfig) => ClientHandlers;
+  /**
+   * Return as soon as the config is read (and `alongside` done), the servers still
+   * connecting: `ready` says when they all have; failures are not warned about (the caller
+   * shows each server's state). The chat's prompt opens at once this way.
+   */
+  background?: boolean;
 }
 
 export interface OpenedHub {
@@ -39,6 +45,8 @@ export interface OpenedHub {
   configPath?: string;
   /** Aborted by SIGINT / SIGTERM / SIGHUP: pass it to calls so that servers hear of the cancellation. */
   signal: AbortSignal;
+  /** Settles when every server has connected or failed (at once unless `background`). */
+  ready: Promise<void>;
 }
 
 export interface HubHandle<T> extends OpenedHub {
@@ -91,7 +99,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("exit", onExit);
   const cwd = options.cwd ?? process.cwd();
-  connecting = Hub.connect(servers, {
+  const hubOptions: HubOptions = {
     signal: controller.signal,
     ...(options.onHubEvent ? { onEvent: options.onHubEvent } : {}),
     // Flags are relative to where the command runs, the config's roots to the config file.
@@ -99,7 +107,14 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     roots: options.roots?.length ? options.roots.map((root) => toRoot(root, cwd).uri) : (loaded.config.roots ?? [cwd]),
     ...(loaded.config.tasks !== undefined ? { tasks: loaded.config.tasks } : {}),
     ...options.handlers?.(loaded.config),
-  }).then((connectedHub) => (hub = connectedHub));
+  };
+  let ready = Promise.resolve();
+  if (options.background) {
+    const start = Hub.start(servers, hubOptions);
+    hub = start.hub;
+    ready = start.ready;
+    connecting = Promise.resolve(start.hub);
+  } else connecting = Hub.connect(servers, hubOptions).then((connectedHub) => (hub = connectedHub));
   const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {
@@ -110,18 +125,20 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     if (extra.status === "rejected") throw extra.reason;
     const needed = options.only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
-    if (options.warnFailures ?? true) {
+    if ((options.warnFailures ?? true) && !options.background) {
       for (const state of connected.value.servers()) {
         if (state.status === "failed") warn(unavailable(state), env);
       }
     }
-    for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
+    // In the background the servers have not listed their tools yet.
+    if (!options.background) for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
     started = true;
     if (options.leaveSigint) process.off("SIGINT", onSignal);
     const opened: HubHandle<T> = {
       hub: connected.value,
       config: loaded.config,
       signal: controller.signal,
+      ready,
       alongside: extra.value,
       interruptedWith: () => interrupted,
       close: async () => {
@@ -138,7 +155,6 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   }
 }
 
-/** Opens the hub, runs `work`, and closes the hub whatever happens (a signal: see openHub). */
 /** SIGHUP: the terminal closed (or `tmux kill-session`); handled as SIGTERM is. */
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = {
@@ -147,6 +163,7 @@ const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = {
   SIGHUP: ExitCode.hangup,
 };
 
+/** Opens the hub, runs `work`, and closes the hub whatever happens (a signal: see openHub). */
 export async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
   const opened = await openHub(options);
   try {

@@ -118,18 +118,31 @@ export class Hub {
 
   /** Connects every enabled server in parallel; a server that fails is reported in servers(), never thrown. */
   static async connect(servers: Record<string, ServerConfig>, options: HubOptions = {}): Promise<Hub> {
+    const { hub, ready } = Hub.start(servers, options);
+    await ready;
+    return hub;
+  }
+
+  /**
+   * Starts connecting every enabled server and returns at once: each server's tools join
+   * the registry as it connects (a "server-status" event says so), and `ready` settles when
+   * every server has connected or failed, each within its startup timeout. Never rejects.
+   */
+  static start(servers: Record<string, ServerConfig>, options: HubOptions = {}): { hub: Hub; ready: Promise<void> } {
     const hub = new Hub(servers, options);
     const stop = (): void => void hub.close({ terminate: true });
     options.signal?.addEventListener("abort", stop, { once: true });
     if (options.signal?.aborted) stop();
-    try {
-      await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
-    } finally {
-      options.signal?.removeEventListener("abort", stop);
-    }
-    if (hub.closing) await hub.closing;
-    else hub.rebuildRegistry();
-    return hub;
+    const ready = (async (): Promise<void> => {
+      try {
+        await Promise.all([...hub.connections.values()].map((connection) => connection.start()));
+      } finally {
+        options.signal?.removeEventListener("abort", stop);
+      }
+      if (hub.closing) await hub.closing;
+      else hub.rebuildRegistry();
+    })();
+    return { hub, ready };
   }
 
   servers(): ServerState[] {
@@ -291,7 +304,7 @@ export class Hub {
   }
 
   private onConnectionEvent(event: HubEvent): void {
-    if (event.type === "tools-changed") this.rebuildRegistry();
+    if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.rebuildRegistry();
     this.emit(event);
   }
 

@@ -30,7 +30,7 @@ export interface AgentFlags {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How a front end opens a session: what signals do (see openHub), who hears start-up, who is asked about tools. */
-export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "onHubEvent"> & { ask?: ApproveCallback };
+export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "onHubEvent" | "background"> & { ask?: ApproveCallback };
 
 /**
  * Everything one `run` or `chat` needs: the config read, the servers connected, the model
@@ -49,7 +49,9 @@ export class AgentSession {
 
   /**
    * Servers that fail to start are warned about on stderr (the session goes on without them).
-   * Without `options.ask`, a tool the policy does not allow is refused.
+   * `options` says what signals do, whether to return before the servers have connected
+   * (`background`, see openHub) and who decides about a tool the policy does not allow
+   * (`ask`; without it such a tool is refused).
    */
   static async open(flags: AgentFlags, env: Env, options: SessionOptions): Promise<AgentSession> {
     const { ask, ...signals } = options;
@@ -111,6 +113,11 @@ export class AgentSession {
 
   get hub(): Hub {
     return this.opened.hub;
+  }
+
+  /** Settles when every server has connected or failed. */
+  get ready(): Promise<void> {
+    return this.opened.ready;
   }
 
   /** Aborted by the signals the session handles. */

@@ -1,6 +1,10 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
-import { toRoot } from "../../mcp/roots.js";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { Colors } from "../render/colors.js";
+import { renderConversation } from "../render/transcript-view.js";
+import { fileStamp } from "../ui/saved-sessions.js";
+import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
 import type { AgentSession } from "./session.js";
@@ -80,10 +84,10 @@ const COMMANDS: SlashCommand[] = [
   },
   {
     name: "save",
-    usage: "/save FILE",
-    help: "save the conversation as a JSONL transcript",
-    async run({ session, colors, print }, file) {
-      if (file === "") return print(colors.red("usage: /save FILE"));
+    usage: "/save [FILE]",
+    help: "save the conversation as a JSONL transcript (default: conversation-DATE.jsonl here)",
+    async run({ session, colors, print }, argument) {
+      const file = argument === "" ? defaultTranscriptName() : expandHome(argument);
       const { agent } = session;
       await saveTranscript(file, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
       print(colors.dim(`saved ${agent.messages.length} messages to ${file}`));
@@ -93,10 +97,12 @@ const COMMANDS: SlashCommand[] = [
     name: "load",
     usage: "/load FILE",
     help: "continue a conversation from a transcript",
-    async run({ session, colors, print }, file) {
-      if (file === "") return print(colors.red("usage: /load FILE"));
+    async run({ session, colors, print }, argument) {
+      if (argument === "") return print(colors.red("usage: /load FILE"));
+      const file = expandHome(argument);
       const transcript = await loadTranscript(file);
       session.agent.replaceMessages(transcript.messages);
+      if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },
   },
@@ -112,6 +118,16 @@ const COMMANDS: SlashCommand[] = [
   },
   { name: "exit", usage: "/exit", help: "quit", run: () => "exit" },
 ];
+
+/** `~` and `~/…` as the shell reads them. */
+export function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  return path.startsWith("~/") ? join(homedir(), path.slice(2)) : path;
+}
+
+function defaultTranscriptName(now = new Date()): string {
+  return `conversation-${fileStamp(now)}.jsonl`;
+}
 
 /** Runs a `/command`; errors (a missing file, a model that does not exist) are printed, the chat goes on. */
 export async function runSlashCommand(line: string, context: SlashContext): Promise<void | "exit"> {

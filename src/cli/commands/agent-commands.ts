@@ -3,6 +3,12 @@ import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.j
 import { action } from "../errors.js";
 import type { RunFlags } from "./run.js";
 import { ROOT_OPTION } from "./hub-commands.js";
+import type { ApproveCallback } from "../../agent/approval.js";
+
+interface ChatFlags extends AgentFlags {
+  continue?: boolean;
+  resume?: string | true;
+}
 
 function addAgentOptions(command: Command): Command {
   return command
@@ -35,7 +41,10 @@ export function registerAgentCommands(program: Command): void {
 
   addAgentOptions(
     program.command("chat").description("talk with the model, which may use the MCP tools (reads one message per line when stdin is not a terminal)"),
-  ).action(action((flags: AgentFlags) => chat(flags)));
+  )
+    .option("--continue", "continue the last conversation")
+    .option("--resume [id]", "continue a saved conversation (without ID: choose from a list)")
+    .action(action((flags: ChatFlags) => chat(flags)));
 }
 
 /** The agent, the hub and the model SDKs load when a command runs: `serve` and `--help` start without them. */
@@ -44,12 +53,31 @@ async function openSession(flags: AgentFlags, options: SessionOptions): Promise<
   return AgentSession.open(flags, process.env, options);
 }
 
-async function chat(flags: AgentFlags): Promise<void> {
-  // Ctrl-C cancels an answer, not the program (runChat handles it); SIGTERM stops everything.
-  const session = await openSession(flags, { leaveSigint: true });
+async function chat(flags: ChatFlags): Promise<void> {
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
+  // On a terminal the approval dialog answers the agent; it exists once the screen does.
+  let dialog: ApproveCallback | undefined;
+  const ask: ApproveCallback | undefined = interactive ? (request, signal) => (dialog ? dialog(request, signal) : Promise.resolve({ decision: "deny" })) : undefined;
+  // Ink and React load only for the chat on a terminal, in React's production mode (the
+  // development build checks every render and costs several times the CPU); they load while
+  // the session opens.
+  if (interactive) process.env.NODE_ENV ??= "production";
+  const ui = interactive ? import("../ui/run-chat-ui.js") : undefined;
+  // Ctrl-C cancels an answer, not the program (the chat handles it); SIGTERM stops everything.
+  // On a terminal the prompt opens at once and the servers join as they connect.
+  const session = await openSession(flags, { leaveSigint: true, background: interactive, ...(ask ? { ask } : {}) });
   try {
-    const { runChat } = await import("../chat/repl.js");
-    await runChat(session, { verbose: flags.verbose === true }, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+    if (ui) {
+      const { runChatUi } = await ui;
+      await runChatUi(session, io, (connected) => (dialog = connected), {
+        ...(flags.continue ? { continueLast: true } : {}),
+        ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
+      });
+    } else {
+      const { runPipedChat } = await import("../chat/piped-chat.js");
+      await runPipedChat(session, { verbose: flags.verbose === true }, io);
+    }
   } finally {
     await session.close();
   }

@@ -1,0 +1,73 @@
+import { createInterface } from "node:readline";
+import { colorsFor } from "../render/colors.js";
+import { oneLine } from "../render/one-line.js";
+import { TurnView } from "../render/turn-view.js";
+import type { AgentSession } from "./session.js";
+import { runSlashCommand } from "./slash-commands.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface PipedChatIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: Env;
+}
+
+/**
+ * Chat without a terminal: one message (or /command) per input line, answers on stdout,
+ * so a conversation can be scripted. Nobody can be asked to approve a tool here, so what
+ * the policy does not allow is refused (the agent tells the model, the view the user).
+ */
+export async function runPipedChat(session: AgentSession, options: { verbose: boolean }, io: PipedChatIo): Promise<void> {
+  const outColors = colorsFor(io.stdout, io.env);
+  const errColors = colorsFor(io.stderr, io.env);
+  const view = new TurnView({
+    stdout: io.stdout,
+    stderr: io.stderr,
+    outColors,
+    errColors,
+    streamAnswer: true,
+    markdown: false,
+    showReasoning: options.verbose,
+    verbose: options.verbose,
+    endpoint: () => session.endpoint,
+  });
+  // With --verbose, what servers log (at their logLevel and above) shows as it comes; a finished URL flow always does.
+  const stopServerNotes = session.hub.on((event) => {
+    if (event.type === "log" && options.verbose) {
+      io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${oneLine(event.text)}`)}\n`);
+    } else if (event.type === "elicitation-complete") {
+      io.stderr.write(`${errColors.dim(`server "${event.server}": the page you opened reports it is done`)}\n`);
+    }
+  });
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  let turn: AbortController | undefined;
+  // Ctrl-C cancels the answer being written and the chat goes on with the next line; between answers it ends the chat.
+  const onInterrupt = (): void => {
+    if (turn) turn.abort();
+    else rl.close();
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    for await (const line of rl) {
+      const text = line.trim();
+      if (text === "") continue;
+      if (text.startsWith("/")) {
+        const print = (out: string): void => void io.stdout.write(`${out}\n`);
+        if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100 })) === "exit") break;
+        continue;
+      }
+      turn = new AbortController();
+      try {
+        await session.agent.send(text, { signal: turn.signal, onEvent: (event) => view.handle(event) });
+      } finally {
+        turn = undefined;
+      }
+    }
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    stopServerNotes();
+    rl.close();
+  }
+}

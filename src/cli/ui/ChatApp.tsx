@@ -1,0 +1,140 @@
+import { Box, Static, Text, useApp, useStdout } from "ink";
+import { useEffect, useState, useSyncExternalStore } from "react";
+import type { Colors } from "../render/colors.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
+import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
+import { ApprovalDialogView } from "./ApprovalDialogView.js";
+import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
+import { ChatItemView } from "./ChatItemView.js";
+import type { InputHistory } from "./history.js";
+import type { Key, Paste } from "./keys.js";
+import { LiveTurnView } from "./LiveTurnView.js";
+import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
+import { PromptView } from "./PromptView.js";
+import { useKeys } from "./use-keys.js";
+import { useUiStore } from "./ui-store.js";
+
+/** What the screen holds besides the conversation: the prompt, the dialog's state, the quit hint. */
+interface UiState {
+  prompt: PromptState;
+  dialog: { for: PendingApproval | undefined; state: ApprovalDialogState };
+  exitArmed: boolean;
+  /** The highlighted line of a choice list. */
+  choiceIndex: number;
+}
+
+/** The terminal's width, followed on resize, so what is drawn next fits it. */
+function useColumns(): number {
+  const { stdout } = useStdout();
+  const [columns, setColumns] = useState(stdout.columns || 80);
+  useEffect(() => {
+    const onResize = (): void => setColumns(stdout.columns || 80);
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout]);
+  return columns;
+}
+
+export interface ChatAppProps {
+  controller: ChatController;
+  history: InputHistory;
+  colors: Colors;
+}
+
+/**
+ * The chat screen: finished turns in `<Static>` (written once, scrolled by the terminal),
+ * then the turn in progress, the queued messages, a dialog when the agent asks, and the
+ * input box, which stays usable while the model answers.
+ */
+export function ChatApp({ controller, history, colors }: ChatAppProps) {
+  const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  const { exit } = useApp();
+  const width = useColumns();
+  // A store, not component state: several keys can arrive in one input event, each must see the one before.
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
+  const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
+
+  useEffect(() => {
+    if (state.exiting) exit();
+  }, [state.exiting, exit]);
+
+  useKeys((key: Key | Paste) => {
+    const current = controller.getState();
+    if (current.exiting) return;
+    if (key.kind === "ctrl" && key.letter === "c") return interrupt();
+    if (current.approval) return approvalKey(current.approval, key);
+    if (current.choice) return choiceKey(current.choice, key);
+    if (key.kind === "escape") {
+      controller.cancel();
+      return;
+    }
+    if (key.kind === "ctrl" && key.letter === "d" && ui.get().prompt.buffer.text === "") return controller.exit();
+    const step = applyKey(ui.get().prompt, key, history.all);
+    change({ prompt: step.state, exitArmed: false });
+    if (step.submit !== undefined) {
+      history.add(step.submit);
+      controller.submit(step.submit);
+    }
+  });
+
+  // Ctrl-C: cancel the turn; else clear the typing; else quit when pressed twice.
+  function interrupt(): void {
+    if (controller.cancel()) return;
+    if (ui.get().prompt.buffer.text !== "") change({ prompt: EMPTY_PROMPT });
+    else if (ui.get().exitArmed) controller.exit();
+    else change({ exitArmed: true });
+  }
+
+  function approvalKey(pending: PendingApproval, key: Key | Paste): void {
+    const current = ui.get().dialog;
+    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key);
+    change({ dialog: { for: pending, state: step.state } });
+    if (step.answer) pending.answer(step.answer);
+  }
+
+  function choiceKey(pending: PendingChoice, key: Key | Paste): void {
+    const selected = ui.get().choiceIndex;
+    if (key.kind === "up") change({ choiceIndex: Math.max(0, selected - 1) });
+    else if (key.kind === "down") change({ choiceIndex: Math.min(pending.options.length - 1, selected + 1) });
+    else if (key.kind === "enter") {
+      change({ choiceIndex: 0 });
+      pending.answer(selected);
+    } else if (key.kind === "escape") pending.answer(undefined);
+  }
+
+  const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
+  return (
+    <Box flexDirection="column">
+      <Static items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
+      {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
+      {state.queue.map((text, index) => (
+        <Text key={index} dimColor>
+          queued: {cleanTerminalText(text.split("\n")[0] ?? "")}
+          {text.includes("\n") ? " …" : ""}
+        </Text>
+      ))}
+      {state.choice && (
+        <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+          <Text bold>{state.choice.title}</Text>
+          {state.choice.options.map((option, index) => (
+            <Text key={index} color={index === view.choiceIndex ? "cyan" : undefined}>
+              {index === view.choiceIndex ? "❯ " : "  "}
+              {option}
+            </Text>
+          ))}
+          <Text dimColor>↑/↓ choose · Enter opens · Esc starts a new conversation</Text>
+        </Box>
+      )}
+      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
+      {!state.exiting && (
+        <>
+          <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+        </>
+      )}
+    </Box>
+  );
+}

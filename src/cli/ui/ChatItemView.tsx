@@ -1,0 +1,92 @@
+import { Box, Text } from "ink";
+import type { Colors } from "../render/colors.js";
+import { renderMarkdownLine, type MarkdownState } from "../render/markdown.js";
+import type { ChatItem } from "./chat-controller.js";
+import { isTableStart, renderTable, takeTable } from "./markdown-table.js";
+
+const RESULT_HEAD_LINES = 3;
+
+/** Markdown source as styled lines; Ink wraps them at the terminal's width at word boundaries; tables are fitted to it. */
+export function renderMarkdown(text: string, colors: Colors, width: number): string {
+  const state: MarkdownState = { inCode: false };
+  const lines = text.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!state.inCode && isTableStart(lines, i)) {
+      const table = takeTable(lines, i);
+      out.push(renderTable(table.rows, table.align, width, colors));
+      i = table.next;
+      continue;
+    }
+    out.push(renderMarkdownLine(lines[i] ?? "", state, colors));
+    i += 1;
+  }
+  return out.join("\n");
+}
+
+function head(text: string): string {
+  const lines = text.split("\n");
+  return lines.length > RESULT_HEAD_LINES ? `${lines.slice(0, RESULT_HEAD_LINES).join("\n")}\n… (${lines.length - RESULT_HEAD_LINES} more lines)` : text;
+}
+
+/** One finished piece of the conversation (Ink's `<Static>` draws each once). */
+export function ChatItemView({ item, colors, width }: { item: ChatItem; colors: Colors; width: number }) {
+  switch (item.kind) {
+    case "banner":
+      return (
+        <Box flexDirection="column" marginBottom={1}>
+          <Text bold>{item.title}</Text>
+          <Text dimColor>{item.detail}</Text>
+        </Box>
+      );
+    case "user":
+      return (
+        <Box marginTop={1}>
+          <Text color="cyan" bold>
+            {"› "}
+          </Text>
+          <Text>{item.text}</Text>
+        </Box>
+      );
+    case "answer":
+      return <Text>{renderMarkdown(item.text, colors, width)}</Text>;
+    case "reasoning":
+      return (
+        <Text dimColor italic>
+          {item.text.trim()}
+        </Text>
+      );
+    case "tool": {
+      const mark = item.denied ? <Text color="yellow">⊘</Text> : item.isError ? <Text color="red">✗</Text> : <Text color="green">✓</Text>;
+      return (
+        <Box flexDirection="column">
+          <Text>
+            {mark} <Text bold>{item.name}</Text>
+            <Text dimColor>
+              ({item.args}) {Math.round(item.durationMs)} ms
+            </Text>
+          </Text>
+          <Box paddingLeft={2}>
+            <Text color={item.isError ? "red" : undefined} dimColor={!item.isError}>
+              {head(item.summary)}
+            </Text>
+          </Box>
+        </Box>
+      );
+    }
+    case "notice":
+      return <Text color={item.tone === "error" ? "red" : item.tone === "warning" ? "yellow" : undefined} dimColor={item.tone === "info"}>{item.tone === "info" ? `(${item.text})` : `toolbridge: ${item.text}`}</Text>;
+    case "output":
+      return <Text>{item.text}</Text>;
+    case "usage":
+      return <Text dimColor>{item.text}</Text>;
+    case "server":
+      return item.ok ? (
+        <Text dimColor>
+          <Text color="green">●</Text> server {item.text}
+        </Text>
+      ) : (
+        <Text color="red">● server {item.text}</Text>
+      );
+  }
+}

@@ -1,0 +1,53 @@
+import { Box, Text } from "ink";
+import { useEffect, useState } from "react";
+import type { Colors } from "../render/colors.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
+import type { LiveTurn } from "./chat-controller.js";
+import { renderMarkdown } from "./ChatItemView.js";
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/** Only the end of long thinking is shown live; all of it lands in the transcript above when it ends. */
+const REASONING_TAIL_LINES = 4;
+
+function useTicker(active: boolean, intervalMs: number): number {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setTick((n) => n + 1), intervalMs);
+    return () => clearInterval(timer);
+  }, [active, intervalMs]);
+  return tick;
+}
+
+/** The turn in progress: a spinner with the seconds waited until the model answers, the answer's last block, the tools running. */
+export function LiveTurnView({ live, colors, width }: { live: LiveTurn; colors: Colors; width: number }) {
+  const waiting = !live.answered || live.running.length > 0;
+  const tick = useTicker(waiting, 100);
+  const seconds = Math.floor((Date.now() - live.startedAt) / 1000);
+  const reasoning = live.reasoning.trim().split("\n").slice(-REASONING_TAIL_LINES).join("\n");
+  return (
+    <Box flexDirection="column">
+      {reasoning !== "" && (
+        <Text dimColor italic>
+          {reasoning}
+        </Text>
+      )}
+      {live.text !== "" && <Text>{renderMarkdown(live.text, colors, width)}</Text>}
+      {live.running.map((call) => (
+        <Text key={call.id}>
+          <Text color="cyan">{SPINNER[tick % SPINNER.length]}</Text> <Text bold>{call.name}</Text>
+          <Text dimColor>({call.args})</Text>
+        </Text>
+      ))}
+      {!live.answered && live.running.length === 0 && (
+        <Text>
+          <Text color="cyan">{SPINNER[tick % SPINNER.length]}</Text>
+          <Text dimColor>
+            {" "}
+            {live.waitingFor.length > 0 ? `waiting for ${live.waitingFor.map(cleanTerminalText).join(", ")} to start` : "waiting for the model"}… {seconds} s · Esc to cancel
+          </Text>
+        </Text>
+      )}
+    </Box>
+  );
+}

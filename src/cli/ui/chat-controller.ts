@@ -1,0 +1,374 @@
+import type { ApprovalAnswer, ToolApprovalRequest } from "../../agent/approval.js";
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import type { ServerState } from "../../mcp/types.js";
+import type { AgentSession } from "../chat/session.js";
+import { runSlashCommand } from "../chat/slash-commands.js";
+import type { Colors } from "../render/colors.js";
+import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
+import { splitFinishedMarkdown } from "./markdown-blocks.js";
+
+/** What the screen shows once and never redraws (Ink's `<Static>`). All text in it is cleaned. */
+export type ChatItemBody =
+  | { kind: "banner"; title: string; detail: string }
+  | { kind: "user"; text: string }
+  /** A finished piece of the answer (markdown source). */
+  | { kind: "answer"; text: string }
+  | { kind: "reasoning"; text: string }
+  | { kind: "tool"; name: string; args: string; summary: string; isError: boolean; durationMs: number; denied: boolean }
+  | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
+  /** A slash command's output, styled by our own renderers. */
+  | { kind: "output"; text: string }
+  | { kind: "usage"; text: string }
+  /** A server connected (ok) or failed to start. */
+  | { kind: "server"; ok: boolean; text: string };
+
+export type ChatItem = ChatItemBody & { id: number };
+
+export interface LiveTurn {
+  startedAt: number;
+  /** Servers the turn waits for before it is sent (those still starting). */
+  waitingFor: readonly string[];
+  /** Whether anything of the model's answer (text, thinking or a tool call) has come yet. */
+  answered: boolean;
+  /** The part of the answer not yet moved to the static region. */
+  text: string;
+  reasoning: string;
+  /** Tool calls running now. */
+  running: Array<{ id: string; name: string; args: string }>;
+}
+
+export interface PendingApproval {
+  request: ToolApprovalRequest;
+  argsSummary: string;
+  answer(answer: ApprovalAnswer): void;
+}
+
+/** A question with a list of answers (the --resume picker). */
+export interface PendingChoice {
+  title: string;
+  options: readonly string[];
+  /** The index chosen, or undefined when the user cancelled. */
+  answer(index: number | undefined): void;
+}
+
+export interface ChatState {
+  choice: PendingChoice | undefined;
+  items: readonly ChatItem[];
+  live: LiveTurn | undefined;
+  /** Messages typed during a turn, sent in order after it. */
+  queue: readonly string[];
+  approval: PendingApproval | undefined;
+  /** The chat is ending: the input is no longer drawn. */
+  exiting: boolean;
+  /** Servers still connecting. */
+  starting: readonly string[];
+}
+
+const MAX_ARGS_SHOWN = 160;
+/** How often streamed text is drawn (Ink draws at most 30 frames a second anyway). */
+const FRAME_MS = 40;
+
+/**
+ * The chat without the screen: what was said, the turn in progress, the queue of what was
+ * typed meanwhile and the question waiting for the user. The Ink components draw its state
+ * and send it the user's acts; it runs turns and slash commands one at a time, in order.
+ */
+export class ChatController {
+  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
+  private readonly listeners = new Set<() => void>();
+  private nextId = 1;
+  private pendingFrame: NodeJS.Timeout | undefined;
+  private turn: AbortController | undefined;
+  private working = false;
+  private cleaner = new TerminalTextCleaner();
+  private reasoningCleaner = new TerminalTextCleaner();
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly colors: Colors,
+    private readonly columns: () => number,
+    /** Called after each turn and command, to save the conversation as it goes. */
+    private readonly onConversation: () => void = () => undefined,
+  ) {}
+
+  /** Shows a list to choose from and waits for the choice. */
+  choose(title: string, options: readonly string[]): Promise<number | undefined> {
+    return new Promise((resolve) => {
+      this.update({
+        choice: {
+          title,
+          options,
+          answer: (index) => {
+            this.update({ choice: undefined });
+            resolve(index);
+          },
+        },
+      });
+    });
+  }
+
+  getState = (): ChatState => this.state;
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /**
+   * Shows each server's start-up as it happens (connected with its tools, or why it failed)
+   * and keeps `starting` current. Returns the unsubscribe function.
+   */
+  watchServers(): () => void {
+    const reported = new Map<string, ServerState["status"]>();
+    const report = (state: ServerState): void => {
+      if (reported.get(state.name) === state.status) return;
+      reported.set(state.name, state.status);
+      const name = cleanTerminalText(state.name);
+      if (state.status === "connected") {
+        const ms = state.connectMs === undefined ? "" : ` · ${Math.round(state.connectMs)} ms`;
+        this.show({ kind: "server", ok: true, text: `${name}: ${state.toolCount} tool${state.toolCount === 1 ? "" : "s"}${ms}` });
+      } else if (state.status === "failed") {
+        this.show({ kind: "server", ok: false, text: `${name} failed to start: ${cleanTerminalText(state.error ?? "unknown error")}` });
+      }
+    };
+    const refresh = (): void => {
+      const servers = this.session.hub.servers();
+      for (const state of servers) report(state);
+      this.update({ starting: servers.filter((state) => state.status === "connecting").map((state) => state.name) });
+    };
+    refresh();
+    return this.session.hub.on((event) => {
+      if (event.type === "server-status") refresh();
+    });
+  }
+
+  /** Adds a line to the static region. */
+  show(item: ChatItemBody): void {
+    this.update({ items: [...this.state.items, { ...item, id: this.nextId++ }] });
+  }
+
+  /** A message or a /command from the prompt: run now, or queued behind the turn in progress. */
+  submit(text: string): void {
+    if (text.trim() === "") return;
+    this.update({ queue: [...this.state.queue, text] });
+    void this.drain();
+  }
+
+  /** Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there was none. */
+  cancel(): boolean {
+    if (!this.turn) return false;
+    this.turn.abort();
+    return true;
+  }
+
+  /** Takes back the last queued message (to edit it), if any. */
+  unqueueLast(): string | undefined {
+    const last = this.state.queue.at(-1);
+    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1) });
+    return last;
+  }
+
+  /** Ends the chat: the turn in progress is cancelled, the queue dropped; the screen unmounts when it sees `exiting`. */
+  exit(): void {
+    this.turn?.abort();
+    this.update({ exiting: true, queue: [] });
+  }
+
+  /** The agent's `ask` callback: shows the approval dialog and waits for the answer. */
+  ask = (request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalAnswer> =>
+    new Promise((resolve) => {
+      const done = (answer: ApprovalAnswer): void => {
+        signal?.removeEventListener("abort", onAbort);
+        if (this.state.approval === pending) this.update({ approval: undefined });
+        resolve(answer);
+      };
+      const onAbort = (): void => done({ decision: "deny" });
+      const pending: PendingApproval = { request, argsSummary: summarizeArguments(request.arguments), answer: done };
+      if (signal?.aborted) return resolve({ decision: "deny" });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.update({ approval: pending });
+    });
+
+  private async drain(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    try {
+      for (;;) {
+        const next = this.state.queue[0];
+        if (next === undefined || this.state.exiting) break;
+        this.update({ queue: this.state.queue.slice(1) });
+        if (next.trim().startsWith("/")) {
+          this.show({ kind: "user", text: cleanTerminalText(next) });
+          const result = await runSlashCommand(next.trim(), {
+            session: this.session,
+            colors: this.colors,
+            print: (text) => this.show({ kind: "output", text }),
+            columns: this.columns(),
+          });
+          if (result === "exit") return this.exit();
+        } else {
+          await this.runTurn(next);
+        }
+        this.onConversation();
+      }
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async runTurn(text: string): Promise<void> {
+    this.show({ kind: "user", text: cleanTerminalText(text) });
+    this.turn = new AbortController();
+    this.cleaner = new TerminalTextCleaner();
+    this.reasoningCleaner = new TerminalTextCleaner();
+    const signal = this.turn.signal;
+    this.update({ live: { startedAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
+    try {
+      // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
+      if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
+      if (signal.aborted) {
+        this.show({ kind: "notice", tone: "info", text: "cancelled" });
+        return;
+      }
+      if (this.state.live) this.update({ live: { ...this.state.live, waitingFor: [], startedAt: Date.now() } });
+      await this.session.agent.send(text, { signal, onEvent: (event) => this.onEvent(event) });
+    } catch (error) {
+      this.flushLive();
+      this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
+    } finally {
+      this.turn = undefined;
+      this.update({ live: undefined });
+    }
+  }
+
+  private onEvent(event: AgentEvent): void {
+    const live = this.state.live;
+    if (!live) return;
+    switch (event.type) {
+      case "model-request":
+        break;
+      case "reasoning-delta":
+        this.updateSoon({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
+        break;
+      case "text-delta": {
+        let reasoning = live.reasoning;
+        if (reasoning !== "") {
+          this.show({ kind: "reasoning", text: reasoning + this.reasoningCleaner.end() });
+          reasoning = "";
+        }
+        const { finished, rest } = splitFinishedMarkdown(live.text + this.cleaner.push(event.text));
+        if (finished !== "") this.show({ kind: "answer", text: finished });
+        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
+        break;
+      }
+      case "tool-call-started": {
+        this.flushLive();
+        const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
+        const current = this.state.live ?? live;
+        this.update({ live: { ...current, answered: true, running: [...current.running, { id: event.id, name: cleanTerminalText(event.name), args }] } });
+        break;
+      }
+      case "tool-progress":
+        break;
+      case "tool-call-finished": {
+        const current = this.state.live ?? live;
+        const started = current.running.find((call) => call.id === event.id);
+        this.show({
+          kind: "tool",
+          name: cleanTerminalText(event.name),
+          args: started?.args ?? "",
+          summary: cleanTerminalText(event.summary),
+          isError: event.isError,
+          durationMs: event.durationMs,
+          denied: event.outcome === "denied" || event.outcome === "not-approved",
+        });
+        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
+        break;
+      }
+      case "usage":
+        break;
+      case "notice":
+        this.flushLive();
+        this.show({ kind: "notice", tone: "warning", text: cleanTerminalText(event.message) });
+        break;
+      case "error":
+        this.flushLive();
+        this.show({ kind: "notice", tone: "error", text: cleanTerminalText(event.error.message) });
+        break;
+      case "turn-end":
+        this.flushLive();
+        this.finish(event.turn);
+        break;
+    }
+  }
+
+  /** Moves what the live region holds (thinking, answer text so far) to the static region. */
+  private flushLive(): void {
+    const live = this.state.live;
+    if (!live) return;
+    const reasoning = live.reasoning + this.reasoningCleaner.end();
+    const text = live.text + this.cleaner.end();
+    if (reasoning !== "") this.show({ kind: "reasoning", text: reasoning });
+    if (text.trim() !== "") this.show({ kind: "answer", text });
+    this.update({ live: { ...(this.state.live ?? live), reasoning: "", text: "" } });
+  }
+
+  private finish(turn: TurnResult): void {
+    if (turn.limitReached) {
+      const why = turn.stopReason === "repeated-call" ? "the model repeated the same tool call" : `${turn.iterations - 1} rounds of tool calls`;
+      this.show({ kind: "notice", tone: "warning", text: `stopped calling tools: ${why}; the answer is from what it had` });
+    }
+    if (turn.status === "aborted") this.show({ kind: "notice", tone: "info", text: "cancelled" });
+    this.show({ kind: "usage", text: usageLine(turn) });
+  }
+
+  private update(patch: Partial<ChatState>): void {
+    this.state = { ...this.state, ...patch };
+    this.notify();
+  }
+
+  /**
+   * A streamed piece of the answer is drawn with the next frame rather than at once: at a
+   * hundred tokens a second, redrawing per token would cost the terminal UI most of a core.
+   */
+  private updateSoon(patch: Partial<ChatState>): void {
+    this.state = { ...this.state, ...patch };
+    this.pendingFrame ??= setTimeout(() => this.notify(), FRAME_MS);
+  }
+
+  private notify(): void {
+    if (this.pendingFrame) clearTimeout(this.pendingFrame);
+    this.pendingFrame = undefined;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** Waits for `promise`, or less if `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void promise.then(done, done);
+  });
+}
+
+/** `in 1,234 · out 56 · 2.1 s · 26.7 tok/s` */
+export function usageLine(turn: TurnResult): string {
+  const seconds = turn.durationMs / 1000;
+  const { inputTokens, outputTokens } = turn.usage;
+  const rate = seconds > 0 && outputTokens > 0 ? ` · ${(outputTokens / seconds).toFixed(1)} tok/s` : "";
+  return `${inputTokens.toLocaleString("en-US")} in · ${outputTokens.toLocaleString("en-US")} out · ${seconds.toFixed(1)} s${rate}`;
+}
+
+/** `path: "/tmp/a", content: "hello…"`: each argument, its value cut short. */
+export function summarizeArguments(args: Record<string, unknown>): string {
+  const parts = Object.entries(args).map(([key, value]) => {
+    const shown = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value) : JSON.stringify(value) ?? "null";
+    return `${key}: ${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown}`;
+  });
+  const joined = parts.join(", ");
+  return cleanTerminalText(joined.length > MAX_ARGS_SHOWN ? `${joined.slice(0, MAX_ARGS_SHOWN)}…` : joined);
+}

@@ -1,0 +1,127 @@
+import { render } from "ink-testing-library";
+import picocolors from "picocolors";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ApprovalAnswer } from "../../../src/agent/approval.js";
+import type { AgentEvent, TurnResult } from "../../../src/agent/events.js";
+import type { AgentSession } from "../../../src/cli/chat/session.js";
+import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
+import { ChatController } from "../../../src/cli/ui/chat-controller.js";
+import { InputHistory } from "../../../src/cli/ui/history.js";
+import type { HubTool } from "../../../src/mcp/types.js";
+
+/** An agent whose turns the test ends by hand: each send waits until `finish` is called. */
+function fakeSession() {
+  const sent: string[] = [];
+  let current: { onEvent: (event: AgentEvent) => void; resolve: (turn: TurnResult) => void; signal: AbortSignal | undefined } | undefined;
+  const turnResult = (input: string, text: string, status: TurnResult["status"] = "completed"): TurnResult => ({
+    input,
+    text,
+    reasoning: "",
+    status,
+    stopReason: status === "aborted" ? "aborted" : "answer",
+    limitReached: false,
+    iterations: 1,
+    toolCalls: [],
+    usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+    durationMs: 500,
+    messages: [],
+  });
+  const agent = {
+    send(input: string, options: { signal?: AbortSignal; onEvent?: (event: AgentEvent) => void }) {
+      sent.push(input);
+      return new Promise<TurnResult>((resolve) => {
+        current = { onEvent: options.onEvent ?? (() => undefined), resolve, signal: options.signal };
+        options.signal?.addEventListener("abort", () => {
+          const turn = turnResult(input, "", "aborted");
+          options.onEvent?.({ type: "turn-end", turn });
+          resolve(turn);
+        });
+      });
+    },
+  };
+  return {
+    session: { agent } as unknown as AgentSession,
+    sent,
+    stream(text: string) {
+      current?.onEvent({ type: "text-delta", text });
+    },
+    finish(text: string) {
+      const turn = turnResult(sent.at(-1) ?? "", text);
+      current?.onEvent({ type: "turn-end", turn });
+      current?.resolve(turn);
+    },
+  };
+}
+
+// Longer than one frame of streamed text (40 ms), so what was streamed has been drawn.
+const tick = () => new Promise((resolve) => setTimeout(resolve, 80));
+let unmount: (() => void) | undefined;
+afterEach(() => unmount?.());
+
+function mount() {
+  const fake = fakeSession();
+  const controller = new ChatController(fake.session, picocolors.createColors(false), () => 80);
+  const app = render(<ChatApp controller={controller} history={InputHistory.load(undefined)} colors={picocolors.createColors(false)} />);
+  unmount = app.unmount;
+  return { ...fake, controller, app };
+}
+
+describe("ChatApp", () => {
+  it("shows what is typed during an answer as queued, apart from the answer, and sends it after", async () => {
+    const { app, stream, finish, sent } = mount();
+    await tick();
+    app.stdin.write("first\r");
+    await tick();
+    stream("The answer ");
+    app.stdin.write("second\r");
+    await tick();
+    const frame = app.lastFrame() ?? "";
+    expect(frame).toContain("queued: second");
+    expect(frame).toMatch(/The answer\s*\n/);
+    expect(sent).toEqual(["first"]);
+    finish("The answer is done.");
+    await tick();
+    expect(sent).toEqual(["first", "second"]);
+  });
+
+  it("answers the approval dialog with a key and gives the keys back to the prompt", async () => {
+    const { app, controller } = mount();
+    await tick();
+    const tool = { name: "fs__write_file", originalName: "write_file", server: "fs", description: "", inputSchema: { type: "object" } } as unknown as HubTool;
+    const answer: Promise<ApprovalAnswer> = controller.ask({ tool, arguments: { path: "/tmp/a" }, callId: "1" }, undefined);
+    await tick();
+    expect(app.lastFrame()).toContain("Run write_file from server fs?");
+    expect(app.lastFrame()).toContain('path: "/tmp/a"');
+    app.stdin.write("a");
+    expect(await answer).toEqual({ decision: "allow-session" });
+    await tick();
+    expect(app.lastFrame()).not.toContain("Run write_file");
+    app.stdin.write("x");
+    await tick();
+    expect(app.lastFrame()).toContain("› x");
+  });
+
+  it("denies a waiting approval when the turn is cancelled", async () => {
+    const { controller } = mount();
+    const abort = new AbortController();
+    const tool = { name: "t", originalName: "t", server: "s" } as unknown as HubTool;
+    const answer = controller.ask({ tool, arguments: {}, callId: "1" }, abort.signal);
+    abort.abort();
+    expect(await answer).toEqual({ decision: "deny" });
+    expect(controller.getState().approval).toBeUndefined();
+  });
+
+  it("cleans escape sequences out of the streamed answer before drawing it", async () => {
+    const { app, stream } = mount();
+    await tick();
+    app.stdin.write("go\r");
+    await tick();
+    stream("safe \x1b]2;PWNED");
+    stream("\x07text \x1b[8mhidden");
+    await tick();
+    const frame = app.lastFrame() ?? "";
+    expect(frame).toContain("safe text hidden");
+    expect(frame).not.toContain("\x1b]");
+    expect(frame).not.toContain("\x1b[8m");
+  });
+});

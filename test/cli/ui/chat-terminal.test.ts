@@ -1,0 +1,379 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import stringWidth from "string-width";
+import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
+import { childPids, isAlive } from "../../support/processes.js";
+import { Tmux } from "../../support/tmux.js";
+import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+
+/**
+ * `toolbridge chat` in a real terminal (tmux), driven as a person drives it: typing while an
+ * answer streams, pasting, answering an approval with keys, Ctrl-C, resizing. Each test
+ * asserts on the screen and on what the scripted model server received.
+ */
+
+const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+const FILESYSTEM = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
+const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const PROMPT = /message, or \/help/;
+
+let home: string;
+let timeOnly: string;
+let server: VllmServer | undefined;
+let term: Tmux | undefined;
+let seenPids: number[] = [];
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "toolbridge-chat-tmux-"));
+  timeOnly = join(home, "time-only.json");
+  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+  await server?.close();
+  server = undefined;
+  // Closing the terminal hangs the chat up; it stops its servers and exits.
+  await waitUntilGone(seenPids);
+  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
+  seenPids = [];
+});
+
+async function waitUntilGone(pids: number[]): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+async function vllm(replies: VllmReply[]): Promise<VllmServer> {
+  server = await startVllmServer({ replies });
+  return server;
+}
+
+/** Starts the chat in a 100x30 terminal and waits for its prompt. */
+async function chat(s: VllmServer, config = timeOnly, extra: string[] = [], columns = 100): Promise<Tmux> {
+  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", config, ...extra], {
+    // No CI variable: Ink draws only the last frame when it thinks it runs in CI.
+    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
+    cwd: home,
+    columns,
+  });
+  await term.waitFor(PROMPT, "the prompt");
+  const pid = await term.pid();
+  seenPids = [pid, ...childPids(pid)];
+  return term;
+}
+
+type WireMessage = { role: string; content: unknown; tool_call_id?: string };
+const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
+const lastUser = (request: RecordedRequest | undefined) => messagesOf(request).filter((m) => m.role === "user").at(-1)?.content;
+
+const longAnswer = (words: number): VllmReply => ({ text: "word ".repeat(words).trim(), chunkDelayMs: 30 });
+
+describe("toolbridge chat in a terminal: typing during an answer", () => {
+  it("queues what is typed while the answer streams, keeps it out of the answer, and sends each line after it", async () => {
+    const s = await vllm([longAnswer(150), { text: "Got the draft." }]);
+    const t = await chat(s);
+    await t.type("tell me a story");
+    await t.press("Enter");
+    await t.until(() => s.chatRequests.length === 1, "the first request");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.type("draft");
+    await t.press("Enter");
+    await t.type("/save x.jsonl");
+    await t.press("Enter");
+    await t.waitFor(/queued: draft[\s\S]*queued: \/save x\.jsonl/, "both lines shown as queued");
+    await t.waitFor(/Got the draft\./, "the second answer");
+    await t.waitFor(/saved \d+ messages to x\.jsonl/, "the save");
+    expect(s.chatRequests).toHaveLength(2);
+    expect(lastUser(s.chatRequests[1])).toBe("draft");
+    expect(existsSync(join(home, "x.jsonl"))).toBe(true);
+    // The answer's lines hold only the answer.
+    const screen = await t.history();
+    for (const line of screen.split("\n").filter((l) => l.includes("word"))) expect(line).toMatch(/^(word ?)+$/);
+  });
+
+  it("sends a bracketed paste of three lines as one message", async () => {
+    const s = await vllm([{ text: "Three lines received." }]);
+    const t = await chat(s);
+    await t.paste("line one\nline two\nline three");
+    await t.waitFor(/line three/, "the paste in the input box");
+    expect(s.chatRequests).toHaveLength(0);
+    await t.press("Enter");
+    await t.waitFor(/Three lines received\./, "the answer");
+    expect(s.chatRequests).toHaveLength(1);
+    expect(lastUser(s.chatRequests[0])).toBe("line one\nline two\nline three");
+  });
+
+  it("starts a new line with Ctrl+J, with \\ then Enter, and with the kitty protocol's Shift+Enter", async () => {
+    const s = await vllm([{ text: "ok" }]);
+    const t = await chat(s);
+    await t.type("a");
+    await t.press("C-j");
+    await t.type("b\\");
+    await t.press("Enter");
+    await t.type("c");
+    await t.sendRaw("\x1b[13;2u");
+    await t.type("d");
+    await t.press("Enter");
+    await t.waitFor(/\bok\b/, "the answer");
+    expect(lastUser(s.chatRequests[0])).toBe("a\nb\nc\nd");
+  });
+
+  it("edits wide (CJK) characters by whole characters", async () => {
+    const s = await vllm([{ text: "ok" }]);
+    const t = await chat(s);
+    await t.type("現在");
+    await t.press("BSpace");
+    await t.type("代");
+    await t.press("Left");
+    await t.type("X");
+    await t.press("End", "BSpace", "BSpace", "BSpace");
+    await t.type("/exit");
+    await t.press("C-a");
+    await t.type("問");
+    await t.press("C-e", "Enter");
+    await t.waitFor(/\bok\b/, "the answer");
+    expect(lastUser(s.chatRequests[0])).toBe("問/exit");
+  });
+});
+
+describe("toolbridge chat in a terminal: cancelling and quitting", () => {
+  it("cancels the answer with Ctrl-C and goes on; Ctrl-C twice quits with status 0, the input box gone", async () => {
+    const s = await vllm([longAnswer(400), { text: "Second answer." }]);
+    const t = await chat(s);
+    await t.type("a long story");
+    await t.press("Enter");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.press("C-c");
+    await t.waitFor(/\(cancelled\)/, "the cancellation");
+    await t.type("next");
+    await t.press("Enter");
+    await t.waitFor(/Second answer\./, "the next answer");
+    await t.press("C-c");
+    await t.waitFor(/Ctrl-C again to quit/, "the hint");
+    await t.press("C-c");
+    expect(await t.exitCode()).toBe(0);
+    const screen = await t.screen();
+    expect(screen).not.toMatch(/╭|message, or \/help/);
+    expect(screen).toMatch(/Second answer\./);
+  });
+
+  it("cancels with Esc, and quits with Ctrl-D at an empty prompt", async () => {
+    const s = await vllm([longAnswer(400)]);
+    const t = await chat(s);
+    await t.type("a long story");
+    await t.press("Enter");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.press("Escape");
+    await t.waitFor(/\(cancelled\)/, "the cancellation");
+    await t.press("C-d");
+    expect(await t.exitCode()).toBe(0);
+  });
+
+  it("remembers what was sent across runs, in a private history file", async () => {
+    const s = await vllm([{ text: "one" }, { text: "two" }]);
+    let t = await chat(s);
+    await t.type("remember me");
+    await t.press("Enter");
+    await t.waitFor(/\bone\b/, "the answer");
+    await t.press("C-d");
+    await t.exitCode();
+    await t.close();
+    const file = join(home, "state", "toolbridge", "history");
+    expect(readFileSync(file, "utf8")).toContain('"remember me"');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    t = await chat(s);
+    await t.press("Up", "Enter");
+    await t.waitFor(/\btwo\b/, "the answer");
+    expect(lastUser(s.chatRequests[1])).toBe("remember me");
+  });
+});
+
+describe("toolbridge chat in a terminal: sessions", () => {
+  it("saves the conversation as it goes, privately, and --continue picks it up and shows it", async () => {
+    const s = await vllm([{ text: "Noted: blue." }, { text: "You said blue." }]);
+    let t = await chat(s);
+    await t.type("my colour is blue");
+    await t.press("Enter");
+    await t.waitFor(/Noted: blue\./, "the answer");
+    await t.press("C-d");
+    await t.exitCode();
+    await t.close();
+    const dir = join(home, "state", "toolbridge", "sessions");
+    const saved = readdirSync(dir).filter((name) => name.endsWith(".jsonl"));
+    expect(saved.length).toBeGreaterThan(0);
+    expect(statSync(join(dir, saved[0]!)).mode & 0o777).toBe(0o600);
+    t = await chat(s, timeOnly, ["--continue"]);
+    await t.waitFor(/resumed [\w-]+: 2 messages/, "the resumed conversation");
+    expect(await t.history()).toMatch(/› my colour is blue[\s\S]*Noted: blue\./);
+    await t.type("what is my colour?");
+    await t.press("Enter");
+    await t.waitFor(/You said blue\./, "the answer");
+    expect(messagesOf(s.chatRequests[1]).map((m) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"]);
+  });
+
+  it("saves with /save under a default name, expands ~, and /load shows what it loaded", async () => {
+    const s = await vllm([{ text: "First answer." }]);
+    const t = await chat(s);
+    await t.type("remember this");
+    await t.press("Enter");
+    await t.waitFor(/First answer\./, "the answer");
+    await t.type("/save");
+    await t.press("Enter");
+    await t.waitFor(/saved 2 messages to conversation-\d{8}-\d{6}\.jsonl/, "the default name");
+    await t.type("/save ~/kept.jsonl");
+    await t.press("Enter");
+    await t.waitFor(/saved 2 messages to \//, "the expanded path");
+    expect(existsSync(join(home, "kept.jsonl"))).toBe(true);
+    await t.type("/clear");
+    await t.press("Enter");
+    await t.type("/load ~/kept.jsonl");
+    await t.press("Enter");
+    await t.waitFor(/› remember this\n\s*First answer\.\n\s*loaded 2 messages from/, "the loaded conversation shown");
+  });
+});
+
+describe("toolbridge chat in a terminal: approval", () => {
+  function filesystemConfig(dir: string): string {
+    const file = join(home, "fs.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
+    return file;
+  }
+
+  it("asks before server-filesystem's write_file runs; a denial with a reason reaches the model and the file is untouched", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    writeFileSync(join(dir, "notes.txt"), "keep me");
+    const s = await vllm([{ toolCalls: [{ name: "write_file", arguments: { path: join(dir, "notes.txt"), content: "overwritten" } }] }, { text: "I did not write it." }]);
+    const t = await chat(s, filesystemConfig(dir));
+    await t.type("overwrite my notes");
+    await t.press("Enter");
+    await t.waitFor(/Run write_file from server fs\?/, "the approval dialog");
+    expect(await t.screen()).toMatch(/content: "overwritten"/);
+    await t.type("n");
+    await t.waitFor(/Reason/, "the reason field");
+    await t.type("not today");
+    await t.press("Enter");
+    await t.waitFor(/I did not write it\./, "the answer");
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("keep me");
+    const tool = messagesOf(s.chatRequests[1]).find((m) => m.role === "tool");
+    expect(String(tool?.content)).toContain("The user said: not today");
+  });
+
+  it("runs the tool when allowed once, and asks again the next time", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const target = join(dir, "notes.txt");
+    const s = await vllm([
+      { toolCalls: [{ name: "write_file", arguments: { path: target, content: "first" } }] },
+      { text: "Written." },
+      { toolCalls: [{ name: "write_file", arguments: { path: target, content: "second" } }] },
+      { text: "Asked again." },
+    ]);
+    const t = await chat(s, filesystemConfig(dir));
+    await t.type("write it");
+    await t.press("Enter");
+    await t.waitFor(/Run write_file/, "the approval dialog");
+    await t.type("y");
+    await t.waitFor(/Written\./, "the answer");
+    expect(readFileSync(target, "utf8")).toBe("first");
+    await t.type("again");
+    await t.press("Enter");
+    await t.waitFor(/Run write_file[^\n]*\n[^\n]*content: "second"/, "a second dialog");
+    await t.press("Escape");
+    await t.waitFor(/Asked again\./, "the answer");
+    expect(readFileSync(target, "utf8")).toBe("first");
+  });
+});
+
+describe("toolbridge chat in a terminal: hostile text", () => {
+  it("never lets a tool result or the model retitle the terminal or hide text", async () => {
+    const config = join(home, "everything.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
+    const s = await vllm([
+      { toolCalls: [{ name: "echo", arguments: { message: "\x1b]2;PWNED\x07 visible \x1b[8mHIDDEN" } }] },
+      { text: "Model says \x1b]0;OWNED\x07 and \x1b[8msecret\x1b[0m here." },
+    ]);
+    const t = await chat(s, config);
+    const before = await t.title();
+    await t.type("echo it");
+    await t.press("Enter");
+    await t.waitFor(/here\./, "the answer");
+    const screen = await t.history();
+    expect(await t.title()).toBe(before);
+    expect(await t.title()).not.toMatch(/PWNED|OWNED/);
+    expect(screen).toMatch(/visible HIDDEN/);
+    expect(screen).toMatch(/Model says\s+and secret here\./);
+  });
+});
+
+describe("toolbridge chat in a terminal: status and width", () => {
+  it("opens the prompt while a server hangs, shows each server as it starts, and sends a turn once the hung one has failed", async () => {
+    const config = join(home, "hanging.json");
+    const hang = fileURLToPath(new URL("../../fixtures/servers/hang-on-initialize.mjs", import.meta.url));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true },
+          stuck: { command: process.execPath, args: [hang], startupTimeoutMs: 4000 },
+        },
+      }),
+    );
+    const s = await vllm([{ text: "Answered." }]);
+    const t = await chat(s, config);
+    const first = await t.screen();
+    expect(first).toMatch(/starting servers: [^\n]*stuck/);
+    await t.waitFor(/● server time: 1 tool/, "the time server's line");
+    await t.type("hello");
+    await t.press("Enter");
+    await t.waitFor(/waiting for stuck to start… \d+ s/, "the turn waiting for the hung server");
+    expect(s.chatRequests).toHaveLength(0);
+    await t.waitFor(/● server stuck failed to start: [^\n]*\n[\s\S]*Answered\./, "the failure, then the answer");
+    expect(s.chatRequests).toHaveLength(1);
+    expect(s.chatRequests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["get-date"]);
+  });
+
+  it("shows a spinner with the seconds waited while the model has not answered", async () => {
+    const s = await vllm([{ text: "at last", delayMs: 2500 }]);
+    const t = await chat(s);
+    await t.type("slow");
+    await t.press("Enter");
+    await t.waitFor(/waiting for the model… [12] s/, "the spinner with seconds");
+    await t.waitFor(/at last/, "the answer");
+    expect(await t.screen()).not.toMatch(/waiting for the model/);
+  });
+
+  it("draws a markdown table aligned, within 60 columns", async () => {
+    const s = await vllm([{ text: "Times:\n\n| city | local time | note |\n|---|---|---|\n| 台北 | 22:30 | a long note that will not fit in the narrow terminal at all |\n| New York | 09:30 | short |\n\nDone." }]);
+    const t = await chat(s);
+    await t.resize(60, 30);
+    await t.type("times");
+    await t.press("Enter");
+    await t.waitFor(/Done\./, "the answer");
+    const lines = (await t.history()).split("\n").filter((line) => /^[│┌├└]/.test(line) && !line.includes("›"));
+    expect(lines.length).toBeGreaterThan(5);
+    expect(new Set(lines.map((line) => stringWidth(line))).size, lines.join("\n")).toBe(1);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(60);
+    expect(lines.some((line) => line.includes("│ 台北"))).toBe(true);
+    expect((await t.history()).includes("|---|")).toBe(false);
+  });
+
+  it("wraps the answer at word boundaries at 60 columns, after a resize", async () => {
+    const words = "internationalization consideration responsibility understanding".split(" ");
+    const text = Array.from({ length: 40 }, (_, i) => words[i % words.length]).join(" ");
+    const s = await vllm([{ text }]);
+    const t = await chat(s);
+    await t.resize(60, 30);
+    await t.type("long words");
+    await t.press("Enter");
+    await t.waitFor(/\d+ in · \d+ out/, "the usage line");
+    const lines = (await t.history()).split("\n").filter((line) => /internationalization|consideration|responsibility|understanding/.test(line));
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) {
+      expect(line.length).toBeLessThanOrEqual(60);
+      for (const word of line.trim().split(" ")) expect(words).toContain(word);
+    }
+  });
+});
