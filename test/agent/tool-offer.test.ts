@@ -3,7 +3,7 @@ import { Agent } from "../../src/agent/agent.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
 import { ToolOffer } from "../../src/agent/tool-offer.js";
 import { ToolCatalog } from "../../src/agent/tool-host.js";
-import { FakeHost, FakeModel, calls, text, textResult, type ToolHandler } from "./fakes.js";
+import { FakeHost, FakeModel, allowAll, calls, text, textResult, type ToolHandler } from "./fakes.js";
 
 const identity: ToolCallingMiddlewares = { prompt: (m) => m, textFallback: (m) => m };
 
@@ -33,7 +33,7 @@ describe("tool search in the agent", () => {
       text("Sunny in Paris."),
       text("Anything else?"),
     ]);
-    const agent = new Agent({ model, tools: host, toolCalling: identity });
+    const agent = new Agent({ approval: allowAll, model, tools: host, toolCalling: identity });
     const turn = await agent.send("Will it rain in Paris tomorrow?");
     expect(turn.text).toBe("Sunny in Paris.");
     const names = (i: number): string[] => (model.requests[i]?.tools ?? []).map((t) => t.name);
@@ -56,7 +56,7 @@ describe("tool search in the agent", () => {
       say('<tool_call>{"name": "get_weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>'),
       say("Sunny in Oslo."),
     ]);
-    const turn = await new Agent({ model, tools: host, toolMode: "prompt" }).send("Weather in Oslo?");
+    const turn = await new Agent({ approval: allowAll, model, tools: host, toolMode: "prompt" }).send("Weather in Oslo?");
     expect(turn.text).toBe("Sunny in Oslo.");
     const system = (i: number): string => String(model.requests[i]?.messages[0]?.content);
     expect(system(0)).toContain("search_tools: Find tools for a task");
@@ -69,7 +69,7 @@ describe("tool search in the agent", () => {
   it("answers a search without a query as an error the model can fix, and runs other calls of the reply", async () => {
     const host = manyTools(50);
     const model = new FakeModel([calls(["c1", "search_tools", "{}"], ["c2", "get_weather_forecast", '{"city": "Oslo"}']), text("Done.")]);
-    const turn = await new Agent({ model, tools: host, toolCalling: identity }).send("go");
+    const turn = await new Agent({ approval: allowAll, model, tools: host, toolCalling: identity }).send("go");
     expect(turn.toolCalls.map((c) => [c.name, c.outcome])).toEqual([["search_tools", "invalid-arguments"], ["get_weather_forecast", "ok"]]);
     expect(String(turn.toolCalls[0]?.content)).toContain('needs one string argument, "query"');
   });

@@ -512,7 +512,9 @@ describe("tool search with 300 tools configured", () => {
       { toolCalls: [{ name: "kubectl_scale", arguments: { name: "web", replicas: 5, resourceType: "deployment" } }] },
       { text: "The web deployment now runs five replicas." },
     ]);
-    const result = await runCli(["run", "Run the web deployment with five replicas", "--base-url", s.url, "--config", config, "--model", "Qwen/Qwen3-8B"], { killAfterMs: 150_000 });
+    const result = await runCli(["run", "Run the web deployment with five replicas", "--base-url", s.url, "--config", config, "--model", "Qwen/Qwen3-8B", "--approve", "all"], {
+      killAfterMs: 150_000,
+    });
     expect(result.stderr, result.stderr).not.toMatch(/failed|timed out/i);
     expect(result.stdout, result.stderr).toBe("The web deployment now runs five replicas.\n");
     const [first, second, third] = s.chatRequests;

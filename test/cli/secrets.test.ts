@@ -26,10 +26,12 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   delete full.OPENAI_BASE_URL;
   if (!("OPENAI_API_KEY" in env)) delete full.OPENAI_API_KEY;
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: home, env: full, timeout: 60_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [CLI, ...args], { cwd: home, env: full, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = (error as { code?: number } | null)?.code;
       resolve({ code: typeof code === "number" ? code : 0, stdout, stderr });
     });
+    // Nothing piped in: `run` reads piped stdin as context until it ends.
+    child.stdin?.end();
   });
 }
 

@@ -113,7 +113,7 @@ describe("SIGTERM to chat during a tool call", () => {
   it("reports the call as cancelled and prints no further answer", async () => {
     const { config, group } = shellServerConfig("raw", `exec ${process.execPath} ${FIXTURES}raw-hostile.mjs`);
     model = await startVllmServer({ replies: [{ toolCalls: [{ name: "progress-forever", arguments: {} }] }, { text: "AFTERWARDS" }] });
-    const run = start(["chat", "--base-url", model.url, "--config", config], "go\n");
+    const run = start(["chat", "--base-url", model.url, "--config", config, "--approve", "all"], "go\n");
     await group();
     await waitUntil(() => run.stderr().includes("progress-forever"), 20_000, "the tool call to start");
     run.kill("SIGTERM");
