@@ -7,7 +7,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** The fields of a server entry in which `${VAR}` expands; nowhere else. */
-const EXPANDED_FIELDS = ["command", "args", "env", "url", "headers"] as const;
+const EXPANDED_FIELDS = ["command", "args", "env", "url", "headers", "oauth"] as const;
 
 export interface ExpandOptions {
   env: Environment;

@@ -21,6 +21,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
+import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
+import type { TokenStore } from "./auth/token-store.js";
 import { HubError } from "./errors.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import type { CallToolOptions, ElicitationHandler, HubEvent, ServerState } from "./types.js";
@@ -32,6 +34,8 @@ export interface ConnectionOptions {
   log: ServerLog;
   emit: (event: HubEvent) => void;
   onElicitation?: ElicitationHandler;
+  /** Where remote servers' OAuth tokens are kept; without it no server is logged in to. */
+  tokens?: TokenStore;
 }
 
 /** Consecutive restarts without one successful request in between before the hub gives up. */
@@ -65,6 +69,7 @@ export class Connection {
   private closing = false;
   private readonly subscriptions = new Set<string>();
   private readonly tail = new StderrTail(20);
+  private readonly auth: OAuthSession | undefined;
 
   constructor(
     readonly name: string,
@@ -80,6 +85,7 @@ export class Connection {
       promptCount: 0,
       restarts: 0,
     };
+    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens) : undefined;
   }
 
   get startupTimeoutMs(): number {
@@ -130,6 +136,14 @@ export class Connection {
     );
   }
 
+  /** The browser login for a server that needs one (see OAuthSession.login), then connects if it is not connected. */
+  async login(open: OpenAuthorizationUrl, timeoutMs?: number): Promise<void> {
+    if (!this.auth) throw new HubError("server-error", `server "${this.name}" does not log in with OAuth`, { server: this.name });
+    await this.auth.login(open, timeoutMs);
+    this.setState({ needsLogin: undefined });
+    if (this.state.status !== "connected") await this.start();
+  }
+
   /** Closes the transport; a stdio child gets stdin closed, then SIGTERM, then SIGKILL. */
   async close(): Promise<void> {
     this.closing = true;
@@ -170,6 +184,7 @@ export class Connection {
         serverName: info?.name,
         serverVersion: info?.version,
         connectMs: Math.round(performance.now() - started),
+        needsLogin: undefined,
         pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined,
         stderrTail: undefined,
       });
@@ -186,6 +201,7 @@ export class Connection {
         error: `${this.describeStartupError(reason)}${tail ? `; stderr: ${tail}` : ""}`,
         stderrTail: this.tail.lines(),
         pid: undefined,
+        needsLogin: this.auth?.needsLogin || undefined,
       });
     } finally {
       clearTimeout(timer);
@@ -211,22 +227,25 @@ export class Connection {
       return { client: await this.connectClient(transport, startup), transport };
     }
     const url = new URL(config.url);
-    const requestInit = config.headers ? { headers: config.headers } : undefined;
+    const options = {
+      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      ...(this.auth ? { authProvider: this.auth.provider, fetch: this.auth.fetch } : {}),
+    };
     if (config.type === "sse") {
-      const transport = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const transport = new SSEClientTransport(url, options);
       return { client: await this.connectClient(transport, startup), transport };
     }
-    const streamable = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : {});
+    const streamable = new StreamableHTTPClientTransport(url, options);
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
     } catch (error) {
       await closeTransport(streamable);
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
-      // server that only speaks the HTTP+SSE transport of 2024-11-05.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) {
+      // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
+      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || isAuthStatus(error.code)) {
         throw error;
       }
-      const sse = new SSEClientTransport(url, requestInit ? { requestInit } : {});
+      const sse = new SSEClientTransport(url, options);
       try {
         const client = await this.connectClient(sse, startup);
         this.setState({ transport: "sse" });
@@ -418,6 +437,10 @@ export class Connection {
     const server = this.name;
     if (error instanceof HubError) return error;
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
+    if (this.auth?.describeFailure(error) === "needs login") {
+      this.setState({ needsLogin: true });
+      return new HubError("needs-login", `${what} on server "${server}" needs a new login`, { server, cause: error });
+    }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
@@ -460,6 +483,11 @@ export class Connection {
 
   private describeStartupError(error: unknown): string {
     const config = this.config;
+    const authFailure = this.auth?.describeFailure(error);
+    if (authFailure !== undefined) return authFailure;
+    if (error instanceof StreamableHTTPError && typeof error.code === "number" && isAuthStatus(error.code)) {
+      return authenticationRequired(error.code, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
+    }
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
     }
@@ -499,6 +527,10 @@ async function paginate<R extends { nextCursor?: string | undefined }, T>(
 
 async function closeTransport(transport: Transport): Promise<void> {
   await transport.close().catch(() => undefined);
+}
+
+function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -18,6 +18,8 @@ export type HubErrorCode =
   | "cancelled"
   /** The server answered the request with a JSON-RPC error (or an unreadable result). */
   | "server-error"
+  /** The server wants a (new) OAuth login: Hub.login, or `toolbridge auth login SERVER`. */
+  | "needs-login"
   /** The hub was closed. */
   | "closed";
 

@@ -2,6 +2,8 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { PACKAGE_VERSION } from "../version.js";
+import type { OpenAuthorizationUrl } from "./auth/session.js";
+import { TokenStore } from "./auth/token-store.js";
 import { Connection } from "./connection.js";
 import { HubError } from "./errors.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
@@ -30,6 +32,11 @@ export interface HubOptions {
   defaultToolTimeoutMs?: number;
   /** Answers servers' elicitation requests; without it the hub declares no elicitation capability. */
   onElicitation?: ElicitationHandler;
+  /**
+   * The directory (made 0700) where remote servers' OAuth tokens and client registrations are
+   * kept, one 0600 file per server. Without it no server is logged in to: a 401 is reported.
+   */
+  oauthDir?: string;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
@@ -52,6 +59,7 @@ export class Hub {
 
   private constructor(servers: Record<string, ServerConfig>, options: HubOptions) {
     this.log = new ServerLog(options.stderrLogFile ?? defaultStderrLogFile());
+    const tokens = options.oauthDir !== undefined ? new TokenStore(options.oauthDir) : undefined;
     for (const [name, config] of Object.entries(servers)) {
       this.connections.set(
         name,
@@ -62,6 +70,7 @@ export class Hub {
           log: this.log,
           emit: (event) => this.onConnectionEvent(event),
           ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+          ...(tokens ? { tokens } : {}),
         }),
       );
     }
@@ -139,6 +148,16 @@ export class Hub {
       throw new HubError("unknown-prompt", `no server offers a prompt "${name}"${known.length ? ` (prompts: ${listNames(known)})` : ""}`);
     }
     return owner.getPrompt(name, args);
+  }
+
+  /**
+   * Logs in to a server that asked for OAuth: `open` shows the user the authorization URL; the
+   * code comes back on a loopback redirect within `timeoutMs` (default 5 minutes). The server is
+   * then connected, its tools in the registry.
+   */
+  async login(server: string, open: OpenAuthorizationUrl, timeoutMs?: number): Promise<void> {
+    await this.connection(server).login(open, timeoutMs);
+    this.rebuildRegistry();
   }
 
   /** Subscribes to hub events; returns the unsubscribe function. */
