@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
+import { registerAuthCommands } from "./commands/auth.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 const program = new Command("toolbridge")
@@ -12,6 +13,7 @@ const program = new Command("toolbridge")
 
 registerHubCommands(program);
 registerAgentCommands(program);
+registerAuthCommands(program);
 registerServe(program);
 
 await program.parseAsync(process.argv);

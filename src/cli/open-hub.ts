@@ -1,9 +1,11 @@
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
+import { userOAuthDir } from "../config/locate.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub } from "../mcp/hub.js";
 import type { ServerState } from "../mcp/types.js";
-import { ExitCode, UsageError, warn } from "./errors.js";
+import { errorLine, ExitCode, UsageError, warn } from "./errors.js";
+import { openInBrowser } from "./open-browser.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */
@@ -22,6 +24,8 @@ export interface OpenHubOptions {
   onSignal?: "exit" | "abort";
   /** Once the servers are up, leave SIGINT to the caller (chat: Ctrl-C cancels an answer, not the program). */
   leaveSigint?: boolean;
+  /** Log in through the browser to servers that ask for it; default: when on a terminal. */
+  login?: boolean;
 }
 
 export interface OpenedHub {
@@ -80,7 +84,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   process.on("SIGTERM", onSignal);
   process.on("exit", onExit);
   const [connected, extra] = await Promise.allSettled([
-    Hub.connect(servers).then((connectedHub) => (hub = connectedHub)),
+    Hub.connect(servers, { oauthDir: userOAuthDir(env) }).then((connectedHub) => (hub = connectedHub)),
     besides,
   ]);
   try {
@@ -90,6 +94,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
+    if (options.login ?? (process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = options.only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if (options.warnFailures ?? true) {
@@ -135,7 +140,18 @@ function onlyServer(servers: Record<string, ServerConfig>, name: string): Record
   return { [name]: config };
 }
 
+/** The first use of a server that asks for OAuth: the browser login, one server after the other. */
+async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  for (const state of hub.servers()) {
+    if (!state.needsLogin) continue;
+    await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {
+      warn(`could not log in to server "${state.name}": ${errorLine(error)}`, env);
+    });
+  }
+}
+
 function unavailable(state: ServerState): string {
+  if (state.needsLogin) return `server "${state.name}" needs login: run toolbridge auth login ${state.name}`;
   if (state.status === "failed") return `server "${state.name}" failed to start: ${state.error ?? "unknown error"}`;
   return `server "${state.name}" is ${state.status}`;
 }

@@ -87,7 +87,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ config: options.config, warnFailures: false }, async ({ hub }) => {
+        await withHub({ config: options.config, warnFailures: false, login: false }, async ({ hub }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
         });
       }),
