@@ -140,8 +140,11 @@ function onlyServer(servers: Record<string, ServerConfig>, name: string): Record
   return { [name]: config };
 }
 
-/** The first use of a server that asks for OAuth: the browser login, one server after the other. */
-async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+/**
+ * The browser login, one server after the other, for each server that asks for one: at its first
+ * use, and in chat after a turn in which a server wanted a new login (a refresh that failed, more scope).
+ */
+export async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
   for (const state of hub.servers()) {
     if (!state.needsLogin) continue;
     await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {

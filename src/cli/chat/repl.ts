@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
+import { logInWhereAsked } from "../open-hub.js";
 import { colorsFor } from "../render/colors.js";
 import { TurnView } from "../render/turn-view.js";
 import type { AgentSession } from "./session.js";
@@ -73,7 +74,10 @@ export async function runChat(session: AgentSession, options: { verbose: boolean
     } finally {
       turn = undefined;
     }
-    if (interactive) io.stdout.write("\n");
+    if (interactive) {
+      io.stdout.write("\n");
+      await logInWhereAsked(session.hub, io.env);
+    }
   };
 
   try {
