@@ -163,6 +163,16 @@ describe("OAuth login to a protected server", () => {
     expect(hub.servers()[0]).toMatchObject({ status: "failed", needsLogin: true });
   });
 
+  it("keeps the tokens it has when a new login is given up", async () => {
+    const { resources } = await servers();
+    const [resource] = resources as [TestResourceServer];
+    const hub = await connect({ protected: { url: resource.url } });
+    await hub.login("protected", followRedirects);
+
+    await expect(hub.login("protected", () => undefined, 300)).rejects.toThrow(/no answer from the browser/);
+    expect(await whoami(hub)).toBe("client-1 with scope read");
+  });
+
   it("refuses an authorization server whose metadata names another issuer", async () => {
     const { auth, resources } = await servers({ issuer: "https://issuer.example" });
     const [resource] = resources as [TestResourceServer];

@@ -21,7 +21,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   /** The server wants a login: outside one, the flow stopped where it would need the user. */
   needsLogin = false;
-  /** The server asked for more scope (403 insufficient_scope): a refresh cannot give it, only a new authorization. */
+  /**
+   * A refresh cannot do (the server asked for more scope with a 403 insufficient_scope, or a login
+   * is under way): the stored refresh token is hidden so that `auth()` asks for a new authorization.
+   */
   steppingUp = false;
   /** What discovery found, for this process only (the server may move to another issuer). */
   discovery: OAuthDiscoveryState | undefined;

@@ -77,16 +77,17 @@ export class OAuthSession {
       ...(this.challenge?.scope !== undefined ? { scope: this.challenge.scope } : {}),
       ...(this.challenge?.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: this.challenge.resourceMetadataUrl } : {}),
     });
-    // A login is asked for: what is stored does not do (expired, revoked, too little scope).
-    this.provider.invalidateCredentials("tokens");
-    this.provider.authorizationUrl = undefined;
-    this.provider.needsLogin = false;
     if (this.provider.machine) {
       await auth(this.provider, options());
       return;
     }
+    // A login is asked for: a new authorization, not a refresh of what is stored (expired, revoked,
+    // too little scope). What is stored stays until new tokens replace it, should this login fail.
+    const { steppingUp } = this.provider;
     const receiver = await this.startReceiver();
     this.provider.loginRedirect = receiver.url;
+    this.provider.steppingUp = true;
+    this.provider.authorizationUrl = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
       const authorizationUrl = this.provider.authorizationUrl;
@@ -95,6 +96,9 @@ export class OAuthSession {
       await open(authorizationUrl);
       await auth(this.provider, { ...options(), authorizationCode: await code });
       this.challenge = undefined;
+    } catch (error) {
+      this.provider.steppingUp = steppingUp;
+      throw error;
     } finally {
       this.provider.loginRedirect = undefined;
       await receiver.close();
