@@ -437,7 +437,7 @@ export class Connection {
     const server = this.name;
     if (error instanceof HubError) return error;
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
-    if (this.auth?.describeFailure(error) === "needs login") {
+    if (this.auth?.wantsLogin(error)) {
       this.setState({ needsLogin: true });
       return new HubError("needs-login", `${what} on server "${server}" needs a new login`, { server, cause: error });
     }

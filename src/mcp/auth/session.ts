@@ -105,12 +105,17 @@ export class OAuthSession {
     }
   }
 
+  /** Whether what failed needs the user to log in (again). */
+  wantsLogin(error: unknown): boolean {
+    return this.needsLogin || error instanceof UnauthorizedError;
+  }
+
   /**
    * One line for a failure to reach the server that comes from authentication, else undefined:
    * a login to do, or a 401 from a server that offers no OAuth (then `headers` is the way).
    */
   describeFailure(error: unknown): string | undefined {
-    if (this.needsLogin || error instanceof UnauthorizedError) return "needs login";
+    if (this.wantsLogin(error)) return "needs login";
     const challenge = this.challenge;
     if (challenge?.status !== 401 || this.provider.discovery?.authorizationServerMetadata !== undefined) return undefined;
     return authenticationRequired(challenge.status, challenge.body, "it offers no OAuth login");
