@@ -38,6 +38,9 @@ export function exitCodeOf(error: unknown): number {
 export function errorLine(error: unknown): string {
   const message = redactSecrets(error instanceof Error ? error.message : String(error));
   const first = message.split(/\r?\n/).find((line) => line.trim() !== "") ?? (error instanceof Error ? error.name : "unknown error");
+  if (error instanceof HubError && error.code === "needs-login" && error.server !== undefined) {
+    return `${first}: run toolbridge auth login ${error.server}`;
+  }
   if (isErrorValue(error)) return first;
   // Errors nobody turned into a value: name their kind, it is the best clue there is.
   return error instanceof Error && error.name !== "Error" ? `${error.name}: ${first}` : first;

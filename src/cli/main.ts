@@ -4,6 +4,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
 import { registerGateway } from "./commands/gateway.js";
+import { registerAuthCommands } from "./commands/auth.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
 
@@ -13,6 +14,7 @@ const program = new Command("toolbridge")
 
 registerHubCommands(program);
 registerAgentCommands(program);
+registerAuthCommands(program);
 registerServe(program);
 registerGateway(program);
 reportUsageErrors(program);

@@ -1,11 +1,13 @@
 import { dirname } from "node:path";
 import { loadConfig, type ResolvedConfig } from "../config/load.js";
+import { userOAuthDir } from "../config/locate.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub, type HubOptions } from "../mcp/hub.js";
 import { toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
-import { ExitCode, UsageError, warn } from "./errors.js";
+import { errorLine, ExitCode, UsageError, warn } from "./errors.js";
+import { openInBrowser } from "./open-browser.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */
@@ -36,6 +38,8 @@ export interface OpenHubOptions {
    * shows each server's state). The chat's prompt opens at once this way.
    */
   background?: boolean;
+  /** Log in through the browser to servers that ask for it; default: when on a terminal. */
+  login?: boolean;
 }
 
 export interface OpenedHub {
@@ -101,6 +105,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const cwd = options.cwd ?? process.cwd();
   const hubOptions: HubOptions = {
     signal: controller.signal,
+    oauthDir: userOAuthDir(env),
     ...(options.onHubEvent ? { onEvent: options.onHubEvent } : {}),
     // Flags are relative to where the command runs, the config's roots to the config file.
     cwd: loaded.path !== undefined ? dirname(loaded.path) : cwd,
@@ -123,6 +128,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
+    if (options.login ?? (process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = options.only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if ((options.warnFailures ?? true) && !options.background) {
@@ -193,7 +199,21 @@ function onlyServer(servers: Record<string, ServerConfig>, name: string): Record
   return { [name]: config };
 }
 
+/**
+ * The browser login, one server after the other, for each server that asks for one: at its first
+ * use, and in chat after a turn in which a server wanted a new login (a refresh that failed, more scope).
+ */
+export async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  for (const state of hub.servers()) {
+    if (!state.needsLogin) continue;
+    await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {
+      warn(`could not log in to server "${state.name}": ${errorLine(error)}`, env);
+    });
+  }
+}
+
 function unavailable(state: ServerState): string {
+  if (state.needsLogin) return `server "${state.name}" needs login: run toolbridge auth login ${state.name}`;
   if (state.status === "failed") return `server "${state.name}" failed to start: ${state.error ?? "unknown error"}`;
   return `server "${state.name}" is ${state.status}`;
 }

@@ -8,7 +8,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 
 /** The fields of a server entry in which `${VAR}` expands; nowhere else. */
-const EXPANDED_FIELDS = ["command", "args", "env", "cwd", "url", "headers", "roots"] as const;
+const EXPANDED_FIELDS = ["command", "args", "env", "cwd", "url", "headers", "roots", "oauth"] as const;
 
 export interface ExpandOptions {
   env: Environment;

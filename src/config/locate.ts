@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Environment } from "./expand-env.js";
 
 export const PROJECT_CONFIG_NAME = "toolbridge.json";
@@ -16,6 +16,11 @@ export function userConfigFile(env: Environment, platform: NodeJS.Platform = pro
   if (platform === "win32" && env.APPDATA) return join(env.APPDATA, "toolbridge", "config.json");
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(home, ".config", "toolbridge", "config.json");
+}
+
+/** Where remote servers' OAuth tokens and client registrations are kept: `oauth/` beside the user's config file. */
+export function userOAuthDir(env: Environment, platform: NodeJS.Platform = process.platform): string {
+  return join(dirname(userConfigFile(env, platform)), "oauth");
 }
 
 export interface LocateOptions {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OAuthConfigSchema } from "./oauth.js";
 
 /**
  * The one definition of toolbridge's configuration file. It reads the `mcpServers`
@@ -68,6 +69,8 @@ export const RemoteServerSchema = z.looseObject({
   type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
   url: httpUrl,
   headers: z.record(z.string(), z.string()).optional(),
+  /** OAuth 2.1 settings; without them a server that asks for a login is still discovered and logged in to. */
+  oauth: OAuthConfigSchema.optional(),
   ...toolFilter,
 });
 

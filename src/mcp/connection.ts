@@ -23,6 +23,8 @@ import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
 import { watchResponseStreams } from "./cut-streams.js";
+import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
+import type { TokenStore } from "./auth/token-store.js";
 import { HubError } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./limited-fetch.js";
@@ -48,6 +50,8 @@ export interface ConnectionOptions {
   roots?: () => Root[];
   /** When optional task tools run as tasks, unless the server's config says. */
   tasks: TaskMode;
+  /** Where remote servers' OAuth tokens are kept; without it no server is logged in to. */
+  tokens?: TokenStore;
 }
 
 /** Consecutive restarts without one successful request in between before the hub gives up. */
@@ -96,6 +100,7 @@ export class Connection {
     prompts: new RefreshQueue(() => this.refresh("prompts")),
   };
   private readonly tasks: ToolTasks;
+  private readonly auth: OAuthSession | undefined;
 
   constructor(
     readonly name: string,
@@ -112,6 +117,7 @@ export class Connection {
       promptCount: 0,
       restarts: 0,
     };
+    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens) : undefined;
   }
 
   get startupTimeoutMs(): number {
@@ -212,6 +218,14 @@ export class Connection {
     );
   }
 
+  /** The browser login for a server that needs one (see OAuthSession.login), then connects if it is not connected. */
+  async login(open: OpenAuthorizationUrl, timeoutMs?: number): Promise<void> {
+    if (!this.auth) throw new HubError("server-error", `server "${this.name}" does not log in with OAuth`, { server: this.name });
+    await this.auth.login(open, timeoutMs);
+    this.setState({ needsLogin: undefined });
+    if (this.state.status !== "connected") await this.start();
+  }
+
   /**
    * Closes the transport; a stdio server's process group gets stdin closed, then SIGTERM,
    * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal).
@@ -260,6 +274,7 @@ export class Connection {
         serverName: info?.name,
         serverVersion: info?.version,
         connectMs: Math.round(performance.now() - started),
+        needsLogin: undefined,
         pid: transport instanceof ProcessGroupTransport ? transport.pid : undefined,
         stderrTail: undefined,
       });
@@ -275,6 +290,7 @@ export class Connection {
         error: `${this.describeStartupError(reason)}${tail ? `; stderr: ${tail}` : ""}`,
         stderrTail: this.tail.lines(),
         pid: undefined,
+        needsLogin: this.auth?.needsLogin || undefined,
       });
     } finally {
       clearTimeout(timer);
@@ -301,8 +317,16 @@ export class Connection {
     }
     const url = new URL(config.url);
     for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
-    const requestInit = config.headers ? { requestInit: { headers: config.headers } } : {};
-    const fetch = limitedFetch({ maxMessageBytes: this.maxMessageBytes, onOversizedStream: (error) => this.onOversizedStream(error) });
+    const requestInit = {
+      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      ...(this.auth ? { authProvider: this.auth.provider } : {}),
+    };
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for.
+    const fetch = limitedFetch({
+      maxMessageBytes: this.maxMessageBytes,
+      onOversizedStream: (error) => this.onOversizedStream(error),
+      ...(this.auth ? { fetch: this.auth.fetch } : {}),
+    });
     if (config.type === "sse") {
       const transport = new SSEClientTransport(url, { ...requestInit, fetch });
       return { client: await this.connectClient(transport, startup), transport };
@@ -325,8 +349,8 @@ export class Connection {
     } catch (error) {
       await closeTransport(streamable);
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
-      // server that only speaks the HTTP+SSE transport of 2024-11-05.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) {
+      // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
+      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || isAuthStatus(error.code)) {
         throw error;
       }
       const sse = new SSEClientTransport(url, { ...requestInit, fetch });
@@ -560,6 +584,10 @@ export class Connection {
     const tooLarge = tooLargeMessage(error) ?? (isConnectionClosed(error) ? this.oversized?.message : undefined);
     if (tooLarge) return new HubError("server-error", `${what} on server "${server}" failed: ${tooLarge}`, { server, cause: error });
     if (signal?.aborted) return new HubError("cancelled", `${what} on server "${server}" was cancelled`, { server, cause: error });
+    if (this.auth?.wantsLogin(error)) {
+      this.setState({ needsLogin: true });
+      return new HubError("needs-login", `${what} on server "${server}" needs a new login`, { server, cause: error });
+    }
     if (error instanceof McpError && isFromTransport(error.data)) {
       // Our transports' own error, standing in for a reply they could not deliver.
       return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
@@ -623,6 +651,11 @@ export class Connection {
     // Already one line naming this server (a listing over its limits).
     if (error instanceof HubError && error.server === this.name) return error.message;
     const config = this.config;
+    const authFailure = this.auth?.describeFailure(error);
+    if (authFailure !== undefined) return authFailure;
+    if (error instanceof StreamableHTTPError && typeof error.code === "number" && isAuthStatus(error.code)) {
+      return authenticationRequired(error.code, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
+    }
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
     }
@@ -646,6 +679,10 @@ export class Connection {
 
 async function closeTransport(transport: Transport): Promise<void> {
   await transport.close().catch(() => undefined);
+}
+
+function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -22,6 +22,8 @@ export type HubErrorCode =
   | "server-error"
   /** The hub was made without the feature asked for (roots). */
   | "unsupported"
+  /** The server wants a (new) OAuth login: Hub.login, or `toolbridge auth login SERVER`. */
+  | "needs-login"
   /** The hub was closed. */
   | "closed";
 

@@ -2,6 +2,8 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConfig } from "../config/schema.js";
 import { PACKAGE_VERSION } from "../version.js";
+import type { OpenAuthorizationUrl } from "./auth/session.js";
+import { TokenStore } from "./auth/token-store.js";
 import { Connection } from "./connection.js";
 import { HubError } from "./errors.js";
 import { RootList, toRoots } from "./roots.js";
@@ -56,6 +58,11 @@ export interface HubOptions {
   cwd?: string;
   /** When optional task tools run as tasks (a server's `tasks` wins); default "auto". */
   tasks?: TaskMode;
+  /**
+   * The directory (made 0700) where remote servers' OAuth tokens and client registrations are
+   * kept, one 0600 file per server. Without it no server is logged in to: a 401 is reported.
+   */
+  oauthDir?: string;
 }
 
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
@@ -97,6 +104,7 @@ export class Hub {
       ...(options.onUrlElicitation ? { onUrlElicitation: options.onUrlElicitation } : {}),
       ...(options.onSampling ? { onSampling: options.onSampling } : {}),
     };
+    const tokens = options.oauthDir !== undefined ? new TokenStore(options.oauthDir) : undefined;
     for (const [name, config] of Object.entries(servers)) {
       const rootList = this.rootList;
       this.connections.set(
@@ -111,6 +119,7 @@ export class Hub {
           handlers,
           tasks: options.tasks ?? "auto",
           ...(rootList ? { roots: () => rootList.for(name) } : {}),
+          ...(tokens ? { tokens } : {}),
         }),
       );
     }
@@ -272,6 +281,16 @@ export class Hub {
       }
     }
     return out;
+  }
+
+  /**
+   * Logs in to a server that asked for OAuth: `open` shows the user the authorization URL; the
+   * code comes back on a loopback redirect within `timeoutMs` (default 5 minutes). The server is
+   * then connected, its tools in the registry.
+   */
+  async login(server: string, open: OpenAuthorizationUrl, timeoutMs?: number): Promise<void> {
+    await this.connection(server).login(open, timeoutMs);
+    this.rebuildRegistry();
   }
 
   /** Subscribes to hub events; returns the unsubscribe function. */

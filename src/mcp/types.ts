@@ -87,6 +87,8 @@ export interface ServerState {
   pid?: number;
   /** How many times the hub restarted the server after it died. */
   restarts: number;
+  /** The server wants an OAuth login (Hub.login) before it can be used (again). */
+  needsLogin?: boolean;
 }
 
 /** What the hub announces; the CLI and agent subscribe, the hub never prints. */

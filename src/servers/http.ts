@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { SessionEventStore } from "./event-store.js";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
 
 /** Makes a fresh server; over HTTP every session gets its own. */
@@ -40,12 +41,17 @@ export const MCP_PATH = "/mcp";
 const DEFAULT_SESSION_IDLE_MS = 5 * 60 * 1000;
 const DEFAULT_MAX_SESSIONS = 100;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The `retry` (ms) of each stream's priming event: how soon a client whose stream closed reconnects. */
+const SSE_RETRY_MS = 1000;
+const PROTOCOL_HEADER = "mcp-protocol-version";
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   /** Requests in progress, open SSE streams included: a session with one is not idle. */
   open: number;
   lastActive: number;
+  /** The protocol version agreed at initialize. */
+  protocolVersion: string;
 }
 
 /** Counts the request against the session until its response ends. */
@@ -89,6 +95,20 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /**
+ * The session's streams follow the version agreed at initialize: a request that names an older one
+ * in its header (the client said at initialize that it speaks the newer) is read as of the session's,
+ * so that its stream is primed for resumption too.
+ */
+function agreedVersion(req: IncomingMessage, agreed: string): void {
+  const named = req.headers[PROTOCOL_HEADER];
+  if (typeof named !== "string" || !SUPPORTED_PROTOCOL_VERSIONS.includes(named) || named >= agreed) return;
+  req.headers[PROTOCOL_HEADER] = agreed;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === PROTOCOL_HEADER) req.rawHeaders[i + 1] = agreed;
+  }
+}
+
+/**
  * Serves MCP over Streamable HTTP at /mcp with one server per session, Host/Origin
  * checks against DNS rebinding, bound to 127.0.0.1 unless told otherwise.
  */
@@ -105,8 +125,13 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
   let policy: HostPolicy | undefined;
 
   async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const requested = isInitializeRequest(body) ? body.params.protocolVersion : "";
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] as string);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // Streams start with a priming event (an id and `retry`), and a client may resume one with Last-Event-ID.
+      eventStore: new SessionEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         // One client opening sessions without end must not hold a server for each.
         while (sessions.size >= maxSessions) {
@@ -114,7 +139,7 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
           sessions.delete(oldest);
           void session.transport.close();
         }
-        sessions.set(id, { transport, open: 0, lastActive: Date.now() });
+        sessions.set(id, { transport, open: 0, lastActive: Date.now(), protocolVersion });
       },
     });
     // Set before connect: the server chains its own close handling after this one.
@@ -141,6 +166,7 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
       sessions.delete(sessionId);
       sessions.set(sessionId, session);
       track(session, res);
+      agreedVersion(req, session.protocolVersion);
       await session.transport.handleRequest(req, res, body);
       return;
     }

@@ -196,4 +196,9 @@ describe("errors", () => {
     expect(errorLine(new TypeError("x is not a function"))).toBe("TypeError: x is not a function");
     expect(errorLine("plain")).toBe("plain");
   });
+
+  it("says which command logs in again when a server wants a new login", () => {
+    const error = new HubError("needs-login", 'tools/call whoami on server "remote" needs a new login', { server: "remote" });
+    expect(errorLine(error)).toBe('tools/call whoami on server "remote" needs a new login: run toolbridge auth login remote');
+  });
 });

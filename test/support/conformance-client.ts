@@ -1,14 +1,31 @@
 /**
  * The hub as a client for the MCP conformance suite's client scenarios:
  *   conformance client --command "node --import tsx test/support/conformance-client.ts" --scenario NAME
- * The suite appends the scenario server's URL as the last argument and names the scenario
- * in MCP_CONFORMANCE_SCENARIO. Exit code 0 when the hub did what the scenario asks.
+ * The suite appends the scenario server's URL as the last argument, names the scenario in
+ * MCP_CONFORMANCE_SCENARIO and passes pre-registered credentials in MCP_CONFORMANCE_CONTEXT.
+ * The browser of the OAuth scenarios is a fetch that follows the authorization server's redirect
+ * to the hub's loopback receiver. Exit code 0 when the hub did what the scenario asks.
  */
-import { Hub } from "../../src/mcp/hub.js";
-import type { HubOptions } from "../../src/mcp/hub.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { OAuthConfig } from "../../src/config/oauth.js";
+import { HubError } from "../../src/mcp/errors.js";
+import { Hub, type HubOptions } from "../../src/mcp/hub.js";
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+/** What the suite's scenarios that pre-register a client hand over. */
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+};
+/** The client id metadata document URL the suite expects where the server supports such documents. */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+/** A login and a retry per refusal, at most this many: a server that always wants more scope is given up on. */
+const MAX_LOGINS = 3;
 
 /** What each scenario wants done once connected: the tool to call and its arguments. */
 const calls: Record<string, { tool: string; args: Record<string, unknown> } | undefined> = {
@@ -18,7 +35,22 @@ const calls: Record<string, { tool: string; args: Record<string, unknown> } | un
   "sse-retry": { tool: "test_reconnection", args: {} },
 };
 
-async function main(): Promise<number> {
+function oauthSettings(): OAuthConfig {
+  return {
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
+    ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
+    ...(context.private_key_pem !== undefined ? { privateKey: context.private_key_pem } : {}),
+    ...(context.signing_algorithm !== undefined ? { signingAlgorithm: context.signing_algorithm } : {}),
+    ...(scenario.startsWith("auth/client-credentials") ? { grantType: "client_credentials" as const } : {}),
+  };
+}
+
+async function browse(authorizationUrl: URL): Promise<void> {
+  await (await fetch(authorizationUrl)).text();
+}
+
+async function main(oauthDir: string): Promise<number> {
   if (!url || !/^https?:\/\//.test(url)) {
     process.stderr.write("usage: conformance-client.ts URL (MCP_CONFORMANCE_SCENARIO names the scenario)\n");
     return 2;
@@ -29,21 +61,33 @@ async function main(): Promise<number> {
     defaultToolTimeoutMs: 10_000,
     // Accept with no fields filled in: the client must complete the form with the schema's defaults.
     onElicitation: async () => ({ action: "accept", content: {} }),
+    oauthDir,
   };
-  const hub = await Hub.connect({ server: { url } }, options);
+  const hub = await Hub.connect({ server: { url, oauth: oauthSettings() } }, options);
+  let logins = 0;
+  const logIn = async () => {
+    logins++;
+    await hub.login("server", browse, 10_000);
+  };
   try {
+    if (hub.servers()[0]?.needsLogin) await logIn();
     const [state] = hub.servers();
     if (state?.status !== "connected") {
       process.stderr.write(`could not connect: ${state?.error ?? "unknown"}\n`);
       return 1;
     }
     const call = scenario in calls ? calls[scenario] : { tool: hub.tools()[0]?.name ?? "", args: {} };
-    if (call && call.tool) {
-      const result = await hub.callTool(call.tool, call.args);
-      process.stdout.write(`${JSON.stringify(result.content)}\n`);
-      if (result.isError) return 1;
+    if (!call?.tool) return 0;
+    for (;;) {
+      try {
+        const result = await hub.callTool(call.tool, call.args);
+        process.stdout.write(`${JSON.stringify(result.content)}\n`);
+        return result.isError ? 1 : 0;
+      } catch (error) {
+        if (!(error instanceof HubError && error.code === "needs-login") || logins >= MAX_LOGINS) throw error;
+        await logIn();
+      }
     }
-    return 0;
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -52,4 +96,5 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+const oauthDir = mkdtempSync(join(tmpdir(), "toolbridge-conformance-oauth-"));
+process.exitCode = await main(oauthDir).finally(() => rmSync(oauthDir, { recursive: true, force: true }));

@@ -14,12 +14,14 @@ const lookup = dns.lookup;
 // listen() without a host binds at once, and some servers read address() right after it;
 // with a host Node looks it up first (asynchronously, even an IP). Answering that lookup
 // synchronously, only inside our listen() and only for IP literals, keeps address() ready.
+// Node 20 asks for one address, Node 22 and later for all of them ({all: true}).
 let insideListen = false;
 dns.lookup = function lookupIpAtOnce(hostname, options, callback) {
   const done = typeof options === "function" ? options : callback;
   const family = net.isIP(hostname);
-  if (insideListen && family !== 0 && typeof done === "function" && !(options && options.all)) {
-    done(null, hostname, family);
+  if (insideListen && family !== 0 && typeof done === "function") {
+    if (options && options.all) done(null, [{ address: hostname, family }]);
+    else done(null, hostname, family);
     return {};
   }
   return lookup.apply(this, arguments);

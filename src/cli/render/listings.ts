@@ -11,6 +11,7 @@ export interface ListingOptions {
 
 function statusColor(c: Colors): (text: string, state: ServerState) => string {
   return (text, state) => {
+    if (state.needsLogin) return c.yellow(text);
     if (state.status === "connected") return c.green(text);
     if (state.status === "failed") return c.red(text);
     if (state.status === "disabled" || state.status === "closed") return c.dim(text);
@@ -24,7 +25,7 @@ export function renderServers(states: readonly ServerState[], options: ListingOp
   const columns: Column<ServerState>[] = [
     { header: "NAME", value: (s) => s.name, color: (text) => c.bold(text) },
     { header: "TRANSPORT", value: (s) => s.transport },
-    { header: "STATUS", value: (s) => s.status, color: statusColor(c) },
+    { header: "STATUS", value: (s) => (s.needsLogin ? "needs login" : s.status), color: statusColor(c) },
     { header: "TOOLS", value: (s) => count(s.toolCount, s), align: "right" },
     { header: "RESOURCES", value: (s) => count(s.resourceCount, s), align: "right" },
     { header: "PROMPTS", value: (s) => count(s.promptCount, s), align: "right" },

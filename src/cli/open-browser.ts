@@ -1,0 +1,26 @@
+import { spawn } from "node:child_process";
+import { warn } from "./errors.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Shows the user an authorization URL: printed on stderr (for a remote shell, where no browser
+ * opens here), and opened with `$BROWSER` or the platform's opener. Nothing waits for the browser.
+ */
+export function openInBrowser(server: string, url: URL, env: Env = process.env): void {
+  warn(`log in to server "${server}" in your browser; if none opens, visit ${url.href}`, env);
+  const [command, ...args] = env.BROWSER?.trim()
+    ? [...env.BROWSER.trim().split(/\s+/), url.href]
+    : process.platform === "darwin"
+      ? ["open", url.href]
+      : process.platform === "win32"
+        ? ["rundll32", "url.dll,FileProtocolHandler", url.href]
+        : ["xdg-open", url.href];
+  try {
+    const child = spawn(command as string, args, { detached: true, stdio: "ignore" });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // The URL is printed; that is the fallback.
+  }
+}

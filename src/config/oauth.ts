@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/**
+ * `oauth` of a remote server. Everything is optional: a server that asks for a login is
+ * discovered from its own metadata, and toolbridge registers itself where the
+ * authorization server allows it. These settings are for servers that do not.
+ */
+export const OAuthConfigSchema = z.strictObject({
+  /** A client registered by hand with the authorization server (no dynamic registration then). */
+  clientId: z.string().min(1).optional(),
+  /** Its secret, for a confidential client; prefer `${VAR}`. */
+  clientSecret: z.string().min(1).optional(),
+  /** Scopes to ask for when the server names none. */
+  scopes: z.array(z.string().min(1)).optional(),
+  /** The loopback port of the redirect (http://127.0.0.1:PORT/callback), for a client registered with a fixed one. */
+  redirectPort: z.number().int().min(1).max(65535).optional(),
+  /** An https URL serving this client's metadata document, used as the client id where the server accepts one. */
+  clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
+  /** "client_credentials" for a machine without a browser (needs clientId and clientSecret or privateKey). */
+  grantType: z.enum(["authorization_code", "client_credentials"]).optional(),
+  /** A PEM private key: the client authenticates with a signed JWT (private_key_jwt) instead of a secret. */
+  privateKey: z.string().min(1).optional(),
+  /** The JWT's algorithm with privateKey; default RS256. */
+  signingAlgorithm: z.string().min(1).optional(),
+});
+
+export type OAuthConfig = z.infer<typeof OAuthConfigSchema>;

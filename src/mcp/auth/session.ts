@@ -1,0 +1,209 @@
+import { auth, extractWWWAuthenticateParams, UnauthorizedError, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthConfig } from "../../config/oauth.js";
+import { isStdioServer, type ServerConfig } from "../../config/schema.js";
+import { StoredOAuthProvider } from "./provider.js";
+import { startRedirectReceiver, type RedirectReceiver } from "./redirect-receiver.js";
+import type { TokenStore } from "./token-store.js";
+
+/** Opens the authorization URL for the user (a browser; in tests, a client that follows the redirect). */
+export type OpenAuthorizationUrl = (url: URL) => void | Promise<void>;
+
+export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60 * 1000;
+/** A token is refreshed this long before it expires, or at two thirds of its life if that is shorter. */
+const REFRESH_MARGIN_MS = 60_000;
+/** How much of a refusal's body is kept to quote. */
+const QUOTED_BODY_CHARS = 300;
+
+/** The last 401 or 403 the server answered: what it asked for. */
+interface Challenge {
+  status: number;
+  resourceMetadataUrl?: URL;
+  scope?: string;
+  error?: string;
+  body: string;
+}
+
+/**
+ * OAuth for one remote server: the provider the SDK's transports are given, a fetch that notes
+ * what a 401/403 asks for and refreshes the token before it expires, and the browser login.
+ * Tokens never leave the store and the Authorization header; nothing here logs them.
+ */
+export class OAuthSession {
+  readonly provider: StoredOAuthProvider;
+  private challenge: Challenge | undefined;
+  private refreshing: Promise<unknown> | undefined;
+
+  constructor(
+    readonly server: string,
+    readonly url: string,
+    private readonly settings: OAuthConfig,
+    private readonly store: TokenStore,
+  ) {
+    this.provider = new StoredOAuthProvider(server, url, settings, store, checkIssuer);
+  }
+
+  /** True once the server asked for an authorization that only a (new) login can give. */
+  get needsLogin(): boolean {
+    return this.provider.needsLogin;
+  }
+
+  /** For the transports: every request to the server and to its authorization server goes through here. */
+  readonly fetch: FetchLike = async (url, init) => {
+    if (this.refreshing === undefined && this.expiresSoon()) {
+      this.refreshing = this.refresh().finally(() => (this.refreshing = undefined));
+      await this.refreshing;
+      const token = this.provider.tokens()?.access_token;
+      if (token !== undefined) init = withBearer(init, token);
+    }
+    const response = await fetch(url, init);
+    if (response.status === 401 || response.status === 403) {
+      this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
+      if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
+    }
+    return response;
+  };
+
+  /**
+   * The browser login: a loopback receiver for the redirect, the SDK's `auth()` up to the
+   * authorization URL, `open` for the user, then the code exchanged for tokens. A server that
+   * asked for more scope (403 insufficient_scope) gets a new authorization for it. Machine
+   * clients (client_credentials) get their token without a browser.
+   */
+  async login(open: OpenAuthorizationUrl, timeoutMs = DEFAULT_LOGIN_TIMEOUT_MS): Promise<void> {
+    const options = () => ({
+      serverUrl: this.url,
+      fetchFn: this.fetch,
+      ...(this.challenge?.scope !== undefined ? { scope: this.challenge.scope } : {}),
+      ...(this.challenge?.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: this.challenge.resourceMetadataUrl } : {}),
+    });
+    if (this.provider.machine) {
+      await auth(this.provider, options());
+      return;
+    }
+    // A login is asked for: a new authorization, not a refresh of what is stored (expired, revoked,
+    // too little scope). What is stored stays until new tokens replace it, should this login fail.
+    const { steppingUp } = this.provider;
+    const receiver = await this.startReceiver();
+    this.provider.loginRedirect = receiver.url;
+    this.provider.steppingUp = true;
+    this.provider.authorizationUrl = undefined;
+    try {
+      if ((await auth(this.provider, options())) === "AUTHORIZED") return;
+      const authorizationUrl = this.provider.authorizationUrl;
+      if (authorizationUrl === undefined) throw new UnauthorizedError("the authorization server gave no authorization URL");
+      const code = receiver.code(this.provider.pendingState, timeoutMs);
+      await open(authorizationUrl);
+      await auth(this.provider, { ...options(), authorizationCode: await code });
+      this.challenge = undefined;
+    } catch (error) {
+      this.provider.steppingUp = steppingUp;
+      throw error;
+    } finally {
+      this.provider.loginRedirect = undefined;
+      await receiver.close();
+    }
+  }
+
+  /** Whether what failed needs the user to log in (again). */
+  wantsLogin(error: unknown): boolean {
+    return this.needsLogin || error instanceof UnauthorizedError;
+  }
+
+  /**
+   * One line for a failure to reach the server that comes from authentication, else undefined:
+   * a login to do, or a 401 from a server that offers no OAuth (then `headers` is the way).
+   */
+  describeFailure(error: unknown): string | undefined {
+    if (this.wantsLogin(error)) return "needs login";
+    const challenge = this.challenge;
+    if (challenge?.status !== 401 || this.provider.discovery?.authorizationServerMetadata !== undefined) return undefined;
+    return authenticationRequired(challenge.status, challenge.body, "it offers no OAuth login");
+  }
+
+  /**
+   * The configured port, else the port the stored registration names (so that it still fits),
+   * else any: a registration made for another port is then replaced.
+   */
+  private async startReceiver(): Promise<RedirectReceiver> {
+    if (this.settings.redirectPort !== undefined) return startRedirectReceiver(this.settings.redirectPort);
+    const registered = Number(new URL(this.provider.redirectUrl ?? "http://127.0.0.1/").port);
+    if (registered > 0) {
+      const receiver = await startRedirectReceiver(registered).catch(() => undefined);
+      if (receiver) return receiver;
+    }
+    return startRedirectReceiver(0);
+  }
+
+  private expiresSoon(): boolean {
+    const stored = this.store.read(this.server, this.url);
+    if (stored.tokens?.refresh_token === undefined || stored.expiresAt === undefined) return false;
+    const margin = Math.min(REFRESH_MARGIN_MS, (stored.lifetimeMs ?? 0) / 3);
+    return Date.now() >= stored.expiresAt - margin;
+  }
+
+  /** The SDK's auth() refreshes when there is a refresh token; one it cannot use leaves needsLogin set. */
+  private async refresh(): Promise<void> {
+    await auth(this.provider, {
+      serverUrl: this.url,
+      fetchFn: this.fetch,
+      ...(this.challenge?.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: this.challenge.resourceMetadataUrl } : {}),
+    }).catch(() => undefined);
+  }
+}
+
+/**
+ * The OAuth session of a remote server, unless it is given its credentials in `headers`
+ * (an Authorization header of its own wins; OAuth would replace it).
+ */
+export function oauthSessionFor(name: string, config: ServerConfig, store: TokenStore): OAuthSession | undefined {
+  if (isStdioServer(config)) return undefined;
+  if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
+  return new OAuthSession(name, config.url, config.oauth ?? {}, store);
+}
+
+/**
+ * "authentication required" for a server that answered 401 (or 403) with no way to log in,
+ * quoting what it said and pointing at `headers`.
+ */
+export function authenticationRequired(status: number, said: string, why: string): string {
+  const quoted = said.replace(/\s+/g, " ").trim().slice(0, QUOTED_BODY_CHARS);
+  return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
+}
+
+/** RFC 8414 §3.3: the metadata must name the issuer it was fetched for, else an attacker's server could pose as it. */
+function checkIssuer(state: OAuthDiscoveryState): void {
+  const issuer = state.authorizationServerMetadata?.issuer;
+  if (issuer === undefined || !state.resourceMetadata) return;
+  const trim = (url: string) => url.replace(/\/+$/, "");
+  if (trim(issuer) !== trim(String(state.authorizationServerUrl))) {
+    throw new Error(`the authorization server ${state.authorizationServerUrl} names another issuer in its metadata (${issuer.slice(0, 200)}); refusing to log in`);
+  }
+}
+
+function withBearer(init: RequestInit | undefined, token: string): RequestInit | undefined {
+  const headers = new Headers(init?.headers);
+  if (!headers.has("authorization")) return init;
+  headers.set("authorization", `Bearer ${token}`);
+  return { ...init, headers };
+}
+
+/** The start of a refusal's body, read no further than needed. */
+async function quote(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  let text = "";
+  const decoder = new TextDecoder();
+  try {
+    while (text.length < QUOTED_BODY_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // what arrived is enough
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, QUOTED_BODY_CHARS);
+}

@@ -1,0 +1,256 @@
+/**
+ * TEST INFRASTRUCTURE: an OAuth 2.1 authorization server and MCP servers protected by it, written
+ * for the tests, never shipped. The authorization server publishes its metadata (RFC 8414), takes
+ * dynamic registrations (RFC 7591), checks PKCE (S256) and the resource indicator (RFC 8707), issues
+ * short-lived tokens bound to one resource and rotates refresh tokens; its authorization endpoint
+ * consents at once and redirects, so a client that follows the redirect plays the browser. Each MCP
+ * server publishes its protected-resource metadata (RFC 9728), answers 401 with a WWW-Authenticate
+ * naming it, and 403 insufficient_scope for the `admin` tool without the `admin` scope.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { readBody } from "./read-body.js";
+
+export interface IssuedToken {
+  client: string;
+  resource: string;
+  scope: string;
+  expiresAt: number;
+}
+
+export interface AuthServerOptions {
+  /** Lifetime of access tokens, seconds. */
+  expiresIn?: number;
+  /** The issuer its metadata names; its own URL unless set (a wrong one, for the tests that refuse it). */
+  issuer?: string;
+}
+
+export interface TokenRequest {
+  grant: string;
+  client: string;
+  resource?: string;
+  scope?: string;
+}
+
+export class TestAuthServer {
+  url = "";
+  readonly registrations = new Map<string, { redirect_uris: string[] }>();
+  readonly authorizeRequests: URLSearchParams[] = [];
+  readonly tokenRequests: TokenRequest[] = [];
+  readonly accessTokens = new Map<string, IssuedToken>();
+  private readonly refreshTokens = new Map<string, IssuedToken>();
+  private readonly codes = new Map<string, { client: string; redirect: string; challenge: string; resource: string; scope: string }>();
+  private readonly everIssued: string[] = [];
+  private server: Server | undefined;
+
+  constructor(private readonly options: AuthServerOptions = {}) {}
+
+  async start(): Promise<this> {
+    this.server = await listen((req, res) => this.handle(req, res));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  /** Every token issued so far, access and refresh: what must never show up in a log. */
+  allTokens(): string[] {
+    return [...this.everIssued];
+  }
+
+  revokeAll(kind: "access" | "refresh" | "both" = "both"): void {
+    if (kind !== "refresh") this.accessTokens.clear();
+    if (kind !== "access") this.refreshTokens.clear();
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.url);
+    if (url.pathname === "/.well-known/oauth-authorization-server") {
+      return json(res, 200, {
+        issuer: this.options.issuer ?? this.url,
+        authorization_endpoint: `${this.url}/authorize`,
+        token_endpoint: `${this.url}/token`,
+        registration_endpoint: `${this.url}/register`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none", "client_secret_basic"],
+      });
+    }
+    if (url.pathname === "/register" && req.method === "POST") {
+      const metadata = JSON.parse(await readBody(req)) as { redirect_uris: string[] };
+      const clientId = `client-${this.registrations.size + 1}`;
+      this.registrations.set(clientId, metadata);
+      return json(res, 201, { ...metadata, client_id: clientId, client_id_issued_at: Math.floor(Date.now() / 1000) });
+    }
+    if (url.pathname === "/authorize") {
+      const query = url.searchParams;
+      this.authorizeRequests.push(query);
+      const client = this.registrations.get(query.get("client_id") ?? "");
+      const redirect = query.get("redirect_uri") ?? "";
+      if (!client || !client.redirect_uris.includes(redirect)) return json(res, 400, { error: "invalid_request", error_description: "unknown client or redirect_uri" });
+      if (query.get("code_challenge_method") !== "S256" || !query.get("code_challenge")) return json(res, 400, { error: "invalid_request", error_description: "PKCE S256 required" });
+      const code = token();
+      this.codes.set(code, {
+        client: query.get("client_id") ?? "",
+        redirect,
+        challenge: query.get("code_challenge") ?? "",
+        resource: query.get("resource") ?? "",
+        scope: query.get("scope") ?? "",
+      });
+      const back = new URL(redirect);
+      back.searchParams.set("code", code);
+      if (query.has("state")) back.searchParams.set("state", query.get("state") ?? "");
+      res.writeHead(302, { location: back.href }).end();
+      return;
+    }
+    if (url.pathname === "/token" && req.method === "POST") {
+      const form = new URLSearchParams(await readBody(req));
+      const grant = form.get("grant_type") ?? "";
+      const client = form.get("client_id") ?? basicClient(req) ?? "";
+      const resource = form.get("resource") ?? undefined;
+      this.tokenRequests.push({ grant, client, ...(resource !== undefined ? { resource } : {}), ...(form.has("scope") ? { scope: form.get("scope") ?? "" } : {}) });
+      if (grant === "authorization_code") {
+        const code = this.codes.get(form.get("code") ?? "");
+        this.codes.delete(form.get("code") ?? "");
+        const verifier = form.get("code_verifier") ?? "";
+        if (!code || code.client !== client || code.redirect !== form.get("redirect_uri") || s256(verifier) !== code.challenge || code.resource !== resource) {
+          return json(res, 400, { error: "invalid_grant", error_description: "code, client, redirect_uri, PKCE verifier or resource do not match" });
+        }
+        return json(res, 200, this.issue({ client, resource: code.resource, scope: code.scope, expiresAt: 0 }));
+      }
+      if (grant === "refresh_token") {
+        const issued = this.refreshTokens.get(form.get("refresh_token") ?? "");
+        this.refreshTokens.delete(form.get("refresh_token") ?? "");
+        if (!issued || issued.client !== client) return json(res, 400, { error: "invalid_grant", error_description: "refresh token unknown or revoked" });
+        return json(res, 200, this.issue(issued));
+      }
+      return json(res, 400, { error: "unsupported_grant_type" });
+    }
+    json(res, 404, { error: "not_found" });
+  }
+
+  private issue(grant: IssuedToken): Record<string, unknown> {
+    const expiresIn = this.options.expiresIn ?? 3600;
+    const access = token();
+    const refresh = token();
+    const issued = { ...grant, expiresAt: Date.now() + expiresIn * 1000 };
+    this.accessTokens.set(access, issued);
+    this.refreshTokens.set(refresh, issued);
+    this.everIssued.push(access, refresh);
+    return { access_token: access, token_type: "Bearer", expires_in: expiresIn, refresh_token: refresh, scope: grant.scope };
+  }
+}
+
+export interface ResourceServerOptions {
+  /** Scopes listed in its protected-resource metadata. */
+  scopes?: string[];
+  /** Leave out the metadata and the WWW-Authenticate pointer: a server with no OAuth to offer. */
+  noMetadata?: boolean;
+}
+
+/** An MCP server (stateless Streamable HTTP at /mcp) that takes only tokens `auth` issued for it. */
+export class TestResourceServer {
+  url = "";
+  /** Statuses of the MCP requests, in order. */
+  readonly statuses: number[] = [];
+  private server: Server | undefined;
+
+  constructor(
+    private readonly auth: TestAuthServer,
+    private readonly options: ResourceServerOptions = {},
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = await listen((req, res) => this.handle(req, res));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/mcp`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await close(this.server);
+  }
+
+  private get metadataUrl(): string {
+    return `${new URL(this.url).origin}/.well-known/oauth-protected-resource/mcp`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", this.url).pathname;
+    if (path === "/.well-known/oauth-protected-resource/mcp" && !this.options.noMetadata) {
+      return json(res, 200, { resource: this.url, authorization_servers: [this.auth.url], scopes_supported: this.options.scopes ?? ["read"] });
+    }
+    if (path !== "/mcp") return json(res, 404, { error: "not_found" });
+    const body = req.method === "POST" ? (JSON.parse(await readBody(req)) as { method?: string; params?: { name?: string } }) : undefined;
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    const issued = bearer === undefined ? undefined : this.auth.accessTokens.get(bearer);
+    const pointer = this.options.noMetadata ? "" : `, resource_metadata="${this.metadataUrl}"`;
+    if (!issued || issued.resource !== this.url || issued.expiresAt <= Date.now()) {
+      this.statuses.push(401);
+      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token"${pointer}`, "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "invalid_token", error_description: "log in first" }));
+      return;
+    }
+    if (body?.method === "tools/call" && body.params?.name === "admin" && !issued.scope.split(" ").includes("admin")) {
+      this.statuses.push(403);
+      res.writeHead(403, { "www-authenticate": `Bearer error="insufficient_scope", scope="read admin"${pointer}` }).end();
+      return;
+    }
+    this.statuses.push(200);
+    if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
+    const server = new McpServer({ name: "protected", version: "1.0.0" });
+    server.registerTool("whoami", { description: "The client the token was issued to" }, () => ({
+      content: [{ type: "text", text: `${issued.client} with scope ${issued.scope}` }],
+    }));
+    server.registerTool("admin", { description: "Needs the admin scope" }, () => ({ content: [{ type: "text", text: "admin done" }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on("close", () => void transport.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+}
+
+/** The browser of the tests: fetches the authorization URL and follows the redirect to the loopback receiver. */
+export async function followRedirects(url: URL): Promise<void> {
+  const response = await fetch(url);
+  await response.text();
+}
+
+function token(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+function s256(verifier: string): string {
+  return createHash("sha256").update(verifier).digest("base64url");
+}
+
+function basicClient(req: IncomingMessage): string | undefined {
+  const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  return basic === undefined ? undefined : decodeURIComponent(Buffer.from(basic, "base64").toString("utf8").split(":")[0] ?? "");
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<Server> {
+  const server = createServer((req, res) => {
+    handler(req, res).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: "server_error", error_description: String(error) });
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+function close(server: Server | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
