@@ -96,7 +96,8 @@ describe("toolbridge serve hub (stdio)", () => {
       const result = await client.callTool({ name: "get-date", arguments: { format: "iso" } });
       expect(result.isError).toBeFalsy();
       expect(text(result)).toContain(String(new Date().getFullYear()));
-      const servers = childPids(pid);
+      // The two servers; the orphan watchdog (a /bin/sh) is a child too.
+      const servers = childPids(pid).filter((child) => readFileSync(`/proc/${child}/comm`, "utf8").trim() !== "sh");
       expect(servers.length).toBe(2);
       await client.close();
       await expect.poll(() => isAlive(pid), { timeout: 15_000 }).toBe(false);

@@ -115,9 +115,13 @@ export class Tmux {
   async exitCode(): Promise<number> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     for (;;) {
-      const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status}");
-      const [dead, status] = stdout.trim().split(" ");
-      if (dead === "1") return Number(status);
+      const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}");
+      const [dead, status, signal] = stdout.trim().split(/\s+/);
+      if (dead === "1") {
+        // A program ended by a signal has no status: say which signal instead of a number.
+        if (status === undefined || status === "") throw new Error(`the program was ended by signal ${signal ?? "(unknown)"}`);
+        return Number(status);
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for the program to exit; the terminal shows:\n${await this.history()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
