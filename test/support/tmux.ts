@@ -117,12 +117,12 @@ export class Tmux {
     for (;;) {
       const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}");
       const [dead, status, signal] = stdout.trim().split(/\s+/);
-      if (dead === "1") {
-        // A program ended by a signal has no status: say which signal instead of a number.
-        if (status === undefined || status === "") throw new Error(`the program was ended by signal ${signal ?? "(unknown)"}`);
-        return Number(status);
+      // tmux may mark the pane dead (its terminal closed) before it has collected the exit status: wait for that too.
+      if (dead === "1" && status !== undefined && status !== "") return Number(status);
+      if (Date.now() > deadline) {
+        if (dead === "1") throw new Error(`the program ended without an exit status (a signal: ${signal || "unknown"})`);
+        throw new Error(`timed out waiting for the program to exit; the terminal shows:\n${await this.history()}`);
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the program to exit; the terminal shows:\n${await this.history()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
