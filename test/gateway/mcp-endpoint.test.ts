@@ -1,14 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
+import { conformance } from "../support/conformance.js";
 import { childPids, isAlive } from "../support/processes.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -108,7 +106,6 @@ describe("toolbridge serve hub (stdio)", () => {
   }, 60_000);
 });
 
-const CONFORMANCE = join(dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")), "dist/index.js");
 // The scenarios that judge any server (the others call the suite's own fixture tools).
 // server-sse-multiple-streams needs sessions and a GET stream: /mcp is stateless by design.
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
@@ -121,10 +118,7 @@ describe("conformance of the gateway's /mcp", () => {
   beforeAll(async () => {
     harness = await startHarness({ servers: { time: bundledServer("time") } });
     out = mkdtempSync(join(tmpdir(), "toolbridge-gateway-conformance-"));
-    const run = await promisify(execFile)(process.execPath, [CONFORMANCE, "server", "--url", `${harness.gateway.url}/mcp`, "--suite", "all", "-o", out]).catch(
-      (error: { stdout?: string; stderr?: string }) => error,
-    );
-    log = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+    log = (await conformance(["server", "--url", `${harness.gateway.url}/mcp`, "--suite", "all", "-o", out], 170_000)).output;
   }, 180_000);
   afterAll(async () => {
     await harness.close();
