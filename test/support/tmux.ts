@@ -10,6 +10,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { childPids } from "./processes.js";
 
 const run = promisify(execFile);
 let counter = 0;
@@ -23,6 +24,9 @@ export interface TmuxOptions {
 
 /** How long waitFor polls before failing: a bound on a hang, not a measure of speed. */
 const WAIT_LIMIT_MS = 20_000;
+/** What the pane's shell prints after the program, with its exit status. */
+const EXIT_MARK = "[toolbridge-test exited";
+const EXIT_STATUS = /\[toolbridge-test exited (\d+)\]/g;
 
 export class Tmux {
   private constructor(private readonly socket: string) {}
@@ -33,9 +37,11 @@ export class Tmux {
     const env = Object.entries(options.env ?? {})
       .filter((entry): entry is [string, string] => entry[1] !== undefined)
       .map(([name, value]) => `${name}=${shellQuote(value)}`);
-    // `env -i` so the command sees exactly the environment given, as the test states it.
-    const shell = ["exec", "env", "-i", ...env, ...command.map(shellQuote)].join(" ");
-    // One tmux command line, so the pane is kept (to read its exit status) even if the program ends at once.
+    // `env -i` so the command sees exactly the environment given, as the test states it. The
+    // shell around it prints the exit status: under load tmux can miss reaping the program (it
+    // stays a zombie and the pane never has a status), while the shell's own wait never misses.
+    const shell = [...["env", "-i", ...env, ...command.map(shellQuote)], ";", "printf", shellQuote(`\n${EXIT_MARK} %d]\n`), '"$?"'].join(" ");
+    // One tmux command line, so the pane is kept (to read the status) even if the program ends at once.
     await term.tmux("-f", "/dev/null", "new-session", "-d", "-x", String(options.columns ?? 100), "-y", String(options.rows ?? 30), "-c", options.cwd ?? process.cwd(), shell, ";", "set-option", "-g", "remain-on-exit", "on");
     return term;
   }
@@ -115,22 +121,24 @@ export class Tmux {
   async exitCode(): Promise<number> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     for (;;) {
-      const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}");
-      const [dead, status, signal] = stdout.trim().split(/\s+/);
-      // tmux may mark the pane dead (its terminal closed) before it has collected the exit status: wait for that too.
-      if (dead === "1" && status !== undefined && status !== "") return Number(status);
-      if (Date.now() > deadline) {
-        if (dead === "1") throw new Error(`the program ended without an exit status (a signal: ${signal || "unknown"})`);
-        throw new Error(`timed out waiting for the program to exit; the terminal shows:\n${await this.history()}`);
-      }
+      const status = [...(await this.history()).matchAll(EXIT_STATUS)].at(-1)?.[1];
+      if (status !== undefined) return Number(status);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the program to exit; the terminal shows:\n${await this.history()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
-  /** The program's process id (to find what it started). */
+  /** The program's process id (to find what it started): the one child of the pane's shell. */
   async pid(): Promise<number> {
     const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_pid}");
-    return Number(stdout.trim());
+    const shell = Number(stdout.trim());
+    const deadline = Date.now() + WAIT_LIMIT_MS;
+    for (;;) {
+      const [child] = childPids(shell);
+      if (child !== undefined) return child;
+      if (Date.now() > deadline) throw new Error("the program did not start in the terminal");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Ends the terminal and everything running in it. */
