@@ -61,11 +61,11 @@ export {
   saveTranscript,
   parseTranscript,
   serializeTranscript,
-  TranscriptError,
   TRANSCRIPT_VERSION,
   type Transcript,
   type TranscriptHeader,
 } from "./agent/transcript.js";
+export { TranscriptError } from "./agent/errors.js";
 export { startGateway, type GatewayOptions, type GatewayHandle, type GatewayHub } from "./gateway/server.js";
 export { GatewayModels } from "./gateway/models.js";
 export { createHubServer, type HubServerPolicy, type HubServerSource } from "./gateway/hub-server.js";

@@ -1,6 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Message } from "../llm/types.js";
+import { TranscriptError } from "./errors.js";
 
 /**
  * A conversation as JSONL: a header line naming the format and its version, then one
@@ -22,11 +23,6 @@ export interface TranscriptHeader {
 export interface Transcript {
   header: TranscriptHeader;
   messages: Message[];
-}
-
-/** A transcript that cannot be read; `message` names the file and line. */
-export class TranscriptError extends Error {
-  override readonly name = "TranscriptError";
 }
 
 const HeaderSchema = z.looseObject({

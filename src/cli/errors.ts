@@ -1,4 +1,4 @@
-import { TranscriptError } from "../agent/transcript.js";
+import { TranscriptError } from "../agent/errors.js";
 import { ConfigError } from "../config/errors.js";
 import { redactSecrets } from "../config/redact.js";
 import { LlmError } from "../llm/errors.js";

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadTranscript, parseTranscript, saveTranscript, serializeTranscript, TranscriptError } from "../../src/agent/transcript.js";
+import { TranscriptError } from "../../src/agent/errors.js";
+import { loadTranscript, parseTranscript, saveTranscript, serializeTranscript } from "../../src/agent/transcript.js";
 import type { Message } from "../../src/llm/types.js";
 
 const messages: Message[] = [

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { LlmConfig } from "../../config/schema.js";
 import { action, UsageError, warn } from "../errors.js";
-import { approvalMode, applyFlags, type AgentFlags } from "../chat/session.js";
+import type { AgentFlags } from "../chat/session.js";
 import { parseListenAddress, type ListenAddress } from "./serve.js";
 
 interface GatewayFlags extends AgentFlags {
@@ -28,8 +28,9 @@ export function registerGateway(program: Command): void {
 
 async function gateway(flags: GatewayFlags): Promise<void> {
   const env = process.env;
-  const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
-  const [{ openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }] = await Promise.all([
+  // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
+  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }] = await Promise.all([
+    import("../chat/session.js"),
     import("../open-hub.js"),
     import("../../llm/create-model.js"),
     import("../../gateway/server.js"),
@@ -38,6 +39,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     import("../../gateway/access.js"),
     import("../../gateway/log.js"),
   ]);
+  const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};
   const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
