@@ -1,7 +1,7 @@
 import type { TurnResult } from "../../agent/events.js";
 import { terminalApproval } from "../approval-prompt.js";
 import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
-import { ExitCode, ReportedFailure, UsageError } from "../errors.js";
+import { ExitCode, ReportedFailure, UsageError, warn } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { startupStatus } from "../render/startup-status.js";
 import { terminalSafeJson } from "../render/terminal-text.js";
@@ -36,7 +36,10 @@ export function outputFormat(flags: RunFlags): OutputFormat {
 export async function runOnce(prompt: string | undefined, flags: RunFlags, open: (options: SessionOptions) => Promise<AgentSession>): Promise<void> {
   const { stdin, stdout, stderr, env } = process;
   const format = outputFormat(flags);
-  const question = promptWithInput(prompt, await readPipedInput(stdin));
+  const piped = await readPipedInput(stdin, {
+    onQuiet: () => warn("waiting for stdin to end (it is not a terminal): pipe text in, or pass </dev/null when there is none", env),
+  });
+  const question = promptWithInput(prompt, piped);
   // Someone can answer only where the question can be seen and typed into; piped stdin means nobody.
   const canAsk = stdin.isTTY === true && stderr.isTTY === true;
   const errColors = colorsFor(stderr, env);

@@ -3,16 +3,41 @@ import { UsageError } from "../errors.js";
 /** Piped context bigger than this is refused, not cut: a review of half a diff would mislead. */
 export const MAX_PIPED_BYTES = 1024 * 1024;
 
+/** How long stdin may stay silent before the user is told that `run` waits for it to end. */
+export const QUIET_STDIN_MS = 3000;
+
+export interface PipedInputOptions {
+  maxBytes?: number;
+  /**
+   * Called once when nothing has arrived within `quietMs`: a script that leaves stdin open
+   * (neither a terminal nor a pipe that ends) would otherwise wait without a word. Reading
+   * goes on, since a slow command before the pipe is normal (`make 2>&1 | toolbridge run …`).
+   */
+  onQuiet?: () => void;
+  quietMs?: number;
+}
+
 /**
  * What was piped into `run` (`git diff | toolbridge run "review this"`), as text; undefined
  * when stdin is a terminal. Refuses more than `maxBytes` with one line saying how much is
  * allowed, without reading further.
  */
-export async function readPipedInput(stdin: NodeJS.ReadableStream & { isTTY?: boolean }, maxBytes = MAX_PIPED_BYTES): Promise<string | undefined> {
+export async function readPipedInput(stdin: NodeJS.ReadableStream & { isTTY?: boolean }, options: PipedInputOptions = {}): Promise<string | undefined> {
   if (stdin.isTTY) return undefined;
+  const { maxBytes = MAX_PIPED_BYTES, onQuiet, quietMs = QUIET_STDIN_MS } = options;
+  const quiet = onQuiet ? setTimeout(onQuiet, quietMs) : undefined;
+  try {
+    return await readAll(stdin, maxBytes, () => clearTimeout(quiet));
+  } finally {
+    clearTimeout(quiet);
+  }
+}
+
+async function readAll(stdin: NodeJS.ReadableStream, maxBytes: number, onData: () => void): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
+    onData();
     const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
     if (size > maxBytes) {
