@@ -1,25 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Hub } from "../../src/mcp/hub.js";
+import { existsSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Hub } from "../../src/mcp/hub.js";
 import { MAX_JSON_DEPTH } from "../../src/mcp/json-depth.js";
 import { MAX_LIST_PAGES } from "../../src/mcp/listing.js";
 import { startHostileServer, type HostileServer, type HostileServerOptions } from "../support/hostile-mcp-http.js";
 import { rejection } from "./hub-error.js";
-import { expectNoChildren, fixture, waitUntil } from "./processes.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { fixture, waitUntil } from "./processes.js";
 
-const dir = mkdtempSync(join(tmpdir(), "toolbridge-limits-"));
-const logFile = join(dir, "servers.log");
+const hubs = hubPerTest("toolbridge-limits-");
+const logFile = hubs.stderrLogFile;
+/** The hub of the running test (closed after it by `hubPerTest`). */
 let hub: Hub | undefined;
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  await expectNoChildren();
-});
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function state(name: string) {
   const found = hub?.servers().find((s) => s.name === name);
@@ -38,10 +30,7 @@ function textOf(result: Awaited<ReturnType<Hub["callTool"]>>): string {
 
 describe("listings", () => {
   it("fails a server whose tools/list pages never end at startup with the limit, not a startup timeout", async () => {
-    hub = await Hub.connect(
-      { endless: { ...fixture("hostile-lists.mjs", "--endless-at-start"), startupTimeoutMs: 60_000 } },
-      { stderrLogFile: logFile },
-    );
+    hub = await hubs.connect({ endless: { ...fixture("hostile-lists.mjs", "--endless-at-start"), startupTimeoutMs: 60_000 } });
     expect(state("endless")).toMatchObject({
       status: "failed",
       error: `tools/list of server "endless" still had a next page after ${MAX_LIST_PAGES} pages (the limit)`,
@@ -49,7 +38,7 @@ describe("listings", () => {
   });
 
   it("keeps the old tools when a refresh pages without end, and logs the limit", async () => {
-    hub = await Hub.connect({ lists: fixture("hostile-lists.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ lists: fixture("hostile-lists.mjs") });
     expect(hub.tools().map((t) => t.name)).toEqual(["flood", "list-count", "go-endless", "progress-flood"]);
     await hub.callTool("go-endless", {});
     await waitUntil(() => logText().includes("could not refresh tools"), 20_000, "the refresh to fail");
@@ -61,7 +50,7 @@ describe("listings", () => {
   });
 
   it("answers a flood of list_changed notifications with at most two listings of each kind, not one per notification", async () => {
-    hub = await Hub.connect({ lists: fixture("hostile-lists.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ lists: fixture("hostile-lists.mjs") });
     const changed: string[] = [];
     hub.on((event) => {
       if (event.type.endsWith("-changed")) changed.push(event.type);
@@ -85,20 +74,20 @@ describe("listings", () => {
 
 describe("deeply nested JSON", () => {
   it("fails a result nested 100,000 levels deep with one line naming server and tool, not a stack overflow", async () => {
-    hub = await Hub.connect({ deep: fixture("deep-json.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ deep: fixture("deep-json.mjs") });
     const error = await rejection(hub.callTool("deep", {}));
     expect(error.message).toBe(`tools/call deep on server "deep" failed: the result is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`);
     expect(error.server).toBe("deep");
   });
 
   it("leaves out a tool whose schema nests past the limit and keeps the others", async () => {
-    hub = await Hub.connect({ deep: fixture("deep-json.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ deep: fixture("deep-json.mjs") });
     expect(hub.tools().map((t) => t.name)).toEqual(["deep"]);
     expect(logText()).toContain(`tools/list: left out "deep-schema": its entry is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`);
   });
 
   it("takes a result nested right up to the limit", async () => {
-    hub = await Hub.connect({ deep: fixture("deep-json.mjs", String(MAX_JSON_DEPTH - 1)) }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ deep: fixture("deep-json.mjs", String(MAX_JSON_DEPTH - 1)) });
     // The result object itself is one level: its structuredContent may nest one level less.
     const result = await hub.callTool("deep", {});
     expect(JSON.stringify(result.structuredContent)).toBe('{"a":'.repeat(MAX_JSON_DEPTH - 1) + "1" + "}".repeat(MAX_JSON_DEPTH - 1));
@@ -121,7 +110,7 @@ describe("maxMessageBytes over HTTP", () => {
   async function connect(options: HostileServerOptions = {}, type?: "sse") {
     server = await startHostileServer(options);
     const url = type === "sse" ? server.sseUrl : server.url;
-    hub = await Hub.connect({ hostile: { url, ...(type ? { type } : {}), maxMessageBytes: limit } }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ hostile: { url, ...(type ? { type } : {}), maxMessageBytes: limit } });
     expect(state("hostile").status).toBe("connected");
     return hub;
   }
