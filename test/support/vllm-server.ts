@@ -104,6 +104,8 @@ export interface VllmServerOptions {
   model?: string;
   /** Extra models listed by /v1/models after `model`. */
   otherModels?: string[];
+  /** /v1/models answers only once this settles (a model server still loading its model). */
+  modelsReady?: Promise<void>;
 }
 
 export interface VllmServer {
@@ -131,6 +133,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
 
   async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
     if (method === "GET" && path === "/v1/models") {
+      await options.modelsReady;
       const created = Math.floor(Date.now() / 1000);
       const data = [model, ...(options.otherModels ?? [])].map((id) => ({
         id,

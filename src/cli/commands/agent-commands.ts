@@ -59,25 +59,24 @@ async function chat(flags: ChatFlags): Promise<void> {
   // On a terminal the approval dialog answers the agent; it exists once the screen does.
   let dialog: ApproveCallback | undefined;
   const ask: ApproveCallback | undefined = interactive ? (request, signal) => (dialog ? dialog(request, signal) : Promise.resolve({ decision: "deny" })) : undefined;
-  // Ink and React load only for the chat on a terminal, in React's production mode (the
-  // development build checks every render and costs several times the CPU); they load while
-  // the session opens.
-  if (interactive) process.env.NODE_ENV ??= "production";
-  const ui = interactive ? import("../ui/run-chat-ui.js") : undefined;
   // Ctrl-C cancels an answer, not the program (the chat handles it); SIGTERM stops everything.
-  // On a terminal the prompt opens at once and the servers join as they connect.
-  const session = await openSession(flags, { leaveSigint: true, background: interactive, ...(ask ? { ask } : {}) });
+  const options: SessionOptions = { leaveSigint: true, background: interactive, ...(ask ? { ask } : {}) };
+  if (interactive) {
+    // Ink and React load only for the chat on a terminal, in React's production mode (the
+    // development build checks every render and costs several times the CPU). The input box
+    // opens before the session: the servers join as they connect, the model when it is found.
+    process.env.NODE_ENV ??= "production";
+    const { runChatUi } = await import("../ui/run-chat-ui.js");
+    await runChatUi(() => openSession(flags, options), io, (connected) => (dialog = connected), {
+      ...(flags.continue ? { continueLast: true } : {}),
+      ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
+    });
+    return;
+  }
+  const session = await openSession(flags, options);
   try {
-    if (ui) {
-      const { runChatUi } = await ui;
-      await runChatUi(session, io, (connected) => (dialog = connected), {
-        ...(flags.continue ? { continueLast: true } : {}),
-        ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
-      });
-    } else {
-      const { runPipedChat } = await import("../chat/piped-chat.js");
-      await runPipedChat(session, { verbose: flags.verbose === true }, io);
-    }
+    const { runPipedChat } = await import("../chat/piped-chat.js");
+    await runPipedChat(session, { verbose: flags.verbose === true }, io);
   } finally {
     await session.close();
   }

@@ -11,6 +11,7 @@ import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
+import { QueuedView } from "./QueuedView.js";
 import { useKeys } from "./use-keys.js";
 import { useUiStore } from "./ui-store.js";
 
@@ -41,6 +42,8 @@ export interface ChatAppProps {
   controller: ChatController;
   history: InputHistory;
   colors: Colors;
+  /** What was being typed while the chat started. */
+  initialPrompt?: PromptState;
 }
 
 /**
@@ -48,12 +51,12 @@ export interface ChatAppProps {
  * then the turn in progress, the queued messages, a dialog when the agent asks, and the
  * input box, which stays usable while the model answers.
  */
-export function ChatApp({ controller, history, colors }: ChatAppProps) {
+export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PROMPT }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const { exit } = useApp();
   const width = useColumns();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
 
   useEffect(() => {
@@ -110,12 +113,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
       <Static items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
       {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
-      {state.queue.map((text, index) => (
-        <Text key={index} dimColor>
-          queued: {cleanTerminalText(text.split("\n")[0] ?? "")}
-          {text.includes("\n") ? " …" : ""}
-        </Text>
-      ))}
+      <QueuedView queue={state.queue} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
           <Text bold>{state.choice.title}</Text>

@@ -1,8 +1,8 @@
-import { render } from "ink";
+import { render, type Instance } from "ink";
 import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
-import { colorsFor } from "../render/colors.js";
+import { colorsFor, type Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
@@ -10,6 +10,8 @@ import { InputHistory } from "./history.js";
 import { SavedSessions } from "./saved-sessions.js";
 import { renderConversation } from "../render/transcript-view.js";
 import { stateDir } from "./state-dir.js";
+import { NO_EARLY_INPUT, StartingApp, type EarlyInput } from "./StartingApp.js";
+import { UiStore } from "./ui-store.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -24,12 +26,60 @@ const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 
 /**
- * The chat on a terminal, drawn with Ink. `connectAsk` receives the approval dialog, which
- * the session's agent calls before a tool the policy does not allow.
+ * The chat on a terminal, drawn with Ink. The input box opens at once; `open` then starts the
+ * session (config, servers, the model server's model list) while the user may already type.
+ * `connectAsk` receives the approval dialog, which the session's agent calls before a tool
+ * the policy does not allow. The session is closed when the chat ends.
  */
-export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk: (ask: ApproveCallback) => void, resume: ResumeChoice = {}): Promise<void> {
+export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo, connectAsk: (ask: ApproveCallback) => void, resume: ResumeChoice = {}): Promise<void> {
   const colors = colorsFor(io.stdout, io.env);
   const history = InputHistory.load(historyFile(io.env));
+  const early = new UiStore<EarlyInput>(NO_EARLY_INPUT);
+  io.stdout.write(BRACKETED_PASTE_ON);
+  // Raw mode at once, before the first frame: a key typed meanwhile is then read as typed
+  // (in cooked mode the terminal would turn its Enter into a line feed, a new line here).
+  io.stdin.setRawMode(true);
+  const instance = render(<StartingApp input={early} history={history} />, {
+    stdin: io.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  let session: AgentSession;
+  try {
+    session = await open();
+  } catch (error) {
+    instance.clear();
+    instance.unmount();
+    io.stdout.write(BRACKETED_PASTE_OFF);
+    // Nothing to report to someone who has already quit.
+    if (early.get().quit) return;
+    throw error;
+  }
+  try {
+    if (early.get().quit) {
+      instance.clear();
+      instance.unmount();
+      return;
+    }
+    await chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume });
+  } finally {
+    io.stdout.write(BRACKETED_PASTE_OFF);
+    await session.close();
+  }
+}
+
+interface ChatScreen {
+  colors: Colors;
+  history: InputHistory;
+  io: ChatUiIo;
+  connectAsk: (ask: ApproveCallback) => void;
+  resume: ResumeChoice;
+}
+
+/** The chat proper, once the session is open: replaces the starting screen, sends what was typed ahead, runs until the user quits. */
+async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume }: ChatScreen): Promise<void> {
   const sessions = savedSessions(io.env);
   let id = SavedSessions.newId();
   const autosave = (): void => {
@@ -45,17 +95,7 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
   connectAsk(controller.ask);
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
-  io.stdout.write(BRACKETED_PASTE_ON);
-  // Raw mode at once, before the first frame: a key typed meanwhile is then read as typed
-  // (in cooked mode the terminal would turn its Enter into a line feed, a new line here).
-  io.stdin.setRawMode(true);
-  const instance = render(<ChatApp controller={controller} history={history} colors={colors} />, {
-    stdin: io.stdin,
-    stdout: io.stdout,
-    stderr: io.stderr,
-    exitOnCtrlC: false,
-    patchConsole: false,
-  });
+  instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} />);
   const resumed = sessions ? await pickSession(sessions, controller, resume) : undefined;
   if (resumed) {
     try {
@@ -70,11 +110,11 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
       controller.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
     }
   }
+  for (const text of early.queued) controller.submit(text);
   try {
     await instance.waitUntilExit();
   } finally {
     unwatch();
-    io.stdout.write(BRACKETED_PASTE_OFF);
   }
 }
 

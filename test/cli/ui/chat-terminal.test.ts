@@ -6,7 +6,7 @@ import stringWidth from "string-width";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { childPids, isAlive } from "../../support/processes.js";
 import { Tmux } from "../../support/tmux.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer, type VllmServerOptions } from "../../support/vllm-server.js";
 
 /**
  * `toolbridge chat` in a real terminal (tmux), driven as a person drives it: typing while an
@@ -47,8 +47,8 @@ async function waitUntilGone(pids: number[]): Promise<void> {
   while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-async function vllm(replies: VllmReply[]): Promise<VllmServer> {
-  server = await startVllmServer({ replies });
+async function vllm(replies: VllmReply[], options: Omit<VllmServerOptions, "replies"> = {}): Promise<VllmServer> {
+  server = await startVllmServer({ replies, ...options });
   return server;
 }
 
@@ -323,8 +323,7 @@ describe("toolbridge chat in a terminal: status and width", () => {
     );
     const s = await vllm([{ text: "Answered." }]);
     const t = await chat(s, config);
-    const first = await t.screen();
-    expect(first).toMatch(/starting servers: [^\n]*stuck/);
+    await t.waitFor(/starting servers: [^\n]*stuck/, "the servers starting");
     await t.waitFor(/● server time: 1 tool/, "the time server's line");
     await t.type("hello");
     await t.press("Enter");
@@ -333,6 +332,33 @@ describe("toolbridge chat in a terminal: status and width", () => {
     await t.waitFor(/● server stuck failed to start: [^\n]*\n[\s\S]*Answered\./, "the failure, then the answer");
     expect(s.chatRequests).toHaveLength(1);
     expect(s.chatRequests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["get-date"]);
+  });
+
+  it("opens the input box before the model server answers, and sends what was typed meanwhile once it does", async () => {
+    let ready: () => void = () => undefined;
+    const s = await vllm([{ text: "Ready now." }], { modelsReady: new Promise<void>((resolve) => (ready = resolve)) });
+    const t = await chat(s);
+    await t.waitFor(/connecting to the model server…/, "the starting line");
+    await t.type("early question");
+    await t.press("Enter");
+    await t.waitFor(/queued: early question/, "the message queued");
+    expect(s.chatRequests).toHaveLength(0);
+    ready();
+    await t.waitFor(/Ready now\./, "the answer");
+    expect(lastUser(s.chatRequests[0])).toBe("early question");
+    expect(await t.screen()).not.toMatch(/connecting to the model server/);
+  });
+
+  it("quits with Ctrl-C while the model server has not answered, with status 0 and no server left", async () => {
+    let ready: () => void = () => undefined;
+    const s = await vllm([], { modelsReady: new Promise<void>((resolve) => (ready = resolve)) });
+    const t = await chat(s);
+    await t.waitFor(/connecting to the model server…/, "the starting line");
+    await t.press("C-c");
+    await t.waitFor(/stopping…/, "the stop");
+    ready();
+    expect(await t.exitCode()).toBe(0);
+    expect(s.chatRequests).toHaveLength(0);
   });
 
   it("shows a spinner with the seconds waited while the model has not answered", async () => {
