@@ -57,6 +57,12 @@ function valueOf(state: FormState, field: FormField): { value: FieldValue | unde
   return error === undefined ? { value } : { error };
 }
 
+function isEmpty(state: FormState, field: FormField): boolean {
+  if (typed(field)) return (state.text[field.name]?.text ?? "").trim() === "";
+  const value = state.values[field.name];
+  return value === undefined || (Array.isArray(value) && value.length === 0);
+}
+
 function withError(state: FormState, field: FormField | undefined): Record<string, string> {
   if (!field) return { ...state.errors };
   const checked = valueOf(state, field);
@@ -64,10 +70,15 @@ function withError(state: FormState, field: FormField | undefined): Record<strin
   return "error" in checked ? { ...rest, [field.name]: checked.error } : rest;
 }
 
-/** Moves the focus, checking the field it leaves (its message shows until it is fixed). */
+/**
+ * Moves the focus, checking the field it leaves if it holds something (its message shows until
+ * it is fixed); an empty required field is flagged only on Accept, not on the way past.
+ */
 function move(state: FormState, by: number): FormState {
   const stops = state.fields.length + FORM_BUTTONS.length;
-  return { ...state, errors: withError(state, state.fields[state.focus]), focus: (state.focus + by + stops) % stops };
+  const leaving = state.fields[state.focus];
+  const empty = leaving !== undefined && isEmpty(state, leaving);
+  return { ...state, errors: empty ? state.errors : withError(state, leaving), focus: (state.focus + by + stops) % stops };
 }
 
 /** Accept: every field checked; the first that fails takes the focus, else the answers go to the server. */
