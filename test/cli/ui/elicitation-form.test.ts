@@ -119,7 +119,7 @@ describe("the form's keys", () => {
   });
 
   it("keeps a paste on one line", () => {
-    const { state } = press(start(), { kind: "paste", text: "Ad\na" });
+    const { state } = press(start(), { kind: "paste", text: "Ad\na", cut: false });
     expect(state.text.name?.text).toBe("Ad a");
   });
 
