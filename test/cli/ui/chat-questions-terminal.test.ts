@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { childPids, isAlive } from "../../support/processes.js";
 import { Tmux } from "../../support/tmux.js";
+import { TestAuthServer, TestResourceServer } from "../../support/oauth-server.js";
 import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
 
 /**
@@ -50,10 +51,10 @@ afterEach(async () => {
   seenPids = [];
 });
 
-async function chat(replies: VllmReply[]): Promise<{ s: VllmServer; t: Tmux }> {
+async function chat(replies: VllmReply[], options: { config?: string; browser?: string } = {}): Promise<{ s: VllmServer; t: Tmux }> {
   const s = (server = await startVllmServer({ replies }));
-  const t = (term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", config], {
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8", BROWSER: browser },
+  const t = (term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", options.config ?? config], {
+    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8", BROWSER: options.browser ?? browser },
     cwd: home,
     columns: 120,
     rows: 50,
@@ -209,5 +210,32 @@ describe("several questions at once", () => {
     const results = toolResults(s.chatRequests[2]).join("\n");
     expect(results).toContain("User declined to open the URL");
     expect(results).toContain("Sampled answer.");
+  });
+});
+
+describe("a server that needs a login", () => {
+  it("is offered the browser login after a turn, and with a yes is logged in and its tools join", async () => {
+    const auth = await new TestAuthServer().start();
+    const resource = await new TestResourceServer(auth).start();
+    try {
+      const remote = join(home, "remote.json");
+      writeFileSync(remote, JSON.stringify({ mcpServers: { remote: { url: resource.url } } }));
+      // A browser that follows the authorization URL back to the chat's loopback receiver.
+      writeFileSync(join(home, "follow.mjs"), "await (await fetch(process.argv[2])).text();\n");
+      const { t } = await chat([{ text: "Hello." }], { config: remote, browser: `${process.execPath} ${join(home, "follow.mjs")}` });
+      expect(auth.authorizeRequests).toHaveLength(0);
+      await send(t, "hi");
+      await t.waitFor(/Hello\./, "the answer");
+      await t.waitFor(/Server remote needs you to log in \(OAuth\) in your browser/, "the login offer");
+      expect(auth.authorizeRequests).toHaveLength(0);
+      await t.type("y");
+      await t.waitFor(/remote: logged in/, "the login");
+      expect(auth.authorizeRequests).toHaveLength(1);
+      await send(t, "/servers");
+      await t.waitFor(/remote\s+streamable-http\s+connected\s+2\b/, "the server connected with its tools");
+    } finally {
+      await resource.stop();
+      await auth.stop();
+    }
   });
 });
