@@ -15,6 +15,9 @@ const SAMPLING_CHOICES = [
   { key: "n", label: "Deny (you can say why)" },
 ] as const;
 
+/** Fields shown at once; the rest scroll with the focus. */
+const SHOWN_FIELDS = 10;
+
 const cut = (text: string, max = SHOWN_CHARS): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** The server question on screen: a sampling approval, a form, a URL or a login to open. */
@@ -61,6 +64,9 @@ function SamplingView({ question }: { question: Extract<ServerQuestion, { kind: 
 
 function FormView({ question }: { question: Extract<ServerQuestion, { kind: "form" }> }) {
   const { form } = question;
+  // A window of fields around the focus (on a button: the last ones), so a long form fits the screen.
+  const focus = Math.min(form.focus, form.fields.length - 1);
+  const first = Math.max(0, Math.min(focus - Math.floor(SHOWN_FIELDS / 2), form.fields.length - SHOWN_FIELDS));
   return (
     <>
       <Text>
@@ -71,9 +77,11 @@ function FormView({ question }: { question: Extract<ServerQuestion, { kind: "for
         <Text>{question.message}</Text>
       </Text>
       <Box flexDirection="column" marginTop={1}>
-        {form.fields.map((field, index) => (
-          <FieldView key={field.name} field={field} form={form} focused={index === form.focus} />
+        {first > 0 && <Text dimColor>  ↑ {first} more</Text>}
+        {form.fields.slice(first, first + SHOWN_FIELDS).map((field, index) => (
+          <FieldView key={field.name} field={field} form={form} focused={first + index === form.focus} />
         ))}
+        {form.fields.length > first + SHOWN_FIELDS && <Text dimColor>  ↓ {form.fields.length - first - SHOWN_FIELDS} more</Text>}
       </Box>
       <Box marginTop={1} gap={2}>
         {FORM_BUTTONS.map((button, index) => {

@@ -36,6 +36,13 @@ export interface ServerQuestionsState {
 
 /** Most questions that may wait at once; a server asking more is declined at once. */
 const MAX_WAITING = 20;
+/** A server's message is cut here, so one dialog cannot fill the screen. */
+const MAX_MESSAGE_CHARS = 1000;
+
+const message = (text: string): string => {
+  const clean = cleanTerminalText(text).trim();
+  return clean.length > MAX_MESSAGE_CHARS ? `${clean.slice(0, MAX_MESSAGE_CHARS)}…` : clean;
+};
 
 /**
  * Servers' questions in the chat (sampling approval, elicitation forms and URLs, a login to
@@ -62,13 +69,13 @@ export class ServerQuestions implements QuestionDialogs {
 
   elicitForm = (request: ElicitRequestFormParams, server: string): Promise<ElicitResult> =>
     this.ask<ElicitResult>(
-      { kind: "form", server: oneLine(server), message: cleanTerminalText(request.message), form: initialForm(formFields(request.requestedSchema)) },
+      { kind: "form", server: oneLine(server), message: message(request.message), form: initialForm(formFields(request.requestedSchema)) },
       { action: "decline" },
     );
 
   elicitUrl = async (request: ElicitRequestURLParams, server: string): Promise<ElicitResult> => {
     const open = await this.ask<boolean | "done" | undefined>(
-      { kind: "url", server: oneLine(server), message: cleanTerminalText(request.message), url: oneLine(request.url), elicitationId: request.elicitationId, selected: 0 },
+      { kind: "url", server: oneLine(server), message: message(request.message), url: oneLine(request.url), elicitationId: request.elicitationId, selected: 0 },
       undefined,
     );
     if (open === undefined) return { action: "cancel" };

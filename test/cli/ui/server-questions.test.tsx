@@ -166,4 +166,24 @@ describe("the question dialogs in the chat", () => {
     app.stdin.write("n");
     expect(await question).toEqual({ action: "decline" });
   });
+
+  it("keeps a long form and a long message to a screenful: fields scroll with the focus", async () => {
+    const { app, controller } = mount();
+    await tick();
+    const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, { type: "string" as const, title: `Field ${i}` }]));
+    void controller.questions.elicitForm({ message: "ж".repeat(5000), requestedSchema: { type: "object", properties } }, "srv");
+    await tick();
+    let frame = app.lastFrame() ?? "";
+    expect(frame).toContain("Field 9:");
+    expect(frame).not.toContain("Field 10:");
+    expect(frame).toContain("↓ 20 more");
+    // The message is cut to 1000 characters (drawn wrapped).
+    expect(frame.match(/ж/g)?.length).toBe(1000);
+    app.stdin.write("\t".repeat(20));
+    await tick();
+    frame = app.lastFrame() ?? "";
+    expect(frame).toContain("❯ Field 20");
+    expect(frame).toMatch(/↑ \d+ more/);
+    expect(frame).not.toContain("Field 0:");
+  });
 });
