@@ -201,7 +201,7 @@ export function toMessages(messages: readonly SamplingMessage[]): Message[] {
   return out;
 }
 
-/** Text and images pass; what the neutral messages cannot carry (audio, links) is named in text. */
+/** Text, images and audio pass (a provider that cannot hear says so); links and resources are named in text. */
 function contentPart(block: Block | ContentBlock): ContentPart[] {
   switch (block.type) {
     case "text":
@@ -209,7 +209,7 @@ function contentPart(block: Block | ContentBlock): ContentPart[] {
     case "image":
       return [{ type: "image", data: block.data, mimeType: block.mimeType }];
     case "audio":
-      return [{ type: "text", text: `[audio (${block.mimeType}) the model cannot hear]` }];
+      return [{ type: "audio", data: block.data, mimeType: block.mimeType }];
     case "resource_link":
       return [{ type: "text", text: `[resource ${block.uri}]` }];
     case "resource":

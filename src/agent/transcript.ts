@@ -37,6 +37,7 @@ const HeaderSchema = z.looseObject({
 const ContentPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
+  z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string() }),
 ]);
 const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
 const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() });

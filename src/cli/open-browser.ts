@@ -9,18 +9,23 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function openInBrowser(server: string, url: URL, env: Env = process.env): void {
   warn(`log in to server "${server}" in your browser; if none opens, visit ${url.href}`, env);
+  launchBrowser(url.href, env);
+}
+
+/** Opens `url` with `$BROWSER` or the platform's opener, detached; nothing of its output reaches the terminal. */
+export function launchBrowser(url: string, env: Env = process.env): void {
   const [command, ...args] = env.BROWSER?.trim()
-    ? [...env.BROWSER.trim().split(/\s+/), url.href]
+    ? [...env.BROWSER.trim().split(/\s+/), url]
     : process.platform === "darwin"
-      ? ["open", url.href]
+      ? ["open", url]
       : process.platform === "win32"
-        ? ["rundll32", "url.dll,FileProtocolHandler", url.href]
-        : ["xdg-open", url.href];
+        ? ["rundll32", "url.dll,FileProtocolHandler", url]
+        : ["xdg-open", url];
   try {
     const child = spawn(command as string, args, { detached: true, stdio: "ignore" });
     child.on("error", () => undefined);
     child.unref();
   } catch {
-    // The URL is printed; that is the fallback.
+    // The URL is on screen; that is the fallback.
   }
 }

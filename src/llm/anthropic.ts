@@ -1,5 +1,5 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
-import { truncatedError } from "./errors.js";
+import { LlmError, truncatedError } from "./errors.js";
 import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
 import { eventFramingFetch, type AnswerBudget } from "./answer-limit.js";
@@ -226,10 +226,12 @@ function textBlocks(text: string): WireBlock[] {
 }
 
 function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam {
-  return part.type === "text"
-    ? { type: "text", text: part.text }
-    : {
-        type: "image",
-        source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data },
-      };
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image", source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data } };
+    case "audio":
+      throw new LlmError("unsupported-content", `anthropic cannot take audio input (${part.mimeType}); use a model of a provider that can (gemini, or an OpenAI-compatible server with input_audio)`);
+  }
 }

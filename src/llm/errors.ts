@@ -19,7 +19,9 @@ export type LlmErrorCode =
   /** The answer, or one event of its stream, passed its size limit (llm.maxAnswerChars). */
   | "too-large"
   /** The llm settings cannot work as given (no model named, no API key, unknown provider). */
-  | "config";
+  | "config"
+  /** The request holds content the provider cannot take (audio where it takes none, or not in that format). */
+  | "unsupported-content";
 
 export class LlmError extends Error {
   override readonly name = "LlmError";

@@ -243,7 +243,7 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
               ...(message.toolCallId.startsWith(LOCAL_ID_PREFIX) ? {} : { id: message.toolCallId }),
             },
           },
-          ...parts.filter((p) => p.type === "image").map(toPart),
+          ...parts.filter((p) => p.type !== "text").map(toPart),
         ]);
         break;
       }
@@ -256,6 +256,7 @@ function textParts(text: string): Part[] {
   return text === "" ? [] : [{ text }];
 }
 
+/** Images and audio both go inline, with their MIME type. */
 function toPart(part: ContentPart): Part {
   return part.type === "text" ? { text: part.text } : { inlineData: { mimeType: part.mimeType, data: part.data } };
 }

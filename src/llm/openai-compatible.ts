@@ -48,7 +48,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     return {
       ...options.extraBody,
       model: options.model,
-      messages: toOpenAIMessages(request.messages),
+      messages: toOpenAIMessages(request.messages, this.provider),
       ...(tools.length > 0
         ? { tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)), tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto") }
         : {}),

@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { LlmError } from "./errors.js";
 import type { ContentPart, Message, ToolChoice, ToolDefinition } from "./types.js";
 import { argumentsText } from "./tool-arguments.js";
 import { toOpenAIParameters, type OpenAISchemaOptions } from "./schema/openai.js";
@@ -6,14 +7,15 @@ import { toOpenAIParameters, type OpenAISchemaOptions } from "./schema/openai.js
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type WirePart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 
-/** Neutral messages as Chat Completions messages. */
-export function toOpenAIMessages(messages: readonly Message[]): WireMessage[] {
+/** Neutral messages as Chat Completions messages; `provider` names the server in an error about content it cannot take. */
+export function toOpenAIMessages(messages: readonly Message[], provider = "openai-compatible"): WireMessage[] {
   const wire: WireMessage[] = [];
-  // Tool messages carry text only; images a tool returned follow the run of tool results as a user message.
+  const toWirePart = (part: ContentPart): WirePart => wirePart(part, provider);
+  // Tool messages carry text only; images (and audio) a tool returned follow the run of tool results as a user message.
   let toolImages: WirePart[] = [];
   const flushToolImages = () => {
     if (toolImages.length === 0) return;
-    wire.push({ role: "user", content: [{ type: "text", text: "Images returned by the tools above:" }, ...toolImages] });
+    wire.push({ role: "user", content: [{ type: "text", text: "Media returned by the tools above:" }, ...toolImages] });
     toolImages = [];
   };
 
@@ -46,7 +48,7 @@ export function toOpenAIMessages(messages: readonly Message[]): WireMessage[] {
       case "tool": {
         const parts = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
         const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
-        toolImages.push(...parts.filter((p) => p.type === "image").map(toWirePart));
+        toolImages.push(...parts.filter((p) => p.type !== "text").map(toWirePart));
         wire.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
         break;
       }
@@ -56,10 +58,28 @@ export function toOpenAIMessages(messages: readonly Message[]): WireMessage[] {
   return wire;
 }
 
-function toWirePart(part: ContentPart): WirePart {
-  return part.type === "text"
-    ? { type: "text", text: part.text }
-    : { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
+/** The audio formats Chat Completions' `input_audio` takes, by MIME type. */
+const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/wave": "wav",
+  "audio/vnd.wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+};
+
+function wirePart(part: ContentPart, provider: string): WirePart {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
+    case "audio": {
+      const format = AUDIO_FORMATS[part.mimeType.toLowerCase().split(";")[0]?.trim() ?? ""];
+      if (!format) throw new LlmError("unsupported-content", `${provider} takes audio as wav or mp3 only (input_audio), not ${part.mimeType}`);
+      return { type: "input_audio", input_audio: { data: part.data, format } };
+    }
+  }
 }
 
 export function toOpenAITools(tools: readonly ToolDefinition[], schema: OpenAISchemaOptions = {}): OpenAI.Chat.Completions.ChatCompletionTool[] {

@@ -15,7 +15,9 @@ export interface ToolDefinition {
 export type ContentPart =
   | { type: "text"; text: string }
   /** base64 data */
-  | { type: "image"; data: string; mimeType: string };
+  | { type: "image"; data: string; mimeType: string }
+  /** base64 data; providers that cannot hear refuse it with an error naming them. */
+  | { type: "audio"; data: string; mimeType: string };
 
 /** A tool call as the model made it; `arguments` is the raw JSON text, possibly invalid. */
 export interface ToolCall {

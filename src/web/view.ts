@@ -82,9 +82,11 @@ function renderContent(content: string | ContentPart[], asCode: boolean): string
     .map((part) =>
       part.type === "image"
         ? `<img class="content-image" alt="image (${escapeHtml(part.mimeType)})" src="data:${escapeHtml(part.mimeType)};base64,${escapeHtml(part.data)}">`
-        : asCode
-          ? `<pre>${escapeHtml(part.text)}</pre>`
-          : `<p>${escapeHtml(part.text)}</p>`,
+        : part.type === "audio"
+          ? `<p class="content-audio">[audio (${escapeHtml(part.mimeType)})]</p>`
+          : asCode
+            ? `<pre>${escapeHtml(part.text)}</pre>`
+            : `<p>${escapeHtml(part.text)}</p>`,
     )
     .join("");
 }

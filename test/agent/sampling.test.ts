@@ -47,7 +47,7 @@ describe("sampling through the model", () => {
     expect(body.temperature).toBe(0.2);
   });
 
-  it("passes images on and names audio the model cannot take", async () => {
+  it("passes images and audio on", async () => {
     const sample = await handler([{ text: "A cat." }]);
     await sample(
       request({
@@ -65,7 +65,7 @@ describe("sampling through the model", () => {
     );
     const content = JSON.stringify(chatBodies()[0].messages);
     expect(content).toContain("data:image/png;base64,aGk=");
-    expect(content).toContain("audio (audio/wav)");
+    expect(content).toContain('"input_audio":{"data":"aGk=","format":"wav"}');
   });
 
   it("stops at the first stop sequence", async () => {

@@ -1,4 +1,13 @@
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ApproveSamplingCallback } from "../../agent/approval.js";
 import { createInterface, type Interface } from "node:readline";
+
+/** What a front end with dialogs answers when servers ask. */
+export interface QuestionDialogs {
+  approveSampling: ApproveSamplingCallback;
+  elicitForm(request: ElicitRequestFormParams, server: string): Promise<ElicitResult>;
+  elicitUrl(request: ElicitRequestURLParams, server: string): Promise<ElicitResult>;
+}
 
 /** Asks a person one line at a time; undefined when the input ends (Ctrl-D) or the ask is aborted. */
 export interface Prompter {
@@ -14,6 +23,8 @@ export interface Prompter {
  */
 export class PrompterSlot {
   current: Prompter | undefined;
+  /** A front end that asks in dialogs of its own (the chat) rather than line by line; preferred when set. */
+  dialogs: QuestionDialogs | undefined;
 
   constructor(initial?: Prompter) {
     this.current = initial;

@@ -4,12 +4,13 @@ import { oneLine } from "../render/one-line.js";
 import type { PrompterSlot } from "./prompter.js";
 
 /**
- * Asks on the terminal whether a server may use the model: who asks, with what system
+ * Asks on the terminal (in the front end's dialog, where it has one) whether a server may use the model: who asks, with what system
  * prompt, messages and tools, for how many tokens. Allow once, always for this server, or deny.
  * With nobody to ask, the request is refused and one line on stderr says so.
  */
 export function terminalSamplingApproval(slot: PrompterSlot, c: Colors, warn: (line: string) => void): ApproveSamplingCallback {
   return async (request, signal) => {
+    if (slot.dialogs) return slot.dialogs.approveSampling(request, signal);
     const prompter = slot.current;
     if (!prompter) {
       warn(`server "${oneLine(request.server)}" asked to use the model; refused: no terminal to ask on (--approve all, or trust the server, allows it)`);

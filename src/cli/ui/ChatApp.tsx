@@ -12,6 +12,7 @@ import { LiveTurnView } from "./LiveTurnView.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
+import { ServerQuestionView } from "./ServerQuestionView.js";
 import { useKeys } from "./use-keys.js";
 import { useUiStore } from "./ui-store.js";
 
@@ -53,6 +54,7 @@ export interface ChatAppProps {
  */
 export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PROMPT }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
   const width = useColumns();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
@@ -66,6 +68,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   useKeys((key: Key | Paste) => {
     const current = controller.getState();
     if (current.exiting) return;
+    if (!current.approval && controller.questions.key(key)) return;
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
@@ -127,9 +130,10 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
         </Box>
       )}
       {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
+      {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} />}
       {!state.exiting && (
         <>
-          <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}

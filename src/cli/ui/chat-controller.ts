@@ -6,6 +6,7 @@ import { runSlashCommand } from "../chat/slash-commands.js";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
+import { ServerQuestions } from "./server-questions.js";
 
 /** What the screen shows once and never redraws (Ink's `<Static>`). All text in it is cleaned. */
 export type ChatItemBody =
@@ -82,6 +83,8 @@ export class ChatController {
   private working = false;
   private cleaner = new TerminalTextCleaner();
   private reasoningCleaner = new TerminalTextCleaner();
+  /** Servers' questions (sampling, forms, URLs, logins), shown one at a time. */
+  readonly questions = new ServerQuestions((text) => this.show({ kind: "notice", tone: "info", text }));
 
   constructor(
     private readonly session: AgentSession,

@@ -6,6 +6,7 @@ import { colorsFor, type Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
+import { connectQuestions } from "./chat-questions.js";
 import { InputHistory } from "./history.js";
 import { SavedSessions } from "./saved-sessions.js";
 import { renderConversation } from "../render/transcript-view.js";
@@ -91,8 +92,15 @@ async function chatOn(session: AgentSession, instance: Instance, early: EarlyInp
       // Not saved; the conversation goes on.
     }
   };
-  const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80, autosave);
+  // Set below, once the controller exists: after each turn, a server that wants a login is offered one.
+  let afterTurn = (): void => undefined;
+  const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80, () => {
+    autosave();
+    afterTurn();
+  });
   connectAsk(controller.ask);
+  const questions = connectQuestions(session, controller.questions, (item) => controller.show(item), io.env);
+  afterTurn = questions.afterTurn;
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
   instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} />);
@@ -115,6 +123,7 @@ async function chatOn(session: AgentSession, instance: Instance, early: EarlyInp
     await instance.waitUntilExit();
   } finally {
     unwatch();
+    questions.disconnect();
   }
 }
 
