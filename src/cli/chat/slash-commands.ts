@@ -7,6 +7,7 @@ import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
+import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
 import type { AgentSession } from "./session.js";
 
 export interface SlashContext {
@@ -110,14 +111,24 @@ const COMMANDS: SlashCommand[] = [
     name: "help",
     usage: "/help",
     help: "this list",
-    run({ colors, print }) {
+    async run({ session, colors, print }) {
       const width = Math.max(...COMMANDS.map((c) => c.usage.length));
       print(COMMANDS.map((c) => `  ${colors.bold(c.usage.padEnd(width))}  ${c.help}`).join("\n"));
+      print(`${colors.bold("Server prompts")} ${colors.dim("(arguments in order, or name=value; Tab completes)")}`);
+      print(renderPromptCommands(promptCommands(await session.hub.prompts(), BUILTIN_COMMANDS), colors));
       print(colors.dim("  Ctrl-C cancels the answer being written; Ctrl-C twice at an empty prompt (or Ctrl-D) quits."));
     },
   },
   { name: "exit", usage: "/exit", help: "quit", run: () => "exit" },
 ];
+
+/** The built-in commands' names (without the slash), which a server's prompt never shadows. */
+export const BUILTIN_COMMANDS: readonly string[] = [...COMMANDS.map((c) => c.name), "quit"];
+
+/** The built-in commands for completion: `/name` and what it does. */
+export function builtinCommandList(): Array<{ name: string; help: string }> {
+  return COMMANDS.map((c) => ({ name: c.name, help: c.help }));
+}
 
 /** `~` and `~/…` as the shell reads them. */
 export function expandHome(path: string): string {
