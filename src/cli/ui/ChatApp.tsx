@@ -6,11 +6,14 @@ import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } f
 import { ApprovalDialogView } from "./ApprovalDialogView.js";
 import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
+import type { CompletionMenu } from "./completion-menu.js";
+import { CompletionListView } from "./CompletionListView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
+import { useCompletion, type Completer } from "./use-completion.js";
 import { useKeys } from "./use-keys.js";
 import { useUiStore } from "./ui-store.js";
 
@@ -21,6 +24,8 @@ interface UiState {
   exitArmed: boolean;
   /** The highlighted line of a choice list. */
   choiceIndex: number;
+  /** Tab completion's list, while it is open. */
+  completion: CompletionMenu | undefined;
 }
 
 /** The terminal's width, followed on resize, so what is drawn next fits it. */
@@ -41,6 +46,8 @@ export interface ChatAppProps {
   controller: ChatController;
   history: InputHistory;
   colors: Colors;
+  /** Tab completion; without it Tab does nothing. */
+  complete?: Completer;
 }
 
 /**
@@ -48,13 +55,14 @@ export interface ChatAppProps {
  * then the turn in progress, the queued messages, a dialog when the agent asks, and the
  * input box, which stays usable while the model answers.
  */
-export function ChatApp({ controller, history, colors }: ChatAppProps) {
+export function ChatApp({ controller, history, colors, complete }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const { exit } = useApp();
   const width = useColumns();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: EMPTY_PROMPT, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
+  const completionKey = useCompletion(ui, complete);
 
   useEffect(() => {
     if (state.exiting) exit();
@@ -66,6 +74,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
+    if (completionKey(key)) return;
     if (key.kind === "escape") {
       controller.cancel();
       return;
@@ -132,6 +141,7 @@ export function ChatApp({ controller, history, colors }: ChatAppProps) {
       {!state.exiting && (
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          {view.completion && <CompletionListView menu={view.completion} width={width} />}
           <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}

@@ -1,6 +1,8 @@
 import { render } from "ink";
 import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
+import { complete } from "../chat/completion.js";
+import { sessionCompletionSources } from "../chat/completion-sources.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -49,7 +51,9 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
   // Raw mode at once, before the first frame: a key typed meanwhile is then read as typed
   // (in cooked mode the terminal would turn its Enter into a line feed, a new line here).
   io.stdin.setRawMode(true);
-  const instance = render(<ChatApp controller={controller} history={history} colors={colors} />, {
+  const sources = sessionCompletionSources(session);
+  const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
+  const instance = render(<ChatApp controller={controller} history={history} colors={colors} complete={completer} />, {
     stdin: io.stdin,
     stdout: io.stdout,
     stderr: io.stderr,
