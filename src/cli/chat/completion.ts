@@ -136,7 +136,7 @@ async function completeTemplate(template: HubResourceTemplate, partial: string, 
       return [{ insert: `@${upTo}`, label: template.uriTemplate, detail: template.name }];
     }
     const next = segments[index + 1];
-    const end = next && "literal" in next ? rest.indexOf(next.literal) : -1;
+    const end = next && "literal" in next ? variableEnd(rest, next.literal) : -1;
     if (end >= 0) {
       context[segment.variable] = rest.slice(0, end);
       position += end;
@@ -147,6 +147,14 @@ async function completeTemplate(template: HubResourceTemplate, partial: string, 
     return values.map((value) => ({ insert: `@${partial.slice(0, position)}${value}${last ? " " : ""}`, label: `${partial.slice(0, position)}${value}`, detail: segment.variable }));
   }
   return [];
+}
+
+/** Where a variable's value ends: at the literal after it, or where the rest of the text is the start of that literal. */
+function variableEnd(rest: string, literal: string): number {
+  const whole = rest.indexOf(literal);
+  if (whole >= 0) return whole;
+  const started = rest.indexOf(literal[0]!);
+  return started >= 0 && literal.startsWith(rest.slice(started)) ? started : -1;
 }
 
 async function completePath(partial: string, sources: CompletionSources, signal: AbortSignal): Promise<Candidate[]> {

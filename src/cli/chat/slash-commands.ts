@@ -7,6 +7,8 @@ import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
+import { renderToolDetail } from "../render/tool-detail.js";
+import { findTool } from "../tool-lookup.js";
 import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
 import type { AgentSession } from "./session.js";
 
@@ -28,10 +30,14 @@ interface SlashCommand {
 const COMMANDS: SlashCommand[] = [
   {
     name: "tools",
-    usage: "/tools",
-    help: "list the tools the model is offered",
-    run({ session, colors, print, columns }) {
+    usage: "/tools [NAME]",
+    help: "list the tools the model is offered, or show one with its arguments",
+    run({ session, colors, print, columns }, argument) {
       const tools = session.agent.tools();
+      if (argument !== "") {
+        const tool = findTool(tools, argument);
+        return print(tool ? renderToolDetail(tool, colors, columns) : colors.red(`unknown tool "${argument}"; /tools lists them`));
+      }
       if (tools.length === 0) return print(colors.dim("no tools (no server is connected, or the allow-list hides them all)"));
       print(renderTools(tools, { colors, maxWidth: columns }));
     },
