@@ -41,6 +41,8 @@ export interface CompletionSources {
 
 /** The most candidates a list holds. */
 export const MAX_CANDIDATES = 50;
+/** The longest candidate put into the input. */
+export const MAX_CANDIDATE_CHARS = 2000;
 
 const PATH_COMMANDS = new Set(["load", "save"]);
 
@@ -176,6 +178,11 @@ function dedupe(candidates: Candidate[]): Candidate[] {
   return candidates.filter((candidate) => !seen.has(candidate.insert) && seen.add(candidate.insert));
 }
 
+/**
+ * At most MAX_CANDIDATES, each short enough to type. A value with a control character (a
+ * server's newline or escape sequence) is left out: it would not be one word of the input.
+ */
 function bounded(from: number, to: number, candidates: Candidate[]): Completion | undefined {
-  return candidates.length === 0 ? undefined : { from, to, candidates: candidates.slice(0, MAX_CANDIDATES) };
+  const usable = candidates.filter((candidate) => candidate.insert.length <= MAX_CANDIDATE_CHARS && !/[\u0000-\u001f\u007f-\u009f]/.test(candidate.insert));
+  return usable.length === 0 ? undefined : { from, to, candidates: usable.slice(0, MAX_CANDIDATES) };
 }

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { complete, MAX_CANDIDATES, templateSegments, type CompletionSources } from "../../../src/cli/chat/completion.js";
+import { complete, MAX_CANDIDATE_CHARS, MAX_CANDIDATES, templateSegments, type CompletionSources } from "../../../src/cli/chat/completion.js";
 import { completePaths } from "../../../src/cli/chat/completion-sources.js";
 import { promptCommands } from "../../../src/cli/chat/prompt-commands.js";
 import type { HubPrompt, HubResourceTemplate } from "../../../src/mcp/types.js";
@@ -89,6 +89,11 @@ describe("completion: prompt arguments through completion/complete", () => {
   it("offers nothing past the prompt's last argument, or when the server gives nothing", async () => {
     expect(await run("/promote Sales Dave extra")).toBeUndefined();
     expect(await run("/promote Eng", sources({ completePromptArgument: async () => [] }))).toBeUndefined();
+  });
+
+  it("leaves out a server's values with control characters or past the length bound", async () => {
+    const hostile = ["ok", "two\nlines", "\x1b]2;PWNED\x07", "\x9bm", "x".repeat(MAX_CANDIDATE_CHARS + 1)];
+    expect((await run("/promote ", sources({ completePromptArgument: async () => hostile })))?.candidates.map((c) => c.insert)).toEqual(["ok "]);
   });
 
   it("bounds the list", async () => {

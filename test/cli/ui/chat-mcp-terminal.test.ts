@@ -15,6 +15,7 @@ import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer 
 
 const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const TOY = fileURLToPath(new URL("../../../test/fixtures/servers/toy-server.mjs", import.meta.url));
 const FEATURES_DOC = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/docs/features.md", import.meta.url));
 const PROMPT = /message, or \/help/;
 
@@ -41,16 +42,16 @@ afterEach(async () => {
   seenPids = [];
 });
 
-async function chat(replies: VllmReply[]): Promise<{ s: VllmServer; t: Tmux }> {
+async function chat(replies: VllmReply[], configFile = config, connected = /everything: \d+ tools/): Promise<{ s: VllmServer; t: Tmux }> {
   server = await startVllmServer({ replies });
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", config], {
+  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", configFile], {
     env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
     cwd: home,
     columns: 100,
   });
   await term.waitFor(PROMPT, "the prompt");
   // The prompts and resources are there once the server has connected.
-  await term.waitFor(/everything: \d+ tools/, "the server to connect");
+  await term.waitFor(connected, "the servers to connect");
   const pid = await term.pid();
   seenPids = [pid, ...childPids(pid)];
   return { s: server, t: term };
@@ -64,7 +65,12 @@ const textOf = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? "").join("\n") : "";
 
 /** The input box's line: what is typed now (a trailing space cannot be seen; the next word typed shows it). */
-const inputLine = (screen: string): string => screen.split("\n").find((line) => line.includes("›"))?.replace(/^.*›\s?/, "").replace(/\s*│\s*$/, "") ?? "";
+const inputLine = (screen: string): string =>
+  screen
+    .split("\n")
+    .findLast((line) => line.startsWith("│ › "))
+    ?.replace(/^│ › /, "")
+    .replace(/\s*│\s*$/, "") ?? "";
 
 describe("toolbridge chat in a terminal: servers' prompts as slash commands", () => {
   it("sends a prompt's messages as the user's turn, its arguments given in order", async () => {
@@ -95,6 +101,35 @@ describe("toolbridge chat in a terminal: servers' prompts as slash commands", ()
     await t.type("/help");
     await t.press("Enter");
     await t.waitFor(/Server prompts[\s\S]*\/args-prompt <city> \[state\][\s\S]*\/completable-prompt <department> <name>/, "the prompt commands in /help");
+  });
+});
+
+describe("toolbridge chat in a terminal: prompt commands of several servers", () => {
+  it("qualifies a prompt two servers offer, and follows a prompt a server adds (list_changed)", async () => {
+    const toys = join(home, "toys.json");
+    const toy = (name: string) => ({ command: process.execPath, args: [TOY, "--name", name], trust: true });
+    writeFileSync(toys, JSON.stringify({ mcpServers: { alpha: toy("alpha"), beta: toy("beta") } }));
+    const { s, t } = await chat(
+      [{ text: "Hi." }, { toolCalls: [{ name: "alpha__add-prompt", arguments: { prompt: "brand-new" } }] }, { text: "Added." }, { text: "Fresh." }],
+      toys,
+      /alpha: \d+ tools[\s\S]*beta: \d+ tools|beta: \d+ tools[\s\S]*alpha: \d+ tools/,
+    );
+    await t.type("/beta:greet World");
+    await t.press("Enter");
+    await t.waitFor(/Hi\./, "the answer");
+    expect(lastUser(s.chatRequests[0])).toBe("Hello World, from beta");
+    await t.type("/greet x");
+    await t.press("Enter");
+    await t.waitFor(/unknown command \/greet/, "the ambiguous short name refused");
+    await t.type("add a prompt");
+    await t.press("Enter");
+    await t.waitFor(/Added\./, "the tool round");
+    await t.type("/bra");
+    await t.press("Tab");
+    await t.waitFor((screen) => inputLine(screen) === "/brand-new", "the new prompt completed");
+    await t.press("Enter");
+    await t.waitFor(/Fresh\./, "the new prompt's answer");
+    expect(lastUser(s.chatRequests[3])).toBe("brand-new");
   });
 });
 
@@ -138,6 +173,24 @@ describe("toolbridge chat in a terminal: Tab completion", () => {
     await t.waitFor((screen) => inputLine(screen) === "read @demo://resource/static/document/features.md", "the URI completed");
     await t.type("now");
     await t.waitFor((screen) => inputLine(screen) === "read @demo://resource/static/document/features.md now", "a space after the URI");
+  });
+});
+
+describe("toolbridge chat in a terminal: resource templates", () => {
+  it("completes a template's literal part, then its variable through completion/complete, and attaches what it names", async () => {
+    const { s, t } = await chat([{ text: "Got it." }]);
+    await t.type("@demo://resource/dynamic/te");
+    await t.press("Tab");
+    await t.waitFor((screen) => inputLine(screen) === "@demo://resource/dynamic/text/", "the template's literal part");
+    // Text after the cursor shows the space the completion puts in.
+    await t.type("7 tail");
+    await t.press("Left", "Left", "Left", "Left", "Left");
+    await t.press("Tab");
+    // The server accepts 7 as a resource id: one candidate, put in with a space after it.
+    await t.waitFor((screen) => inputLine(screen) === "@demo://resource/dynamic/text/7  tail", "the variable completed");
+    await t.press("Enter");
+    await t.waitFor(/Got it\./, "the answer");
+    expect(textOf(lastUser(s.chatRequests[0]))).toContain("Resource 7: This is a plaintext resource");
   });
 });
 
