@@ -1,4 +1,5 @@
 import type { ContentPart, Message } from "../../llm/types.js";
+import { attachMentions, type Attachment } from "./mentions.js";
 import type { Colors } from "../render/colors.js";
 import { renderPromptMessages } from "../render/content.js";
 import type { AgentSession } from "./session.js";
@@ -17,6 +18,17 @@ export type SlashInput =
       /** The prompt's messages as the screen shows them. */
       shown: string;
     };
+
+/** A typed message as it is sent: with the resources it mentions (`@uri`) attached. */
+export function messageInput(text: string, session: AgentSession): Promise<{ content: string | ContentPart[]; attachments: Attachment[] }> {
+  return attachMentions(text, (uri) => session.hub.readResource(uri));
+}
+
+/** Starts a prompt command's turn: its earlier messages go into the conversation; returns what is sent. */
+export function beginPromptTurn(session: AgentSession, prompt: { before: Message[]; input: string | ContentPart[] | null }): string | ContentPart[] | null {
+  session.agent.replaceMessages([...session.agent.messages, ...prompt.before]);
+  return prompt.input;
+}
 
 /** The prompt commands the connected servers offer now (they follow servers joining and leaving, and list_changed). */
 export async function currentPromptCommands(session: AgentSession): Promise<PromptCommand[]> {

@@ -37,6 +37,11 @@ export interface Attachment {
   attached: boolean;
 }
 
+/** `@docs://a: attached, text/plain, 16 characters`, for the screen (the caller cleans it). */
+export function describeAttachment({ uri, note, attached }: Attachment): string {
+  return `@${uri}: ${attached ? "attached, " : ""}${note}`;
+}
+
 /** The message with the content of the resources it mentions, and what was done with each. */
 export async function attachMentions(
   text: string,

@@ -3,8 +3,8 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import type { ServerState } from "../../mcp/types.js";
 import type { AgentSession } from "../chat/session.js";
 import type { ContentPart, Message } from "../../llm/types.js";
-import { slashInput } from "../chat/chat-input.js";
-import { attachMentions } from "../chat/mentions.js";
+import { beginPromptTurn, messageInput, slashInput } from "../chat/chat-input.js";
+import { describeAttachment } from "../chat/mentions.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
@@ -244,17 +244,14 @@ export class ChatController {
         return;
       }
       if (this.state.live) this.update({ live: { ...this.state.live, waitingFor: [], startedAt: Date.now() } });
-      const { agent, hub } = this.session;
       let input: string | ContentPart[] | null;
-      if (prompt) {
-        agent.replaceMessages([...agent.messages, ...prompt.before]);
-        input = prompt.input;
-      } else {
-        const { content, attachments } = await attachMentions(text, (uri) => hub.readResource(uri));
-        for (const { uri, note, attached } of attachments) this.show({ kind: "notice", tone: attached ? "info" : "warning", text: cleanTerminalText(`@${uri}: ${attached ? "attached, " : ""}${note}`) });
+      if (prompt) input = beginPromptTurn(this.session, prompt);
+      else {
+        const { content, attachments } = await messageInput(text, this.session);
+        for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
-      await agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
+      await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
       this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
