@@ -41,6 +41,8 @@ export interface CompletionSources {
 
 /** The most candidates a list holds. */
 export const MAX_CANDIDATES = 50;
+/** The most `completion/complete` requests one Tab sends for resource templates. */
+export const MAX_TEMPLATE_REQUESTS = 8;
 /** The longest candidate put into the input. */
 export const MAX_CANDIDATE_CHARS = 2000;
 
@@ -99,7 +101,8 @@ async function completeMention(partial: string, sources: CompletionSources, sign
   const listed = resources
     .filter((resource) => resource.uri.startsWith(partial))
     .map((resource) => ({ insert: `@${resource.uri} `, label: resource.uri, ...(resource.name && resource.name !== resource.uri ? { detail: resource.name } : {}) }));
-  const fromTemplates = await Promise.all(templates.map((template) => completeTemplate(template, partial, sources, signal)));
+  const budget = { requests: MAX_TEMPLATE_REQUESTS };
+  const fromTemplates = await Promise.all(templates.map((template) => completeTemplate(template, partial, sources, signal, budget)));
   return dedupe([...listed, ...fromTemplates.flat()]);
 }
 
@@ -121,7 +124,13 @@ export function templateSegments(uriTemplate: string): Segment[] | undefined {
  * What a template offers for the typed part of a URI: the literal text up to its next
  * variable, or the server's values for the variable being typed (the ones before it as context).
  */
-async function completeTemplate(template: HubResourceTemplate, partial: string, sources: CompletionSources, signal: AbortSignal): Promise<Candidate[]> {
+async function completeTemplate(
+  template: HubResourceTemplate,
+  partial: string,
+  sources: CompletionSources,
+  signal: AbortSignal,
+  budget: { requests: number },
+): Promise<Candidate[]> {
   const segments = templateSegments(template.uriTemplate);
   if (!segments) return [];
   const context: Record<string, string> = {};
@@ -144,6 +153,8 @@ async function completeTemplate(template: HubResourceTemplate, partial: string, 
       position += end;
       continue;
     }
+    if (budget.requests <= 0) return [];
+    budget.requests -= 1;
     const values = await sources.completeTemplateVariable(template, segment.variable, rest, context, signal);
     const last = index === segments.length - 1;
     return values.map((value) => ({ insert: `@${partial.slice(0, position)}${value}${last ? " " : ""}`, label: `${partial.slice(0, position)}${value}`, detail: segment.variable }));

@@ -141,7 +141,7 @@ export function ChatApp({ controller, history, colors, complete }: ChatAppProps)
       {!state.exiting && (
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
-          {view.completion && <CompletionListView menu={view.completion} width={width} />}
+          {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
           <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}

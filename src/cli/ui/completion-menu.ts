@@ -4,6 +4,8 @@ import type { Key, Paste } from "./keys.js";
 
 /** The list of candidates under the input, open for the buffer it was made for. */
 export interface CompletionMenu {
+  /** The input it was made for: once the input is something else (cleared by Ctrl-C, say), the list is stale. */
+  buffer: InputBuffer;
   completion: Completion;
   /** The highlighted candidate. */
   index: number;
@@ -27,9 +29,9 @@ export function openCompletion(buffer: InputBuffer, completion: Completion): { b
   const typed = buffer.text.slice(completion.from, completion.to);
   if (shared.length > typed.length && shared.startsWith(typed)) {
     const next = applyCandidate(buffer, completion, { insert: shared, label: shared });
-    return { buffer: next, menu: { completion: { ...completion, to: completion.from + shared.length }, index: 0 } };
+    return { buffer: next, menu: { buffer: next, completion: { ...completion, to: completion.from + shared.length }, index: 0 } };
   }
-  return { buffer, menu: { completion, index: 0 } };
+  return { buffer, menu: { buffer, completion, index: 0 } };
 }
 
 /**

@@ -30,7 +30,7 @@ export function useCompletion<T extends WithCompletion>(ui: UiStore<T>, complete
 
   return (key) => {
     const current = ui.get();
-    if (current.completion) {
+    if (current.completion && current.completion.buffer === current.prompt.buffer) {
       const step = menuKey(current.completion, current.prompt.buffer, key);
       setPrompt({ buffer: step.buffer, completion: step.menu });
       if (step.handled) return true;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { complete, MAX_CANDIDATE_CHARS, MAX_CANDIDATES, templateSegments, type CompletionSources } from "../../../src/cli/chat/completion.js";
+import { complete, MAX_CANDIDATE_CHARS, MAX_CANDIDATES, MAX_TEMPLATE_REQUESTS, templateSegments, type CompletionSources } from "../../../src/cli/chat/completion.js";
 import { completePaths } from "../../../src/cli/chat/completion-sources.js";
 import { promptCommands } from "../../../src/cli/chat/prompt-commands.js";
 import type { HubPrompt, HubResourceTemplate } from "../../../src/mcp/types.js";
@@ -116,6 +116,25 @@ describe("completion: @ resource URIs", () => {
     expect((await run("@docs://guide/pa"))?.candidates.map((c) => c.insert)).toEqual(["@docs://guide/page/"]);
     expect((await run("@docs://guide/page/"))?.candidates.map((c) => c.insert)).toEqual(["@docs://guide/page/1 ", "@docs://guide/page/2 "]);
     expect(asked.at(-1)).toEqual({ argument: "page", value: "", context: { book: "guide" } });
+  });
+
+  it("asks the servers about at most MAX_TEMPLATE_REQUESTS templates per Tab", async () => {
+    let requests = 0;
+    const templates = Array.from({ length: 30 }, (_, i) => ({ server: "s", name: `t${i}`, uriTemplate: `t${i}://{x}` }));
+    const s = sources({
+      resourceTemplates: async () => templates,
+      completeTemplateVariable: async () => {
+        requests += 1;
+        return [];
+      },
+    });
+    await run("@t1", s);
+    expect(requests).toBe(0);
+    await Promise.all(templates.map((template) => run(`@${template.name}://`, s)));
+    expect(requests).toBe(30);
+    requests = 0;
+    await run("@", sources({ resourceTemplates: async () => templates.map((t) => ({ ...t, uriTemplate: "{x}" })), completeTemplateVariable: s.completeTemplateVariable }));
+    expect(requests).toBe(MAX_TEMPLATE_REQUESTS);
   });
 
   it("reads only plain {name} variables", () => {

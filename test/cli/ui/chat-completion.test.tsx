@@ -69,6 +69,25 @@ describe("ChatApp: Tab completion", () => {
     expect(app.lastFrame()).not.toContain("/help");
   });
 
+  it("drops the list when Ctrl-C clears the input, so Enter does not put a stale candidate in", async () => {
+    const { asked, complete } = handCompleter();
+    const app = mount(complete);
+    await tick();
+    app.stdin.write("/x");
+    app.stdin.write("\t");
+    await tick();
+    asked[0]!.answer(candidates(0, 2, "/xa ", "/xb "));
+    await tick();
+    expect(app.lastFrame()).toContain("❯ /xa");
+    app.stdin.write("\x03");
+    await tick();
+    expect(app.lastFrame()).not.toContain("❯ /xa");
+    app.stdin.write("hi");
+    await tick();
+    expect(app.lastFrame()).toContain("› hi");
+    expect(app.lastFrame()).not.toContain("/xa");
+  });
+
   it("puts a single candidate in without a list, and Esc closes a list leaving the text", async () => {
     const { asked, complete } = handCompleter();
     const app = mount(complete);

@@ -14,12 +14,12 @@ describe("the completion list", () => {
   it("puts in the start several candidates share and opens the list on the rest", () => {
     const opened = openCompletion(bufferOf("/completable-prompt E"), completion(20, 21, "Engineering ", "Eng-ops "));
     expect(opened.buffer).toEqual(bufferOf("/completable-prompt Eng"));
-    expect(opened.menu).toEqual({ completion: completion(20, 23, "Engineering ", "Eng-ops "), index: 0 });
+    expect(opened.menu).toEqual({ buffer: opened.buffer, completion: completion(20, 23, "Engineering ", "Eng-ops "), index: 0 });
   });
 
   it("moves the highlight with Tab, Shift+Tab, Up and Down, round the ends", () => {
-    const menu = { completion: completion(0, 1, "/a ", "/b ", "/c "), index: 0 };
     const buffer = bufferOf("/");
+    const menu = { buffer, completion: completion(0, 1, "/a ", "/b ", "/c "), index: 0 };
     expect(menuKey(menu, buffer, { kind: "tab", shift: false }).menu?.index).toBe(1);
     expect(menuKey(menu, buffer, { kind: "down" }).menu?.index).toBe(1);
     expect(menuKey(menu, buffer, { kind: "up" }).menu?.index).toBe(2);
@@ -27,8 +27,8 @@ describe("the completion list", () => {
   });
 
   it("puts in the highlighted candidate with Enter, closes with Esc, and lets any other key through", () => {
-    const menu = { completion: completion(0, 1, "/a ", "/b "), index: 1 };
     const buffer = bufferOf("/");
+    const menu = { buffer, completion: completion(0, 1, "/a ", "/b "), index: 1 };
     expect(menuKey(menu, buffer, { kind: "enter", shift: false })).toEqual({ menu: undefined, buffer: bufferOf("/b "), handled: true });
     expect(menuKey(menu, buffer, { kind: "escape" })).toEqual({ menu: undefined, buffer, handled: true });
     expect(menuKey(menu, buffer, { kind: "text", text: "x" })).toEqual({ menu: undefined, buffer, handled: false });
