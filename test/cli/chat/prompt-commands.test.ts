@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assignArguments, findPromptCommand, parsePromptArguments, promptCommands, promptTurn, tokenize, usage } from "../../../src/cli/chat/prompt-commands.js";
+import picocolors from "picocolors";
+import { assignArguments, findPromptCommand, parsePromptArguments, promptCommands, promptTurn, renderPromptCommands, tokenize, usage } from "../../../src/cli/chat/prompt-commands.js";
 import type { HubPrompt } from "../../../src/mcp/types.js";
 
 const timeIn: HubPrompt = {
@@ -68,6 +69,14 @@ describe("prompt commands: arguments", () => {
       { value: "b cd", start: 3, end: 9 },
       { value: "e", start: 11, end: 13 },
     ]);
+  });
+});
+
+describe("prompt commands: /help", () => {
+  it("lists each command with its usage, description and server, cleaned of escape sequences", () => {
+    const hostile: HubPrompt = { server: "evil\x1b]2;x\x07", name: "p", description: "does \x1b[8mthings\nwell" };
+    const text = renderPromptCommands(promptCommands([timeIn, hostile], []), picocolors.createColors(false));
+    expect(text).toBe(`  /time-in <city> [format]  the time in a city (time)\n  ${"/p".padEnd(24)}  does things well (evil)`);
   });
 });
 

@@ -69,6 +69,28 @@ describe("ChatApp: Tab completion", () => {
     expect(app.lastFrame()).not.toContain("/help");
   });
 
+  it("draws a server's candidates without their escape sequences", async () => {
+    const { asked, complete } = handCompleter();
+    const app = mount(complete);
+    await tick();
+    app.stdin.write("@x");
+    app.stdin.write("\t");
+    await tick();
+    asked[0]!.answer({
+      from: 0,
+      to: 2,
+      candidates: [
+        { insert: "@x://a ", label: "x://a\x1b]2;PWNED\x07", detail: "\x1b[8mhidden" },
+        { insert: "@x://b ", label: "x://b\x9b2J", detail: "b" },
+      ],
+    });
+    await tick();
+    const frame = app.lastFrame() ?? "";
+    expect(frame).toContain("❯ x://a");
+    expect(frame).toContain("hidden");
+    expect(frame).not.toMatch(/\x1b\]|\x07|\x1b\[8m|\x9b/);
+  });
+
   it("drops the list when Ctrl-C clears the input, so Enter does not put a stale candidate in", async () => {
     const { asked, complete } = handCompleter();
     const app = mount(complete);
