@@ -156,6 +156,20 @@ describe("toolbridge chat in a terminal: Tab completion", () => {
     expect(lastUser(s.chatRequests[0])).toBe("Please promote Bob to the head of the Engineering team.");
   });
 
+  it("completes while an answer streams, and the completed command runs after it", async () => {
+    const { s, t } = await chat([{ text: "word ".repeat(150).trim(), chunkDelayMs: 30 }, { text: "Promoted." }]);
+    await t.type("tell me a story");
+    await t.press("Enter");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.type("/completable-prompt Sales D");
+    await t.press("Tab");
+    await t.waitFor((screen) => inputLine(screen) === "/completable-prompt Sales David", "the name completed during the answer");
+    await t.press("Enter");
+    await t.waitFor(/Promoted\./, "the prompt's answer");
+    expect(s.chatRequests).toHaveLength(2);
+    expect(lastUser(s.chatRequests[1])).toBe("Please promote David to the head of the Sales team.");
+  });
+
   it("closes the list with Esc and keeps what was typed", async () => {
     const { t } = await chat([]);
     await t.type("/completable-prompt Sales ");
