@@ -38,7 +38,8 @@ export function toModelContent(result: CallToolResult, body = resultBody(result)
   return typeof body === "string" ? `${TOOL_ERROR_PREFIX}\n${body}` : mergeAdjacentText([{ type: "text", text: TOOL_ERROR_PREFIX }, ...body]);
 }
 
-function blockToPart(block: ResultBlock): ContentPart {
+/** One MCP content block as a model reads it (also a prompt's message content). */
+export function blockToPart(block: ResultBlock): ContentPart {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };

@@ -37,14 +37,19 @@ export function promptArguments(args: Record<string, unknown>): Record<string, s
  * A prompt's required arguments are checked against its own argument list before the
  * server is asked, so a missing one is explained with the list and an example.
  */
-export function checkPromptArguments(prompt: HubPrompt, args: Record<string, string>): void {
+export function checkPromptArguments(prompt: HubPrompt, args: Record<string, string>, example: (prompt: HubPrompt) => string = commandLineExample): void {
   const declared = prompt.arguments ?? [];
   const missing = declared.filter((argument) => argument.required === true && !(argument.name in args));
   if (missing.length === 0) return;
   const list = declared.map((argument) => `${argument.name}${argument.required ? "*" : ""}${argument.description ? ` (${argument.description.trim()})` : ""}`).join(", ");
-  const example = JSON.stringify(Object.fromEntries(declared.filter((argument) => argument.required).map((argument) => [argument.name, "..."])));
   const names = missing.map((argument) => `"${argument.name}"`).join(", ");
   throw new UsageError(
-    `prompt "${prompt.name}" needs the argument${missing.length > 1 ? "s" : ""} ${names}; its arguments (* required): ${list}; e.g. toolbridge prompt ${prompt.name} '${example}'`,
+    `prompt "${prompt.name}" needs the argument${missing.length > 1 ? "s" : ""} ${names}; its arguments (* required): ${list}; e.g. ${example(prompt)}`,
   );
+}
+
+/** `toolbridge prompt NAME '{"city": "..."}'` */
+function commandLineExample(prompt: HubPrompt): string {
+  const required = (prompt.arguments ?? []).filter((argument) => argument.required);
+  return `toolbridge prompt ${prompt.name} '${JSON.stringify(Object.fromEntries(required.map((argument) => [argument.name, "..."])))}'`;
 }

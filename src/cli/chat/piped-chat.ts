@@ -2,6 +2,10 @@ import { createInterface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
 import { oneLine } from "../render/one-line.js";
 import { TurnView } from "../render/turn-view.js";
+import type { ContentPart } from "../../llm/types.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
+import { beginPromptTurn, messageInput, slashInput } from "./chat-input.js";
+import { describeAttachment } from "./mentions.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
 
@@ -53,14 +57,29 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
     for await (const line of rl) {
       const text = line.trim();
       if (text === "") continue;
+      let input: string | ContentPart[] | null;
       if (text.startsWith("/")) {
-        const print = (out: string): void => void io.stdout.write(`${out}\n`);
-        if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100 })) === "exit") break;
-        continue;
+        // A server's prompt is sent as the turn (its messages shown on stderr); a built-in runs.
+        const slash = await slashInput(text, session, errColors).catch((error: unknown) => {
+          io.stderr.write(`${errColors.red("toolbridge:")} ${cleanTerminalText(error instanceof Error ? error.message : String(error))}\n`);
+          return undefined;
+        });
+        if (!slash) continue;
+        if (slash.kind === "command") {
+          const print = (out: string): void => void io.stdout.write(`${out}\n`);
+          if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100 })) === "exit") break;
+          continue;
+        }
+        io.stderr.write(`${slash.shown}\n`);
+        input = beginPromptTurn(session, slash);
+      } else {
+        const { content, attachments } = await messageInput(text, session);
+        for (const attachment of attachments) io.stderr.write(`${errColors.dim(cleanTerminalText(describeAttachment(attachment)))}\n`);
+        input = content;
       }
       turn = new AbortController();
       try {
-        await session.agent.send(text, { signal: turn.signal, onEvent: (event) => view.handle(event) });
+        await session.agent.send(input, { signal: turn.signal, onEvent: (event) => view.handle(event) });
       } finally {
         turn = undefined;
       }

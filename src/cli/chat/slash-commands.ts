@@ -7,6 +7,9 @@ import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
+import { renderToolDetail } from "../render/tool-detail.js";
+import { findTool } from "../tool-lookup.js";
+import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
 import type { AgentSession } from "./session.js";
 
 export interface SlashContext {
@@ -27,10 +30,14 @@ interface SlashCommand {
 const COMMANDS: SlashCommand[] = [
   {
     name: "tools",
-    usage: "/tools",
-    help: "list the tools the model is offered",
-    run({ session, colors, print, columns }) {
+    usage: "/tools [NAME]",
+    help: "list the tools the model is offered, or show one with its arguments",
+    run({ session, colors, print, columns }, argument) {
       const tools = session.agent.tools();
+      if (argument !== "") {
+        const tool = findTool(tools, argument);
+        return print(tool ? renderToolDetail(tool, colors, columns) : colors.red(`unknown tool "${argument}"; /tools lists them`));
+      }
       if (tools.length === 0) return print(colors.dim("no tools (no server is connected, or the allow-list hides them all)"));
       print(renderTools(tools, { colors, maxWidth: columns }));
     },
@@ -110,14 +117,24 @@ const COMMANDS: SlashCommand[] = [
     name: "help",
     usage: "/help",
     help: "this list",
-    run({ colors, print }) {
+    async run({ session, colors, print }) {
       const width = Math.max(...COMMANDS.map((c) => c.usage.length));
       print(COMMANDS.map((c) => `  ${colors.bold(c.usage.padEnd(width))}  ${c.help}`).join("\n"));
+      print(`${colors.bold("Server prompts")} ${colors.dim("(arguments in order, or name=value; Tab completes)")}`);
+      print(renderPromptCommands(promptCommands(await session.hub.prompts(), BUILTIN_COMMANDS), colors));
       print(colors.dim("  Ctrl-C cancels the answer being written; Ctrl-C twice at an empty prompt (or Ctrl-D) quits."));
     },
   },
   { name: "exit", usage: "/exit", help: "quit", run: () => "exit" },
 ];
+
+/** The built-in commands' names (without the slash), which a server's prompt never shadows. */
+export const BUILTIN_COMMANDS: readonly string[] = [...COMMANDS.map((c) => c.name), "quit"];
+
+/** The built-in commands for completion: `/name` and what it does. */
+export function builtinCommandList(): Array<{ name: string; help: string }> {
+  return COMMANDS.map((c) => ({ name: c.name, help: c.help }));
+}
 
 /** `~` and `~/…` as the shell reads them. */
 export function expandHome(path: string): string {

@@ -6,6 +6,8 @@ import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } f
 import { ApprovalDialogView } from "./ApprovalDialogView.js";
 import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
+import type { CompletionMenu } from "./completion-menu.js";
+import { CompletionListView } from "./CompletionListView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
@@ -13,6 +15,7 @@ import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
 import { ServerQuestionView } from "./ServerQuestionView.js";
+import { useCompletion, type Completer } from "./use-completion.js";
 import { useKeys } from "./use-keys.js";
 import { useUiStore } from "./ui-store.js";
 
@@ -23,6 +26,8 @@ interface UiState {
   exitArmed: boolean;
   /** The highlighted line of a choice list. */
   choiceIndex: number;
+  /** Tab completion's list, while it is open. */
+  completion: CompletionMenu | undefined;
 }
 
 /** The terminal's width, followed on resize, so what is drawn next fits it. */
@@ -45,6 +50,8 @@ export interface ChatAppProps {
   colors: Colors;
   /** What was being typed while the chat started. */
   initialPrompt?: PromptState;
+  /** Tab completion; without it Tab does nothing. */
+  complete?: Completer;
 }
 
 /**
@@ -52,14 +59,15 @@ export interface ChatAppProps {
  * then the turn in progress, the queued messages, a dialog when the agent asks, and the
  * input box, which stays usable while the model answers.
  */
-export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PROMPT }: ChatAppProps) {
+export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PROMPT, complete }: ChatAppProps) {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
   const width = useColumns();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0 }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
+  const completionKey = useCompletion(ui, complete);
 
   useEffect(() => {
     if (state.exiting) exit();
@@ -72,6 +80,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
+    if (completionKey(key)) return;
     if (key.kind === "escape") {
       controller.cancel();
       return;
@@ -134,6 +143,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
       {!state.exiting && (
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
           <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}

@@ -2,6 +2,9 @@ import type { ApprovalAnswer, ToolApprovalRequest } from "../../agent/approval.j
 import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import type { ServerState } from "../../mcp/types.js";
 import type { AgentSession } from "../chat/session.js";
+import type { ContentPart, Message } from "../../llm/types.js";
+import { beginPromptTurn, messageInput, slashInput } from "../chat/chat-input.js";
+import { describeAttachment } from "../chat/mentions.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
@@ -202,13 +205,22 @@ export class ChatController {
         this.update({ queue: this.state.queue.slice(1) });
         if (next.trim().startsWith("/")) {
           this.show({ kind: "user", text: cleanTerminalText(next) });
-          const result = await runSlashCommand(next.trim(), {
-            session: this.session,
-            colors: this.colors,
-            print: (text) => this.show({ kind: "output", text }),
-            columns: this.columns(),
+          const input = await slashInput(next, this.session, this.colors).catch((error: unknown) => {
+            this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
+            return undefined;
           });
-          if (result === "exit") return this.exit();
+          if (input?.kind === "prompt") {
+            this.show({ kind: "output", text: input.shown });
+            await this.runTurn(next, input);
+          } else if (input) {
+            const result = await runSlashCommand(next.trim(), {
+              session: this.session,
+              colors: this.colors,
+              print: (text) => this.show({ kind: "output", text }),
+              columns: this.columns(),
+            });
+            if (result === "exit") return this.exit();
+          }
         } else {
           await this.runTurn(next);
         }
@@ -219,8 +231,9 @@ export class ChatController {
     }
   }
 
-  private async runTurn(text: string): Promise<void> {
-    this.show({ kind: "user", text: cleanTerminalText(text) });
+  /** Sends a message (with the resources it mentions), or a prompt command's messages (`prompt`). */
+  private async runTurn(text: string, prompt?: { before: Message[]; input: string | ContentPart[] | null }): Promise<void> {
+    if (!prompt) this.show({ kind: "user", text: cleanTerminalText(text) });
     this.turn = new AbortController();
     this.cleaner = new TerminalTextCleaner();
     this.reasoningCleaner = new TerminalTextCleaner();
@@ -234,7 +247,14 @@ export class ChatController {
         return;
       }
       if (this.state.live) this.update({ live: { ...this.state.live, waitingFor: [], startedAt: Date.now() } });
-      await this.session.agent.send(text, { signal, onEvent: (event) => this.onEvent(event) });
+      let input: string | ContentPart[] | null;
+      if (prompt) input = beginPromptTurn(this.session, prompt);
+      else {
+        const { content, attachments } = await messageInput(text, this.session);
+        for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
+        input = content;
+      }
+      await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
       this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });

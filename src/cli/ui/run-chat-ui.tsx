@@ -1,6 +1,8 @@
 import { render, type Instance } from "ink";
 import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
+import { complete } from "../chat/completion.js";
+import { sessionCompletionSources } from "../chat/completion-sources.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor, type Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -103,7 +105,9 @@ async function chatOn(session: AgentSession, instance: Instance, early: EarlyInp
   afterTurn = questions.afterTurn;
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
-  instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} />);
+  const sources = sessionCompletionSources(session);
+  const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
+  instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} complete={completer} />);
   const resumed = sessions ? await pickSession(sessions, controller, resume) : undefined;
   if (resumed) {
     try {
