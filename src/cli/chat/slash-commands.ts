@@ -7,6 +7,8 @@ import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
+import { compactConversation, showUsage } from "./context-commands.js";
+import { showModels, switchModel } from "./model-command.js";
 import type { AgentSession } from "./session.js";
 
 export interface SlashContext {
@@ -63,15 +65,20 @@ const COMMANDS: SlashCommand[] = [
   {
     name: "model",
     usage: "/model [NAME]",
-    help: "show the model, or switch to another (the conversation is kept)",
-    async run({ session, colors, print }, argument) {
-      if (argument !== "") {
-        await session.switchModel(argument);
-        print(colors.dim(`now talking to ${session.agent.model.modelId}`));
-      }
-      const { agent } = session;
-      print(`${colors.bold(agent.model.modelId)} ${colors.dim(`(${agent.model.provider} at ${session.endpoint.url}, ${agent.toolMode} tool calling)`)}`);
-    },
+    help: "show the model and those the server lists, or switch to one of them (the conversation is kept)",
+    run: (context, argument) => (argument === "" ? showModels(context) : switchModel(context, argument)),
+  },
+  {
+    name: "usage",
+    usage: "/usage",
+    help: "tokens and time so far, and how much of the model's context the conversation fills",
+    run: (context) => showUsage(context),
+  },
+  {
+    name: "compact",
+    usage: "/compact",
+    help: "replace the conversation by the model's summary of it, to continue from",
+    run: (context) => compactConversation(context),
   },
   {
     name: "clear",
@@ -79,6 +86,7 @@ const COMMANDS: SlashCommand[] = [
     help: "forget the conversation",
     run({ session, colors, print }) {
       session.agent.clear();
+      session.usage.conversationReplaced();
       print(colors.dim("conversation cleared"));
     },
   },
@@ -102,6 +110,7 @@ const COMMANDS: SlashCommand[] = [
       const file = expandHome(argument);
       const transcript = await loadTranscript(file);
       session.agent.replaceMessages(transcript.messages);
+      session.usage.conversationReplaced();
       if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },
@@ -142,6 +151,6 @@ export async function runSlashCommand(line: string, context: SlashContext): Prom
   try {
     return await command.run(context, argument);
   } catch (error) {
-    context.print(`${context.colors.red("toolbridge:")} ${error instanceof Error ? error.message : String(error)}`);
+    context.print(`${context.colors.red("toolbridge:")} ${oneLine(error instanceof Error ? error.message : String(error))}`);
   }
 }

@@ -93,11 +93,16 @@ export class UsageMeter {
     return this.last?.inputTokens;
   }
 
-  /** The conversation against the context: the last prompt and the answer to it, both of which the next request carries. */
+  /** The conversation's size in tokens: the last prompt and the answer to it, both of which the next request carries. */
+  get contextUsed(): number | undefined {
+    return this.last === undefined ? undefined : this.last.inputTokens + this.last.outputTokens;
+  }
+
+  /** The conversation against the model's context, when both are known. */
   gauge(): ContextGauge | undefined {
     const limit = this.contextLength;
-    if (limit === undefined || this.last === undefined) return undefined;
-    const used = this.last.inputTokens + this.last.outputTokens;
+    const used = this.contextUsed;
+    if (limit === undefined || used === undefined) return undefined;
     return { used, limit, share: used / limit };
   }
 
@@ -133,7 +138,7 @@ export function gaugeText(gauge: ContextGauge): string {
 }
 
 /** What to do when the conversation nears or passes the model's context. */
-export const CONTEXT_ADVICE = "/compact continues from a summary of the conversation, /clear starts afresh";
+export const CONTEXT_ADVICE = "/compact to continue from a summary of it, or /clear to start afresh";
 
 /** `/usage`: the session's totals, one fact a line. */
 export function usageReport(meter: UsageMeter): string {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
+import { configSource } from "../render/config-source.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
@@ -120,6 +121,6 @@ function banner(session: AgentSession): { title: string; detail: string } {
   const servers = session.hub.servers().length;
   return {
     title: `toolbridge chat · ${cleanTerminalText(session.agent.model.modelId)} at ${cleanTerminalText(session.endpoint.url)}`,
-    detail: `${servers} server${servers === 1 ? "" : "s"} configured · /help for commands · Esc cancels an answer · Ctrl-D quits`,
+    detail: `${configSource(session.configPath)} · ${servers} server${servers === 1 ? "" : "s"} · /help for commands · Esc cancels an answer · Ctrl-D quits`,
   };
 }

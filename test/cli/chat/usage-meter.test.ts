@@ -115,7 +115,7 @@ describe("advice after a failed turn", () => {
     expect(errorAdvice({ code: "context-length", message: "…" })).toEqual({
       kind: "notice",
       tone: "warning",
-      text: "the conversation no longer fits the model's context: /compact continues from a summary of the conversation, /clear starts afresh",
+      text: "the conversation no longer fits the model's context: /compact to continue from a summary of it, or /clear to start afresh",
     });
     expect(errorAdvice({ code: "http", message: "HTTP 500" })).toBeUndefined();
   });
