@@ -29,8 +29,8 @@ export async function showModels(context: SlashContext): Promise<void> {
   const width = Math.max(...shown.map((model) => oneLine(model.id).length));
   const lines = shown.map((model) => {
     const id = oneLine(model.id);
-    const length = model.contextLength === undefined ? "" : colors.dim(`  context ${shortTokens(model.contextLength)}`);
-    return model.id === current ? `${colors.green("●")} ${colors.bold(id.padEnd(width))}${length}` : `  ${id.padEnd(width)}${length}`;
+    const name = model.id === current ? `${colors.green("●")} ${colors.bold(id)}` : `  ${id}`;
+    return model.contextLength === undefined ? name : `${name}${" ".repeat(width - id.length)}  ${colors.dim(`context ${shortTokens(model.contextLength)}`)}`;
   });
   if (listed.models.length > MAX_SHOWN) lines.push(colors.dim(`  and ${listed.models.length - MAX_SHOWN} more`));
   print(lines.join("\n"));
