@@ -83,6 +83,10 @@ describe("toolbridge chat in a terminal: the context gauge and /usage", () => {
     await say(t, "one");
     await waitForText(t, /First\.[\s\S]*700 in · 150 out · [\d.]+ s · [\d.]+ tok\/s · context 850\/1k \(85%\)/, "the gauge after the first turn");
     expect(flat(await t.history())).not.toMatch(/fills \d+% of the model's context/);
+    // Past 80 % the line is yellow (SGR 33), not dim (SGR 2).
+    const styled = (await t.styledHistory()).split("\n").find((line) => line.includes("context 850/1k"));
+    expect(styled).toMatch(/\x1b\[(?:[\d;]*;)?33(?:;[\d;]*)?m[^\x1b]*700 in/);
+    expect(styled).not.toMatch(/\x1b\[(?:[\d;]*;)?2(?:;[\d;]*)?m[^\x1b]*700 in/);
     await say(t, "two");
     await waitForText(t, /context 920\/1k \(92%\) toolbridge: the conversation fills 92% of the model's context: \/compact to continue from a summary of it, or \/clear to start afresh/, "the warning");
     await say(t, "three");
@@ -100,6 +104,9 @@ describe("toolbridge chat in a terminal: the context gauge and /usage", () => {
     await say(t, "one");
     await waitForText(t, /700 in · 150 out/, "the usage line");
     expect(flat(await t.history())).not.toMatch(/context \d/);
+    // Below the gauge's yellow (there is none here) the line is dim.
+    const styled = (await t.styledHistory()).split("\n").find((line) => line.includes("700 in"));
+    expect(styled).toMatch(/\x1b\[(?:[\d;]*;)?2(?:;[\d;]*)?m[^\x1b]*700 in/);
     await say(t, "/usage");
     await waitForText(t, /context length unknown/, "the unknown length");
   });
