@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childPids, isAlive } from "../../support/processes.js";
-import { Tmux } from "../../support/tmux.js";
-import { startVllmServer, type RecordedRequest, type VllmServer, type VllmServerOptions } from "../../support/vllm-server.js";
+import { describe, expect, it } from "vitest";
+import { chat as startChat, timeOnly, useChatTerminal, vllm } from "../../support/chat-terminal.js";
+import type { Tmux } from "../../support/tmux.js";
+import type { RecordedRequest, VllmReply, VllmServer, VllmServerOptions } from "../../support/vllm-server.js";
 
 /**
  * `toolbridge chat` in a real terminal (tmux): what it says of tokens and the model's context
@@ -13,45 +9,13 @@ import { startVllmServer, type RecordedRequest, type VllmServer, type VllmServer
  * Each test asserts on the screen and on what the scripted model server received.
  */
 
-const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
-const PROMPT = /message, or \/help/;
+useChatTerminal();
 
-let home: string;
-let timeOnly: string;
-let server: VllmServer | undefined;
-let term: Tmux | undefined;
-let seenPids: number[] = [];
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-chat-usage-"));
-  timeOnly = join(home, "time-only.json");
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await term?.close();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  // Closing the terminal hangs the chat up; it stops its servers and exits.
-  const deadline = Date.now() + 5000;
-  while (seenPids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
-  seenPids = [];
-});
-
-/** Starts the chat against a scripted vLLM in a 100x30 terminal and waits for its prompt. */
-async function chat(options: VllmServerOptions): Promise<{ s: VllmServer; t: Tmux }> {
-  server = await startVllmServer(options);
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", timeOnly], {
-    // No CI variable: Ink draws only the last frame when it thinks it runs in CI.
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
-    cwd: home,
-  });
-  await term.waitFor(PROMPT, "the prompt");
-  const pid = await term.pid();
-  seenPids = [pid, ...childPids(pid)];
-  return { s: server, t: term };
+/** The chat against a scripted vLLM with these replies and options. */
+async function chat(options: VllmServerOptions & { replies: VllmReply[] }): Promise<{ s: VllmServer; t: Tmux }> {
+  const { replies, ...rest } = options;
+  const s = await vllm(replies, rest);
+  return { s, t: await startChat(s) };
 }
 
 /** Waits for `pattern` in the screen read as one line: Ink wraps long lines at spaces. */
