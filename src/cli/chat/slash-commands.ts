@@ -16,6 +16,8 @@ export interface SlashContext {
   colors: Colors;
   print: (text: string) => void;
   columns: number;
+  /** Aborted when the user cancels the command (Esc in the chat). */
+  signal?: AbortSignal;
 }
 
 interface SlashCommand {

@@ -201,12 +201,15 @@ export class ChatController {
         this.update({ queue: this.state.queue.slice(1) });
         if (next.trim().startsWith("/")) {
           this.show({ kind: "user", text: cleanTerminalText(next) });
+          // Esc / Ctrl-C cancels a command that waits on the model (/compact), as it cancels a turn.
+          this.turn = new AbortController();
           const result = await runSlashCommand(next.trim(), {
             session: this.session,
             colors: this.colors,
             print: (text) => this.show({ kind: "output", text }),
             columns: this.columns(),
-          });
+            signal: this.turn.signal,
+          }).finally(() => (this.turn = undefined));
           if (result === "exit") return this.exit();
         } else {
           await this.runTurn(next);

@@ -119,6 +119,23 @@ describe("toolbridge chat in a terminal: when the conversation outgrows the cont
   });
 });
 
+describe("toolbridge chat in a terminal: cancelling /compact", () => {
+  it("cancels a /compact waiting on the model with Esc, and keeps the conversation", async () => {
+    const { s, t } = await chat({ replies: [{ text: "It is Tuesday." }, { kind: "hang" }, { text: "Still here." }] });
+    await say(t, "what day is it?");
+    await waitForText(t, /It is Tuesday\./, "the first answer");
+    await say(t, "/compact");
+    await waitForText(t, /asking the model for a summary of the conversation… \(Esc cancels\)/, "the summary request");
+    await t.until(() => s.chatRequests.length === 2, "the summary request to reach the server");
+    await t.press("Escape");
+    await waitForText(t, /compacting cancelled; the conversation is kept as it was/, "the cancellation");
+    await say(t, "and now?");
+    await waitForText(t, /Still here\./, "the next answer");
+    const next = messagesOf(s.chatRequests[2]);
+    expect(next.map((message) => message.content)).toEqual(["what day is it?", "It is Tuesday.", "and now?"]);
+  });
+});
+
 describe("toolbridge chat in a terminal: /model", () => {
   it("lists the server's models with the current one marked, refuses one it does not list, and switches to one it does", async () => {
     const { s, t } = await chat({ otherModels: ["small-model"], replies: [{ text: "From small." }] });
