@@ -3,6 +3,7 @@ import { LlmError } from "../llm/errors.js";
 import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
+import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
 import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
@@ -135,19 +136,41 @@ export class Agent {
   }
 
   /**
+   * Replaces the conversation by the model's summary of it (see compaction.ts), to continue
+   * from. Rejects when the model cannot give one; the conversation is then kept as it was.
+   */
+  async compact(options: CompactOptions = {}): Promise<Compaction> {
+    if (this.running) throw new Error("Cannot compact the conversation while a turn is running.");
+    this.running = true;
+    const signal = this.withLifetime(options.signal);
+    try {
+      const compaction = await compactConversation(this.options.model, this.conversation, { ...options, ...(signal ? { signal } : {}) });
+      this.conversation = [...compaction.messages];
+      return compaction;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
    * Runs one turn. Never rejects for model or tool failures: the result says how the turn ended.
    * `null` adds no user message: the conversation goes on from where it is (say, after results of client tools).
    */
   async send(input: string | ContentPart[] | null, options: SendOptions = {}): Promise<TurnResult> {
     if (this.running) throw new Error("A turn is already running; wait for it or cancel it first.");
     this.running = true;
-    const lifetime = this.options.signal;
-    const signal = lifetime && options.signal ? AbortSignal.any([lifetime, options.signal]) : (lifetime ?? options.signal);
+    const signal = this.withLifetime(options.signal);
     try {
       return await this.runTurn(input, signal ? { ...options, signal } : options);
     } finally {
       this.running = false;
     }
+  }
+
+  /** The caller's signal joined to the host's lifetime. */
+  private withLifetime(signal: AbortSignal | undefined): AbortSignal | undefined {
+    const lifetime = this.options.signal;
+    return lifetime && signal ? AbortSignal.any([lifetime, signal]) : (lifetime ?? signal);
   }
 
   /** The same turn as `send`, as an async iterable of its events; the last one is `turn-end`. */

@@ -1,3 +1,4 @@
+import { didYouMean } from "../config/unknown-keys.js";
 import { isApiContentType, LlmError, notOpenAICompatible, START_LOCAL_SERVER_HINT } from "./errors.js";
 
 /** A local OpenAI-compatible server worth trying when no base URL is given. */
@@ -19,8 +20,20 @@ export function normalizeBaseURL(url: string): string {
   return new URL(trimmed).pathname.replace(/\/+$/, "") === "" ? `${trimmed}/v1` : trimmed;
 }
 
+/** A model as a server lists it at `/models`. */
+export interface ListedModel {
+  id: string;
+  /** The context length the server runs it with, when it says (vLLM and SGLang: `max_model_len`). */
+  contextLength?: number;
+}
+
 /** The model ids a server lists at `/models`, in its order. */
 export async function listModels(baseURL: string, apiKey: string | undefined, timeoutMs: number): Promise<string[]> {
+  return (await listModelInfo(baseURL, apiKey, timeoutMs)).map((model) => model.id);
+}
+
+/** The models a server lists at `/models`, in its order, with their context length where it gives one. */
+export async function listModelInfo(baseURL: string, apiKey: string | undefined, timeoutMs: number): Promise<ListedModel[]> {
   // Loaded on use, like the adapters in create-model.ts: importing this module loads no SDK.
   const { createOpenAIClient, toLlmError } = await import("./openai-compatible.js");
   const client = createOpenAIClient(baseURL, apiKey, timeoutMs);
@@ -32,7 +45,11 @@ export async function listModels(baseURL: string, apiKey: string | undefined, ti
   }
   const contentType = listed.response.headers.get("content-type");
   if (!isApiContentType(contentType)) throw notOpenAICompatible(baseURL, contentType ?? "");
-  return listed.data.data.map((model) => model.id);
+  return listed.data.data.map((model) => {
+    // Not in OpenAI's type: vLLM's own field. Anything but a positive whole number is not believed.
+    const length = (model as { max_model_len?: unknown }).max_model_len;
+    return typeof length === "number" && Number.isSafeInteger(length) && length > 0 ? { id: model.id, contextLength: length } : { id: model.id };
+  });
 }
 
 /**
@@ -70,16 +87,22 @@ export async function firstListedModel(baseURL: string, apiKey: string | undefin
   return first;
 }
 
-
 /**
- * A model a person named (chat's `/model NAME`), checked against what the server lists:
- * one it does not list is refused, naming those it does. Gives the list.
+ * A model a person named (chat's `/model NAME`), checked against what the server lists
+ * (`known`, or asked now): one it does not list is refused, naming the likely slip or those
+ * it does. Gives the list.
  */
-export async function requireListedModel(baseURL: string, apiKey: string | undefined, timeoutMs: number, name: string): Promise<string[]> {
-  const models = await listModels(baseURL, apiKey, timeoutMs);
+export async function requireListedModel(baseURL: string, apiKey: string | undefined, timeoutMs: number, name: string, known?: string[]): Promise<string[]> {
+  const models = known ?? (await listModels(baseURL, apiKey, timeoutMs));
   if (!models.includes(name)) {
-    const listed = models.length > 0 ? `it lists ${models.slice(0, 20).join(", ")}${models.length > 20 ? ` and ${models.length - 20} more` : ""}` : "it lists none";
-    throw new LlmError("config", `The model server at ${baseURL} does not serve "${name}"; ${listed}.`, { url: baseURL });
+    // "Qwen3-8B" for "Qwen/Qwen3-8B" is the usual slip; else a near spelling.
+    const meant = models.find((model) => model.toLowerCase().endsWith(`/${name.toLowerCase()}`)) ?? didYouMean(name, models);
+    const listed = meant
+      ? `did you mean "${meant}"?`
+      : models.length > 0
+        ? `it lists ${models.slice(0, 20).join(", ")}${models.length > 20 ? ` and ${models.length - 20} more` : ""}`
+        : "it lists none";
+    throw new LlmError("config", `The model server at ${baseURL} does not serve "${name}"; ${listed}${meant ? "" : "."}`, { url: baseURL });
   }
   return models;
 }

@@ -1,4 +1,5 @@
 import { redactSecrets, redactUrl } from "../config/redact.js";
+import { parseContextOverflow, type ContextOverflow } from "./context-overflow.js";
 
 /**
  * Errors from a model server, as values the agent and CLI can act on. Made in the
@@ -12,6 +13,8 @@ export type LlmErrorCode =
   | "http"
   /** The server refuses the `tools` field (e.g. vLLM without --enable-auto-tool-choice). */
   | "tools-unsupported"
+  /** The request is longer than the model's context (details.overflow has the numbers the server gave). */
+  | "context-length"
   | "timeout"
   | "aborted"
   /** The server answered, but not with anything we can read. */
@@ -28,7 +31,7 @@ export class LlmError extends Error {
   constructor(
     readonly code: LlmErrorCode,
     message: string,
-    readonly details: { status?: number; url?: string; cause?: unknown; retryAfterMs?: number } = {},
+    readonly details: { status?: number; url?: string; cause?: unknown; retryAfterMs?: number; overflow?: ContextOverflow } = {},
   ) {
     // The one place every model error is made: secrets in URLs, and a key a server echoes, stop here.
     super(redactSecrets(message), { cause: details.cause });
@@ -79,6 +82,11 @@ export function httpError(
       `The model server at ${url} refuses native tool calling: ${said}. For vLLM add --enable-auto-tool-choice --tool-call-parser hermes (or the parser for your model), or use prompt-based tool calling.`,
       { status, url, ...extra },
     );
+  }
+  const overflow = status >= 400 && status < 500 && serverMessage ? parseContextOverflow(serverMessage) : undefined;
+  if (overflow) {
+    const numbers = overflow.limit === undefined ? "" : ` of ${overflow.limit} tokens${overflow.requested === undefined ? "" : ` (${overflow.requested} requested)`}`;
+    return new LlmError("context-length", `The conversation is longer than the model's context${numbers}; the model server at ${url} said: ${said}`, { status, url, overflow, ...extra });
   }
   return new LlmError("http", `The model server at ${url} answered HTTP ${status}: ${said}`, { status, url, ...extra });
 }

@@ -277,9 +277,10 @@ describe("toolbridge chat (piped stdin)", () => {
   it("goes on after a failed turn and answers slash commands", async () => {
     const s = await vllm([{ kind: "error", status: 400, message: "This model's maximum context length is 10 tokens" }, { text: "Second answer." }]);
     const file = join(home, "saved.jsonl");
-    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: `first\nsecond\n/tools\n/servers\n/save ${file}\n/exit\nnever sent\n` });
+    const result = await runCli(["chat", "--base-url", s.url, "--config", timeOnly], { input: `first\nsecond\n/tools\n/servers\n/save ${file}\n/usage\n/exit\nnever sent\n` });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/toolbridge: .*HTTP 400.*maximum context length/);
+    expect(result.stderr).toMatch(/toolbridge: The conversation is longer than the model's context of 10 tokens; .*said: This model's maximum context length/);
+    expect(result.stdout).toMatch(/^ {2}turns {8}2$/m);
     expect(result.stdout).toContain("Second answer.\n");
     expect(result.stdout).toMatch(/get-date\s+time/);
     expect(result.stdout).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES/m);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/errors.js";
-import { listModels, requireListedModel } from "../../src/llm/discovery.js";
+import { listModelInfo, listModels, requireListedModel } from "../../src/llm/discovery.js";
 import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
 
 let server: VllmServer | undefined;
@@ -22,5 +22,30 @@ describe("the models a server lists", () => {
     expect(refused).toBeInstanceOf(LlmError);
     expect((refused as LlmError).code).toBe("config");
     expect((refused as LlmError).message).toBe(`The model server at ${server.url} does not serve "qwen3"; it lists Qwen/Qwen3-8B, other.`);
+  });
+});
+
+describe("what a server says of each model", () => {
+  it("reads vLLM's max_model_len as the context length", async () => {
+    server = await startVllmServer({ model: "Qwen/Qwen3-8B", otherModels: ["small"], maxModelLen: 8192 });
+    expect(await listModelInfo(server.url, undefined, 5000)).toEqual([
+      { id: "Qwen/Qwen3-8B", contextLength: 8192 },
+      { id: "small", contextLength: 8192 },
+    ]);
+  });
+
+  it("leaves the context length unknown when the server does not list it", async () => {
+    server = await startVllmServer({ maxModelLen: null });
+    expect(await listModelInfo(server.url, undefined, 5000)).toEqual([{ id: "Qwen/Qwen3-8B" }]);
+  });
+
+  it("suggests the listed name a refused one is likely a slip of", async () => {
+    server = await startVllmServer({ model: "Qwen/Qwen3-8B", otherModels: ["meta-llama/Llama-3.1-8B-Instruct"] });
+    const bare = await requireListedModel(server.url, undefined, 5000, "Qwen3-8B").catch((error: unknown) => error);
+    expect((bare as LlmError).message).toBe(`The model server at ${server.url} does not serve "Qwen3-8B"; did you mean "Qwen/Qwen3-8B"?`);
+    const cased = await requireListedModel(server.url, undefined, 5000, "qwen/qwen3-8b", ["Qwen/Qwen3-8B"]).catch((error: unknown) => error);
+    expect((cased as LlmError).message).toMatch(/did you mean "Qwen\/Qwen3-8B"\?$/);
+    // The list given is used: no request is made.
+    expect(server.requests.filter((request) => request.path === "/v1/models")).toHaveLength(1);
   });
 });

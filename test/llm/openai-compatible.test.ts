@@ -224,6 +224,17 @@ describe("OpenAI-compatible adapter errors", () => {
     server = undefined;
   });
 
+  it("reports vLLM's refusal of a request longer than the context as context-length, with its numbers, and does not retry it", async () => {
+    const message =
+      "This model's maximum context length is 32768 tokens. However, you requested 33800 tokens (31800 in the messages, 2000 in the completion). Please reduce the length of the messages or completion.";
+    const model = await modelFor([{ kind: "error", status: 400, message }]);
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.code).toBe("context-length");
+    expect(err.details.overflow).toEqual({ limit: 32768, requested: 33800 });
+    expect(err.message).toContain("longer than the model's context of 32768 tokens (33800 requested)");
+    expect(server?.chatRequests).toHaveLength(1);
+  });
+
   it("shows the status and the server's message of an HTTP error, and does not retry a 404", async () => {
     const model = await modelFor([{ kind: "error", status: 404, message: "The model `nope` does not exist." }]);
     const err = (await failure(model.stream(ask()))) as LlmError;

@@ -83,6 +83,12 @@ export class Tmux {
     return stdout.replace(/[ \t]+$/gm, "").replace(/\n+$/, "");
   }
 
+  /** The screen and the scrollback with their colours and styles, as escape sequences (tmux's own rendering of them). */
+  async styledHistory(): Promise<string> {
+    const { stdout } = await this.tmux("capture-pane", "-p", "-e", "-t", "0", "-S", "-");
+    return stdout;
+  }
+
   /** The terminal's title (which a program, or a hostile server through it, may have set). */
   async title(): Promise<string> {
     const { stdout } = await this.tmux("display-message", "-p", "-t", "0", "#{pane_title}");

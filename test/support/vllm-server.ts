@@ -15,7 +15,7 @@
  *   - with `stream_options.include_usage`, a usage chunk with `choices: []` before `[DONE]`;
  *   - errors in vLLM's bodies (`{"object":"error",...}`, or wrapped `{"error":{...}}`), and
  *     mid-stream errors as `data: {"error": {...}}` followed by `[DONE]`.
- * `GET /v1/models` lists the model. Non-streamed requests get a `chat.completion` object.
+ * `GET /v1/models` lists the model (with `max_model_len`, as vLLM does). Non-streamed requests get a `chat.completion` object.
  *
  * Usage:
  *   const server = await startVllmServer({ replies: [
@@ -106,6 +106,8 @@ export interface VllmServerOptions {
   otherModels?: string[];
   /** /v1/models answers only once this settles (a model server still loading its model). */
   modelsReady?: Promise<void>;
+  /** The `max_model_len` /v1/models lists for each model (default 32768); null leaves the field out. */
+  maxModelLen?: number | null;
 }
 
 export interface VllmServer {
@@ -142,7 +144,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
         owned_by: "vllm",
         root: id,
         parent: null,
-        max_model_len: 32768,
+        ...(options.maxModelLen === null ? {} : { max_model_len: options.maxModelLen ?? 32768 }),
         permission: [],
       }));
       return sendJson(res, 200, { object: "list", data });

@@ -79,7 +79,13 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
       }
       turn = new AbortController();
       try {
-        await session.agent.send(input, { signal: turn.signal, onEvent: (event) => view.handle(event) });
+        await session.agent.send(input, {
+          signal: turn.signal,
+          onEvent: (event) => {
+            session.usage.observe(event);
+            view.handle(event);
+          },
+        });
       } finally {
         turn = undefined;
       }

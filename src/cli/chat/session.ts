@@ -3,7 +3,8 @@ import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type 
 import { toolAllowList } from "../../config/llm-config.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
-import { createChatModel } from "../../llm/create-model.js";
+import { createChatModel, openAIFamilyApiKey } from "../../llm/create-model.js";
+import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
 import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
 import { cliClientHandlers, namedModels } from "../client-handlers.js";
@@ -12,6 +13,10 @@ import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { toolSearchSettings } from "../tool-search-settings.js";
+import { UsageMeter } from "./usage-meter.js";
+
+/** How long the model server may take to list its models (for /model and the context gauge). */
+const LISTING_TIMEOUT_MS = 5000;
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -37,6 +42,12 @@ export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "
  * ready and an agent over them. `close()` stops the servers.
  */
 export class AgentSession {
+  /** The chat's token accounting and context gauge. */
+  readonly usage = new UsageMeter(
+    () => this.agent.model.modelId,
+    () => this.listedModels(),
+  );
+
   private constructor(
     private readonly opened: HubHandle<ChatModel>,
     readonly llm: LlmConfig,
@@ -133,6 +144,21 @@ export class AgentSession {
   /** Where requests go, for display. */
   get endpoint(): { url: string; model: string } {
     return { url: this.agent.model.baseURL ? redactUrl(this.agent.model.baseURL) : "the model server", model: this.agent.model.modelId };
+  }
+
+  /** The config file read; undefined when none was found and the bundled servers are used. */
+  get configPath(): string | undefined {
+    return this.opened.configPath;
+  }
+
+  /**
+   * The models the model server lists, with their context length where it says. Empty for
+   * providers with no OpenAI-style listing; rejects when the server cannot be asked.
+   */
+  async listedModels(): Promise<ListedModel[]> {
+    const { baseURL, provider } = this.agent.model;
+    if (baseURL === undefined || provider === "anthropic" || provider === "gemini") return [];
+    return listModelInfo(baseURL, openAIFamilyApiKey(this.llm, this.env), LISTING_TIMEOUT_MS);
   }
 
   /** Switches the model and keeps the conversation. */

@@ -10,6 +10,8 @@ import { renderServers, renderTools } from "../render/listings.js";
 import { renderToolDetail } from "../render/tool-detail.js";
 import { findTool } from "../tool-lookup.js";
 import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
+import { compactConversation, showUsage } from "./context-commands.js";
+import { showModels, switchModel } from "./model-command.js";
 import type { AgentSession } from "./session.js";
 
 export interface SlashContext {
@@ -17,6 +19,8 @@ export interface SlashContext {
   colors: Colors;
   print: (text: string) => void;
   columns: number;
+  /** Aborted when the user cancels the command (Esc in the chat). */
+  signal?: AbortSignal;
 }
 
 interface SlashCommand {
@@ -70,15 +74,20 @@ const COMMANDS: SlashCommand[] = [
   {
     name: "model",
     usage: "/model [NAME]",
-    help: "show the model, or switch to another (the conversation is kept)",
-    async run({ session, colors, print }, argument) {
-      if (argument !== "") {
-        await session.switchModel(argument);
-        print(colors.dim(`now talking to ${session.agent.model.modelId}`));
-      }
-      const { agent } = session;
-      print(`${colors.bold(agent.model.modelId)} ${colors.dim(`(${agent.model.provider} at ${session.endpoint.url}, ${agent.toolMode} tool calling)`)}`);
-    },
+    help: "show the model and those the server lists, or switch to one of them (the conversation is kept)",
+    run: (context, argument) => (argument === "" ? showModels(context) : switchModel(context, argument)),
+  },
+  {
+    name: "usage",
+    usage: "/usage",
+    help: "tokens and time so far, and how much of the model's context the conversation fills",
+    run: (context) => showUsage(context),
+  },
+  {
+    name: "compact",
+    usage: "/compact",
+    help: "replace the conversation by the model's summary of it, to continue from",
+    run: (context) => compactConversation(context),
   },
   {
     name: "clear",
@@ -86,6 +95,7 @@ const COMMANDS: SlashCommand[] = [
     help: "forget the conversation",
     run({ session, colors, print }) {
       session.agent.clear();
+      session.usage.conversationReplaced();
       print(colors.dim("conversation cleared"));
     },
   },
@@ -109,6 +119,7 @@ const COMMANDS: SlashCommand[] = [
       const file = expandHome(argument);
       const transcript = await loadTranscript(file);
       session.agent.replaceMessages(transcript.messages);
+      session.usage.conversationReplaced();
       if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },
@@ -159,6 +170,6 @@ export async function runSlashCommand(line: string, context: SlashContext): Prom
   try {
     return await command.run(context, argument);
   } catch (error) {
-    context.print(`${context.colors.red("toolbridge:")} ${error instanceof Error ? error.message : String(error)}`);
+    context.print(`${context.colors.red("toolbridge:")} ${oneLine(error instanceof Error ? error.message : String(error))}`);
   }
 }

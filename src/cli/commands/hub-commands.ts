@@ -19,6 +19,7 @@ import {
   type ListingOptions,
 } from "../render/listings.js";
 import { renderTask, renderTasks } from "../render/tasks.js";
+import { configSource } from "../render/config-source.js";
 
 /** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
@@ -127,7 +128,7 @@ export function registerHubCommands(program: Command): void {
         // The table shows failures itself.
         await withHub({ ...hubOptions(options), warnFailures: false, login: false }, async ({ hub, configPath }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
-          if (!options.json) note(configPath === undefined ? "config: none found; the bundled time and math servers" : `config: ${configPath}`);
+          if (!options.json) note(configSource(configPath));
           failIfAllFailed(hub);
         });
       }),

@@ -79,7 +79,11 @@ export function ChatItemView({ item, colors, width }: { item: ChatItem; colors: 
     case "output":
       return <Text>{item.text}</Text>;
     case "usage":
-      return <Text dimColor>{item.text}</Text>;
+      return (
+        <Text dimColor={!item.high} color={item.high ? "yellow" : undefined}>
+          {item.text}
+        </Text>
+      );
     case "server":
       return item.ok ? (
         <Text dimColor>

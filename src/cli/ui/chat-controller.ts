@@ -10,6 +10,7 @@ import type { Colors } from "../render/colors.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 import { ServerQuestions } from "./server-questions.js";
+import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
 /** What the screen shows once and never redraws (Ink's `<Static>`). All text in it is cleaned. */
 export type ChatItemBody =
@@ -22,7 +23,8 @@ export type ChatItemBody =
   | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
   /** A slash command's output, styled by our own renderers. */
   | { kind: "output"; text: string }
-  | { kind: "usage"; text: string }
+  /** `high`: the conversation fills most of the model's context. */
+  | { kind: "usage"; text: string; high?: boolean }
   /** A server connected (ok) or failed to start. */
   | { kind: "server"; ok: boolean; text: string };
 
@@ -213,12 +215,15 @@ export class ChatController {
             this.show({ kind: "output", text: input.shown });
             await this.runTurn(next, input);
           } else if (input) {
+            // Esc / Ctrl-C cancels a command that waits on the model (/compact), as it cancels a turn.
+            this.turn = new AbortController();
             const result = await runSlashCommand(next.trim(), {
               session: this.session,
               colors: this.colors,
               print: (text) => this.show({ kind: "output", text }),
               columns: this.columns(),
-            });
+              signal: this.turn.signal,
+            }).finally(() => (this.turn = undefined));
             if (result === "exit") return this.exit();
           }
         } else {
@@ -242,6 +247,8 @@ export class ChatController {
     try {
       // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
       if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
+      // The context length for the gauge: asked of the model server once per model.
+      await untilAborted(this.session.usage.learnContextLength(), signal);
       if (signal.aborted) {
         this.show({ kind: "notice", tone: "info", text: "cancelled" });
         return;
@@ -265,6 +272,7 @@ export class ChatController {
   }
 
   private onEvent(event: AgentEvent): void {
+    this.session.usage.observe(event);
     const live = this.state.live;
     if (!live) return;
     switch (event.type) {
@@ -314,10 +322,13 @@ export class ChatController {
         this.flushLive();
         this.show({ kind: "notice", tone: "warning", text: cleanTerminalText(event.message) });
         break;
-      case "error":
+      case "error": {
         this.flushLive();
         this.show({ kind: "notice", tone: "error", text: cleanTerminalText(event.error.message) });
+        const advice = errorAdvice(event.error);
+        if (advice) this.show(advice);
         break;
+      }
       case "turn-end":
         this.flushLive();
         this.finish(event.turn);
@@ -342,7 +353,7 @@ export class ChatController {
       this.show({ kind: "notice", tone: "warning", text: `stopped calling tools: ${why}; the answer is from what it had` });
     }
     if (turn.status === "aborted") this.show({ kind: "notice", tone: "info", text: "cancelled" });
-    this.show({ kind: "usage", text: usageLine(turn) });
+    for (const item of turnUsageItems(usageLine(turn), this.session.usage)) this.show(item);
   }
 
   private update(patch: Partial<ChatState>): void {

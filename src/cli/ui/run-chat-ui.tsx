@@ -5,6 +5,7 @@ import { complete } from "../chat/completion.js";
 import { sessionCompletionSources } from "../chat/completion-sources.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor, type Colors } from "../render/colors.js";
+import { configSource } from "../render/config-source.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
@@ -173,6 +174,6 @@ function banner(session: AgentSession): { title: string; detail: string } {
   const servers = session.hub.servers().length;
   return {
     title: `toolbridge chat · ${cleanTerminalText(session.agent.model.modelId)} at ${cleanTerminalText(session.endpoint.url)}`,
-    detail: `${servers} server${servers === 1 ? "" : "s"} configured · /help for commands · Esc cancels an answer · Ctrl-D quits`,
+    detail: `${configSource(session.configPath)} · ${servers} server${servers === 1 ? "" : "s"} · /help for commands · Esc cancels an answer · Ctrl-D quits`,
   };
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ApprovalAnswer } from "../../../src/agent/approval.js";
 import type { AgentEvent, TurnResult } from "../../../src/agent/events.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
+import { UsageMeter } from "../../../src/cli/chat/usage-meter.js";
 import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
 import { ChatController } from "../../../src/cli/ui/chat-controller.js";
 import { InputHistory } from "../../../src/cli/ui/history.js";
@@ -40,7 +41,7 @@ function fakeSession() {
     },
   };
   return {
-    session: { agent } as unknown as AgentSession,
+    session: { agent, usage: new UsageMeter(() => "m", async () => []) } as unknown as AgentSession,
     sent,
     stream(text: string) {
       current?.onEvent({ type: "text-delta", text });
