@@ -59,13 +59,20 @@ export async function vllm(replies: VllmReply[], options: Omit<VllmServerOptions
   return server;
 }
 
+/** The terminal's size beyond its width, and variables added to the chat's environment (e.g. BROWSER). */
+export interface ChatTerminalOptions {
+  rows?: number;
+  env?: Record<string, string>;
+}
+
 /** Starts the chat in a terminal (100x30 by default) and waits for its prompt. */
-export async function chat(s: VllmServer, config = timeOnly, extra: string[] = [], columns = 100): Promise<Tmux> {
+export async function chat(s: VllmServer, config = timeOnly, extra: string[] = [], columns = 100, options: ChatTerminalOptions = {}): Promise<Tmux> {
   term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", config, ...extra], {
     // No CI variable: Ink draws only the last frame when it thinks it runs in CI.
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
+    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8", ...options.env },
     cwd: home,
     columns,
+    ...(options.rows ? { rows: options.rows } : {}),
   });
   await term.waitFor(PROMPT, "the prompt");
   const pid = await term.pid();

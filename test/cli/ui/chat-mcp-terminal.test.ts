@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childPids, isAlive } from "../../support/processes.js";
-import { Tmux } from "../../support/tmux.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { chat as chatIn, home, useChatTerminal, vllm } from "../../support/chat-terminal.js";
+import type { Tmux } from "../../support/tmux.js";
+import type { RecordedRequest, VllmReply, VllmServer } from "../../support/vllm-server.js";
 
 /**
  * The chat's MCP side in a real terminal, against server-everything: its prompts as slash
@@ -13,48 +12,24 @@ import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer 
  * Each test asserts on the screen and on what the scripted model server received.
  */
 
-const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const TOY = fileURLToPath(new URL("../../../test/fixtures/servers/toy-server.mjs", import.meta.url));
 const FEATURES_DOC = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/docs/features.md", import.meta.url));
-const PROMPT = /message, or \/help/;
 
-let home: string;
+useChatTerminal();
 let config: string;
-let server: VllmServer | undefined;
-let term: Tmux | undefined;
-let seenPids: number[] = [];
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-chat-mcp-"));
   config = join(home, "everything.json");
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await term?.close();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  const deadline = Date.now() + 5000;
-  while (seenPids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
-  seenPids = [];
-});
 
 async function chat(replies: VllmReply[], configFile = config, connected = /everything: \d+ tools/): Promise<{ s: VllmServer; t: Tmux }> {
-  server = await startVllmServer({ replies });
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", configFile], {
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
-    cwd: home,
-    columns: 100,
-  });
-  await term.waitFor(PROMPT, "the prompt");
+  const s = await vllm(replies);
+  const t = await chatIn(s, configFile);
   // The prompts and resources are there once the server has connected.
-  await term.waitFor(connected, "the servers to connect");
-  const pid = await term.pid();
-  seenPids = [pid, ...childPids(pid)];
-  return { s: server, t: term };
+  await t.waitFor(connected, "the servers to connect");
+  return { s, t };
 }
 
 type WireMessage = { role: string; content: unknown };

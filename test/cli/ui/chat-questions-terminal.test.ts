@@ -1,12 +1,11 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childPids, isAlive } from "../../support/processes.js";
-import { Tmux } from "../../support/tmux.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { chat as chatIn, home, useChatTerminal, vllm } from "../../support/chat-terminal.js";
+import type { Tmux } from "../../support/tmux.js";
 import { TestAuthServer, TestResourceServer } from "../../support/oauth-server.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+import type { RecordedRequest, VllmReply, VllmServer } from "../../support/vllm-server.js";
 
 /**
  * Servers' questions in `toolbridge chat` on a real terminal (tmux): server-everything asks
@@ -15,20 +14,14 @@ import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer 
  * result the model receives next.
  */
 
-const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
-const PROMPT = /message, or \/help/;
 
-let home: string;
+useChatTerminal();
 let config: string;
 let browser: string;
 let opened: string;
-let server: VllmServer | undefined;
-let term: Tmux | undefined;
-let seenPids: number[] = [];
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-questions-tmux-"));
   config = join(home, "everything.json");
   // Not trusted: its tools are allowed by name, its sampling is asked about.
   const tools = ["trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"];
@@ -39,30 +32,11 @@ beforeAll(() => {
   writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
   chmodSync(browser, 0o755);
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await term?.close();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  const deadline = Date.now() + 5000;
-  while (seenPids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
-  seenPids = [];
-});
 
 async function chat(replies: VllmReply[], options: { config?: string; browser?: string } = {}): Promise<{ s: VllmServer; t: Tmux }> {
-  const s = (server = await startVllmServer({ replies }));
-  const t = (term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", options.config ?? config], {
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8", BROWSER: options.browser ?? browser },
-    cwd: home,
-    columns: 120,
-    rows: 50,
-  }));
-  await t.waitFor(PROMPT, "the prompt");
+  const s = await vllm(replies);
+  const t = await chatIn(s, options.config ?? config, [], 120, { rows: 50, env: { BROWSER: options.browser ?? browser } });
   await t.waitFor((screen) => !/starting servers/.test(screen), "the server to start");
-  const pid = await t.pid();
-  seenPids = [pid, ...childPids(pid)];
   return { s, t };
 }
 
