@@ -1,28 +1,9 @@
 import { Box, Text } from "ink";
 import type { Colors } from "../render/colors.js";
-import { renderMarkdownLine, type MarkdownState } from "../render/markdown.js";
+import { renderMarkdown } from "../render/markdown.js";
 import type { ChatItem } from "./chat-controller.js";
-import { isTableStart, renderTable, takeTable } from "./markdown-table.js";
 
 const RESULT_HEAD_LINES = 3;
-
-/** Markdown source as styled lines; Ink wraps them at the terminal's width at word boundaries; tables are fitted to it. */
-export function renderMarkdown(text: string, colors: Colors, width: number): string {
-  const state: MarkdownState = { inCode: false };
-  const lines = text.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
-    if (!state.inCode && isTableStart(lines, i)) {
-      const table = takeTable(lines, i);
-      out.push(renderTable(table.rows, table.align, width, colors));
-      i = table.next;
-      continue;
-    }
-    out.push(renderMarkdownLine(lines[i] ?? "", state, colors));
-    i += 1;
-  }
-  return out.join("\n");
-}
 
 function head(text: string): string {
   const lines = text.split("\n");

@@ -3,6 +3,7 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import type { ServerState } from "../../mcp/types.js";
 import type { AgentSession } from "../chat/session.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
+import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
@@ -226,6 +227,8 @@ export class ChatController {
     try {
       // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
       if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
+      // Code in answers is highlighted; the grammars load once, on the first turn, never at start-up.
+      await untilAborted(loadHighlighter(), signal);
       if (signal.aborted) {
         this.show({ kind: "notice", tone: "info", text: "cancelled" });
         return;

@@ -2,6 +2,7 @@ import { render } from "ink";
 import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
+import { loadHighlighter } from "../render/code-highlight.js";
 import { colorsFor } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { ChatApp } from "./ChatApp.js";
@@ -56,6 +57,8 @@ export async function runChatUi(session: AgentSession, io: ChatUiIo, connectAsk:
     exitOnCtrlC: false,
     patchConsole: false,
   });
+  // The code highlighter's grammars load after the first frame, so the prompt never waits for them.
+  void loadHighlighter();
   const resumed = sessions ? await pickSession(sessions, controller, resume) : undefined;
   if (resumed) {
     try {
