@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import stringWidth from "string-width";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { childPids, isAlive } from "../../support/processes.js";
+import { Tmux } from "../../support/tmux.js";
+import { startVllmServer, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+
+/**
+ * How the chat draws answers and tool results in a real terminal (tmux): markdown fitted to
+ * the width, re-wrapped when the terminal is resized, whole tool results on request, images
+ * saved to files.
+ */
+
+const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+const PROMPT = /message, or \/help/;
+
+let home: string;
+let timeOnly: string;
+let server: VllmServer | undefined;
+let term: Tmux | undefined;
+let seenPids: number[] = [];
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "toolbridge-render-tmux-"));
+  timeOnly = join(home, "time-only.json");
+  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+  await server?.close();
+  server = undefined;
+  const deadline = Date.now() + 5000;
+  while (seenPids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
+  seenPids = [];
+});
+
+async function chat(replies: VllmReply[], columns: number, config = timeOnly): Promise<{ s: VllmServer; t: Tmux }> {
+  server = await startVllmServer({ replies });
+  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", config], {
+    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
+    cwd: home,
+    columns,
+  });
+  await term.waitFor(PROMPT, "the prompt");
+  const pid = await term.pid();
+  seenPids = [pid, ...childPids(pid)];
+  return { s: server, t: term };
+}
+
+async function ask(t: Tmux, text: string): Promise<void> {
+  await t.type(text);
+  await t.press("Enter");
+}
+
+const WORDS = "internationalization consideration responsibility understanding".split(" ");
+/** Whether every line holding the words fits `width` and holds only whole words. */
+function wrappedAt(screen: string, width: number): boolean {
+  const lines = screen.split("\n").filter((line) => WORDS.some((word) => line.includes(word)));
+  return lines.length > 3 && lines.every((line) => stringWidth(line) <= width && line.trim().split(" ").every((word) => WORDS.includes(word)));
+}
+
+describe("toolbridge chat in a terminal: rendering", () => {
+  it("draws a table and a code block at 60 columns", async () => {
+    const code = 'const greeting: string = "hello";\nconsole.log(greeting);';
+    const table = "| city | local time | note |\n|:--|--:|---|\n| 台北 | 22:30 | a long note that will not fit in the narrow terminal at all |\n| New York | 9:30 | short |";
+    const { t } = await chat([{ text: `Times:\n\n${table}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.` }], 60);
+    await ask(t, "times");
+    await t.waitFor(/Done\./, "the answer");
+    const screen = await t.history();
+    const rows = screen.split("\n").filter((line) => /^[│┌├└]/.test(line));
+    expect(rows.length).toBeGreaterThan(5);
+    expect(new Set(rows.map((line) => stringWidth(line))).size, rows.join("\n")).toBe(1);
+    for (const line of rows) expect(stringWidth(line)).toBeLessThanOrEqual(60);
+    expect(rows.some((line) => /^│ 台北 +│ +22:30 │/.test(line))).toBe(true);
+    expect(rows.some((line) => /^│ New York │ +9:30 │/.test(line))).toBe(true);
+    expect(screen).not.toContain("|--");
+    // The code block: its lines as written between two rules, the fences gone.
+    expect(screen).toMatch(/── ts ──\nconst greeting: string = "hello";\nconsole\.log\(greeting\);\n────/);
+    expect(screen).not.toContain("```");
+  });
+
+  it("re-wraps what was already drawn when the terminal narrows from 100 to 60 columns", async () => {
+    const text = Array.from({ length: 40 }, (_, i) => WORDS[i % WORDS.length]).join(" ");
+    const { t } = await chat([{ text }], 100);
+    await ask(t, "long words");
+    await t.waitFor(/\d+ in · \d+ out/, "the usage line");
+    expect(wrappedAt(await t.screen(), 100)).toBe(true);
+    expect(wrappedAt(await t.screen(), 60)).toBe(false);
+    await t.resize(60, 30);
+    await t.waitFor((screen) => wrappedAt(screen, 60) && PROMPT.test(screen), "the answer re-wrapped at 60 columns");
+    const screen = await t.screen();
+    // Drawn once: the answer's first words are on the screen once, and the prompt after them.
+    expect(screen.match(/long words/g)).toHaveLength(1);
+  });
+});
