@@ -8,12 +8,16 @@ import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
 import { renderServers, renderTools } from "../render/listings.js";
 import type { AgentSession } from "./session.js";
+import { saveToolImages, showToolResult } from "./tool-result-commands.js";
+import type { ToolResults } from "./tool-results.js";
 
 export interface SlashContext {
   session: AgentSession;
   colors: Colors;
   print: (text: string) => void;
   columns: number;
+  /** The tool results of this chat, for /result and /image. */
+  toolResults?: ToolResults;
 }
 
 interface SlashCommand {
@@ -105,6 +109,18 @@ const COMMANDS: SlashCommand[] = [
       if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },
+  },
+  {
+    name: "result",
+    usage: "/result [N]",
+    help: "show tool result N (default: the last) whole",
+    run: showToolResult,
+  },
+  {
+    name: "image",
+    usage: "/image [N] [FILE]",
+    help: "save the images of tool result N (default: the last with one) to FILE (default: image-N.png here)",
+    run: saveToolImages,
   },
   {
     name: "help",

@@ -3,8 +3,10 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import type { ServerState } from "../../mcp/types.js";
 import type { AgentSession } from "../chat/session.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
+import { ToolResults } from "../chat/tool-results.js";
 import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
+import { describeMediaIn } from "../render/media.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 
@@ -15,7 +17,8 @@ export type ChatItemBody =
   /** A finished piece of the answer (markdown source). */
   | { kind: "answer"; text: string }
   | { kind: "reasoning"; text: string }
-  | { kind: "tool"; name: string; args: string; summary: string; isError: boolean; durationMs: number; denied: boolean }
+  /** `number` is the call's number for /result and /image; `media` describes the images and sounds it returned. */
+  | { kind: "tool"; number: number; name: string; args: string; summary: string; media: string[]; isError: boolean; durationMs: number; denied: boolean }
   | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
   /** A slash command's output, styled by our own renderers. */
   | { kind: "output"; text: string }
@@ -83,6 +86,8 @@ export class ChatController {
   private working = false;
   private cleaner = new TerminalTextCleaner();
   private reasoningCleaner = new TerminalTextCleaner();
+  /** Each tool call's result, for /result and /image. */
+  readonly toolResults = new ToolResults();
 
   constructor(
     private readonly session: AgentSession,
@@ -205,6 +210,7 @@ export class ChatController {
             colors: this.colors,
             print: (text) => this.show({ kind: "output", text }),
             columns: this.columns(),
+            toolResults: this.toolResults,
           });
           if (result === "exit") return this.exit();
         } else {
@@ -278,9 +284,11 @@ export class ChatController {
         const started = current.running.find((call) => call.id === event.id);
         this.show({
           kind: "tool",
+          number: this.toolResults.add(event.name, event.result, event.summary),
           name: cleanTerminalText(event.name),
           args: started?.args ?? "",
           summary: cleanTerminalText(event.summary),
+          media: describeMediaIn(event.result),
           isError: event.isError,
           durationMs: event.durationMs,
           denied: event.outcome === "denied" || event.outcome === "not-approved",

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,10 +15,12 @@ import { startVllmServer, type VllmReply, type VllmServer } from "../../support/
  */
 
 const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
+const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const PROMPT = /message, or \/help/;
 
 let home: string;
 let timeOnly: string;
+let everything: string;
 let server: VllmServer | undefined;
 let term: Tmux | undefined;
 let seenPids: number[] = [];
@@ -26,6 +28,8 @@ let seenPids: number[] = [];
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), "toolbridge-render-tmux-"));
   timeOnly = join(home, "time-only.json");
+  everything = join(home, "everything.json");
+  writeFileSync(everything, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
   writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -97,5 +101,36 @@ describe("toolbridge chat in a terminal: rendering", () => {
     const screen = await t.screen();
     // Drawn once: the answer's first words are on the screen once, and the prompt after them.
     expect(screen.match(/long words/g)).toHaveLength(1);
+  });
+});
+
+describe("toolbridge chat in a terminal: tool results", () => {
+  it("shows a long result's head in its numbered block, and /result shows it whole", async () => {
+    const words = Array.from({ length: 120 }, (_, i) => `w${i + 1}`);
+    const { t } = await chat([{ toolCalls: [{ name: "echo", arguments: { message: words.join(" ") } }] }, { text: "Echoed." }], 80, everything);
+    await ask(t, "echo a lot");
+    await t.waitFor(/Echoed\./, "the answer");
+    const block = await t.history();
+    expect(block).toMatch(/✓ \[1\] echo/);
+    expect(block).toContain("(/result 1 shows it whole)");
+    expect(block).not.toContain("w120");
+    await ask(t, "/result");
+    await t.waitFor(/w120/, "the whole result");
+    const shown = (await t.history()).split("[1] echo").at(-1) ?? "";
+    expect(shown.split(/\s+/).filter((word) => /^w\d+$/.test(word))).toEqual(words);
+    for (const line of shown.split("\n")) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+  });
+
+  it("describes an image from a tool, and /image writes it to a private file", async () => {
+    const { t } = await chat([{ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "A tiny image." }], 100, everything);
+    await ask(t, "show me the image");
+    await t.waitFor(/A tiny image\./, "the answer");
+    expect(await t.history()).toMatch(/image image\/png, 20×20 px, [\d.]+ (KB|bytes) · \/image 1 saves it/);
+    await ask(t, "/image");
+    await t.waitFor(/saved image image\/png, 20×20 px, [\d.]+ (KB|bytes) to image-1\.png/, "the image saved");
+    const file = join(home, "image-1.png");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file).subarray(1, 4).toString("latin1")).toBe("PNG");
+    rmSync(file);
   });
 });
