@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import stringWidth from "string-width";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childPids, isAlive } from "../../support/processes.js";
-import { Tmux } from "../../support/tmux.js";
-import { startVllmServer, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHAT_PROMPT, useChatTerminal } from "../../support/chat-tmux.js";
+import type { Tmux } from "../../support/tmux.js";
+import type { VllmReply } from "../../support/vllm-server.js";
 
 /**
  * How the chat draws answers and tool results in a real terminal (tmux): markdown fitted to
@@ -16,45 +15,16 @@ import { startVllmServer, type VllmReply, type VllmServer } from "../../support/
 
 const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
-const PROMPT = /message, or \/help/;
 
-let home: string;
-let timeOnly: string;
+const fixture = useChatTerminal(CLI);
 let everything: string;
-let server: VllmServer | undefined;
-let term: Tmux | undefined;
-let seenPids: number[] = [];
-
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-render-tmux-"));
-  timeOnly = join(home, "time-only.json");
-  everything = join(home, "everything.json");
+  everything = join(fixture.home, "everything.json");
   writeFileSync(everything, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await term?.close();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  const deadline = Date.now() + 5000;
-  while (seenPids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
-  seenPids = [];
 });
 
-async function chat(replies: VllmReply[], columns: number, config = timeOnly): Promise<{ s: VllmServer; t: Tmux }> {
-  server = await startVllmServer({ replies });
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", config], {
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
-    cwd: home,
-    columns,
-  });
-  await term.waitFor(PROMPT, "the prompt");
-  const pid = await term.pid();
-  seenPids = [pid, ...childPids(pid)];
-  return { s: server, t: term };
+async function chat(replies: VllmReply[], columns: number, config = fixture.timeOnly): Promise<Tmux> {
+  return fixture.chat(await fixture.vllm(replies), config, [], columns);
 }
 
 async function ask(t: Tmux, text: string): Promise<void> {
@@ -73,7 +43,7 @@ describe("toolbridge chat in a terminal: rendering", () => {
   it("draws a table and a code block at 60 columns", async () => {
     const code = 'const greeting: string = "hello";\nconsole.log(greeting);';
     const table = "| city | local time | note |\n|:--|--:|---|\n| 台北 | 22:30 | a long note that will not fit in the narrow terminal at all |\n| New York | 9:30 | short |";
-    const { t } = await chat([{ text: `Times:\n\n${table}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.` }], 60);
+    const t = await chat([{ text: `Times:\n\n${table}\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.` }], 60);
     await ask(t, "times");
     await t.waitFor(/Done\./, "the answer");
     const screen = await t.history();
@@ -91,13 +61,13 @@ describe("toolbridge chat in a terminal: rendering", () => {
 
   it("re-wraps what was already drawn when the terminal narrows from 100 to 60 columns", async () => {
     const text = Array.from({ length: 40 }, (_, i) => WORDS[i % WORDS.length]).join(" ");
-    const { t } = await chat([{ text }], 100);
+    const t = await chat([{ text }], 100);
     await ask(t, "long words");
     await t.waitFor(/\d+ in · \d+ out/, "the usage line");
     expect(wrappedAt(await t.screen(), 100)).toBe(true);
     expect(wrappedAt(await t.screen(), 60)).toBe(false);
     await t.resize(60, 30);
-    await t.waitFor((screen) => wrappedAt(screen, 60) && PROMPT.test(screen), "the answer re-wrapped at 60 columns");
+    await t.waitFor((screen) => wrappedAt(screen, 60) && CHAT_PROMPT.test(screen), "the answer re-wrapped at 60 columns");
     const screen = await t.screen();
     // Drawn once: the answer's first words are on the screen once, and the prompt after them.
     expect(screen.match(/long words/g)).toHaveLength(1);
@@ -107,7 +77,7 @@ describe("toolbridge chat in a terminal: rendering", () => {
 describe("toolbridge chat in a terminal: tool results", () => {
   it("shows a long result's head in its numbered block, and /result shows it whole", async () => {
     const words = Array.from({ length: 120 }, (_, i) => `w${i + 1}`);
-    const { t } = await chat([{ toolCalls: [{ name: "echo", arguments: { message: words.join(" ") } }] }, { text: "Echoed." }], 80, everything);
+    const t = await chat([{ toolCalls: [{ name: "echo", arguments: { message: words.join(" ") } }] }, { text: "Echoed." }], 80, everything);
     await ask(t, "echo a lot");
     await t.waitFor(/Echoed\./, "the answer");
     const block = await t.history();
@@ -122,13 +92,13 @@ describe("toolbridge chat in a terminal: tool results", () => {
   });
 
   it("describes an image from a tool, and /image writes it to a private file", async () => {
-    const { t } = await chat([{ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "A tiny image." }], 100, everything);
+    const t = await chat([{ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "A tiny image." }], 100, everything);
     await ask(t, "show me the image");
     await t.waitFor(/A tiny image\./, "the answer");
     expect(await t.history()).toMatch(/image image\/png, 20×20 px, [\d.]+ (KB|bytes) · \/image 1 saves it/);
     await ask(t, "/image");
     await t.waitFor(/saved image image\/png, 20×20 px, [\d.]+ (KB|bytes) to image-1\.png/, "the image saved");
-    const file = join(home, "image-1.png");
+    const file = join(fixture.home, "image-1.png");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file).subarray(1, 4).toString("latin1")).toBe("PNG");
     rmSync(file);

@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import stringWidth from "string-width";
-import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
-import { childPids, isAlive } from "../../support/processes.js";
-import { Tmux } from "../../support/tmux.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../../support/vllm-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type RecordedRequest, type VllmReply } from "../../support/vllm-server.js";
+import { useChatTerminal } from "../../support/chat-tmux.js";
 
 /**
  * `toolbridge chat` in a real terminal (tmux), driven as a person drives it: typing while an
@@ -17,54 +15,14 @@ import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer 
 const CLI = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 const FILESYSTEM = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
-const PROMPT = /message, or \/help/;
 
+const fixture = useChatTerminal(CLI);
+const { vllm, chat } = fixture;
 let home: string;
 let timeOnly: string;
-let server: VllmServer | undefined;
-let term: Tmux | undefined;
-let seenPids: number[] = [];
-
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-chat-tmux-"));
-  timeOnly = join(home, "time-only.json");
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
+  ({ home, timeOnly } = fixture);
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await term?.close();
-  term = undefined;
-  await server?.close();
-  server = undefined;
-  // Closing the terminal hangs the chat up; it stops its servers and exits.
-  await waitUntilGone(seenPids);
-  for (const pid of seenPids) expect(isAlive(pid), `process ${pid} left behind`).toBe(false);
-  seenPids = [];
-});
-
-async function waitUntilGone(pids: number[]): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-async function vllm(replies: VllmReply[]): Promise<VllmServer> {
-  server = await startVllmServer({ replies });
-  return server;
-}
-
-/** Starts the chat in a 100x30 terminal and waits for its prompt. */
-async function chat(s: VllmServer, config = timeOnly, extra: string[] = [], columns = 100): Promise<Tmux> {
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", config, ...extra], {
-    // No CI variable: Ink draws only the last frame when it thinks it runs in CI.
-    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
-    cwd: home,
-    columns,
-  });
-  await term.waitFor(PROMPT, "the prompt");
-  const pid = await term.pid();
-  seenPids = [pid, ...childPids(pid)];
-  return term;
-}
 
 type WireMessage = { role: string; content: unknown; tool_call_id?: string };
 const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
