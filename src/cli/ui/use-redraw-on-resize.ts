@@ -7,10 +7,10 @@ const CLEAR_TERMINAL = "\x1b[2J\x1b[3J\x1b[H";
 export const RESIZE_SETTLE_MS = 200;
 
 /**
- * The terminal's width, and a generation number for Ink's `<Static>`, which writes each item
- * once and never again: when the width has changed and settled, the terminal is cleared and
- * the generation goes up, so a `<Static key={generation}>` is mounted anew and draws every
- * item again, wrapped to the new width.
+ * The terminal's width, followed at once (what is drawn next fits it), and a generation
+ * number for Ink's `<Static>`, which writes each item once and never again: when the width has
+ * changed and settled, the terminal is cleared and the generation goes up, so a
+ * `<Static key={generation}>` is mounted anew and draws every item again at the new width.
  */
 export function useRedrawOnResize(): { columns: number; generation: number } {
   const { stdout } = useStdout();
@@ -27,6 +27,8 @@ export function useRedrawOnResize(): { columns: number; generation: number } {
       setView((current) => ({ columns, generation: current.generation + 1 }));
     };
     const onResize = (): void => {
+      const columns = stdout.columns || 80;
+      setView((current) => (current.columns === columns ? current : { ...current, columns }));
       clearTimeout(timer);
       timer = setTimeout(settle, RESIZE_SETTLE_MS);
     };
