@@ -49,8 +49,11 @@ function block(token: Token, c: Colors, width: number): string[] {
     case "code": {
       const code = token as Tokens.Code;
       const language = (code.lang ?? "").split(/\s/)[0] ?? "";
-      const body = wrapAnsi(highlightCode(code.text, language, c), width, { hard: true, wordWrap: false, trim: false });
-      return [c.dim(language ? `── ${language} ──` : "────"), ...body.split("\n"), c.dim("────")];
+      // Line by line, and only the lines too long: wrap-ansi's cost grows with the text, and a long block is redrawn as it streams.
+      const body = highlightCode(code.text, language, c)
+        .split("\n")
+        .flatMap((line) => (stringWidth(line) > width ? wrapAnsi(line, width, { hard: true, wordWrap: false, trim: false }).split("\n") : [line]));
+      return [c.dim(language ? `── ${language} ──` : "────"), ...body, c.dim("────")];
     }
     case "blockquote":
       return blocks((token as Tokens.Blockquote).tokens, c, width - 2).map((line) => `${c.dim("│")} ${line === "" ? "" : c.italic(line)}`);
