@@ -13,7 +13,8 @@ export type AgentEvent =
   /** `arguments` is the parsed object when the model's text was valid JSON, else the raw text. */
   | { type: "tool-call-started"; id: string; name: string; arguments: Record<string, unknown> | string }
   | { type: "tool-progress"; id: string; name: string; progress: Progress }
-  | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; durationMs: number; outcome: ToolOutcome }
+  /** `result` is what the tool returned, when it ran (a front end may show it whole). */
+  | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; durationMs: number; outcome: ToolOutcome; result?: CallToolResult }
   | { type: "usage"; usage: Usage }
   | { type: "notice"; code: NoticeCode; message: string }
   | { type: "error"; error: TurnError }

@@ -39,6 +39,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
       isError: full.isError,
       durationMs: full.durationMs,
       outcome: full.outcome,
+      ...(full.result ? { result: full.result } : {}),
     });
     return full;
   };

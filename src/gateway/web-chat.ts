@@ -122,6 +122,12 @@ export async function streamWebTurn(
       signal: context.signal,
       ask: context.approvals.asker(send),
       onEvent: (event: AgentEvent) => {
+        if (event.type === "tool-call-finished") {
+          // The page shows the summary; the whole result (images too) is in turn-end's messages.
+          const { result: _whole, ...shown } = event;
+          send(shown);
+          return;
+        }
         if (event.type !== "turn-end") {
           send(event);
           return;

@@ -1,45 +1,10 @@
 import picocolors from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, TurnResult } from "../../src/agent/events.js";
-import { renderInline, renderMarkdownLine, StreamingMarkdown } from "../../src/cli/render/markdown.js";
 import { ProgressThrottle } from "../../src/cli/render/progress-throttle.js";
 import { TurnView } from "../../src/cli/render/turn-view.js";
 
-const on = picocolors.createColors(true);
 const off = picocolors.createColors(false);
-
-describe("markdown rendering", () => {
-  it("styles bold, italics, inline code and links, leaving code untouched", () => {
-    expect(renderInline("a **b** *c* `**d**` [e](http://x)", on)).toBe(`a ${on.bold("b")} ${on.italic("c")} ${on.cyan("**d**")} ${on.underline("e")} ${on.dim("(http://x)")}`);
-  });
-
-  it("renders headings, bullets, numbered items and quotes", () => {
-    const state = { inCode: false };
-    expect(renderMarkdownLine("# Title", state, on)).toBe(on.bold(on.underline("Title")));
-    expect(renderMarkdownLine("## Part", state, on)).toBe(on.bold("Part"));
-    expect(renderMarkdownLine("  - item", state, on)).toBe(`  ${on.dim("•")} item`);
-    expect(renderMarkdownLine("2. second", state, on)).toBe(`${on.dim("2.")} second`);
-    expect(renderMarkdownLine("> quoted", state, on)).toBe(`${on.dim("│")} ${on.italic("quoted")}`);
-  });
-
-  it("leaves the lines of a fenced code block as they are, whatever they contain", () => {
-    const state = { inCode: false };
-    expect(renderMarkdownLine("```ts", state, on)).toBe(on.dim("── ts ──"));
-    expect(renderMarkdownLine("# not a heading **nor bold**", state, on)).toBe(on.cyan("# not a heading **nor bold**"));
-    expect(renderMarkdownLine("```", state, on)).toBe(on.dim("────"));
-    expect(state.inCode).toBe(false);
-  });
-
-  it("streams deltas at once and rewrites each finished line rendered, over the rows it wrapped onto", () => {
-    let out = "";
-    const md = new StreamingMarkdown((t) => (out += t), on, () => 4);
-    md.push("# He");
-    expect(out).toBe("# He");
-    md.push("llo\nplain");
-    md.end();
-    expect(out).toBe(`# Hello\x1b[1A\r\x1b[0J${on.bold(on.underline("Hello"))}\nplain\n`);
-  });
-});
 
 function turn(partial: Partial<TurnResult>): TurnResult {
   return {
@@ -70,7 +35,6 @@ describe("TurnView", () => {
       outColors: off,
       errColors: off,
       streamAnswer: options.streamAnswer ?? true,
-      markdown: false,
       showReasoning: false,
       verbose: options.verbose ?? false,
       endpoint: options.endpoint ?? (() => ({ url: "http://127.0.0.1:8000/v1", model: "qwen" })),

@@ -280,10 +280,10 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(run.stdout).toContain("42");
   });
 
-  it("summarises an image instead of printing base64", async () => {
+  it("summarises an image instead of printing base64: its type, pixel size and bytes", async () => {
     const run = await cli(["call", "get-tiny-image", "-c", everythingConfig]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^\[image image\/png, [\d.]+ (bytes|KB)\]$/m);
+    expect(run.stdout).toMatch(/^\[image image\/png, 20×20 px, [\d.]+ (bytes|KB)\]$/m);
     expect(run.stdout.length).toBeLessThan(400);
   });
 

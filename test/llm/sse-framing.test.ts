@@ -16,7 +16,8 @@ async function frame(pieces: string[], options: Partial<EventFramingOptions> = {
   const framed = source.pipeThrough(
     eventFramingStream({ maxEventBytes: 1024, onOversized: () => new Error("too large"), ...options }),
   );
-  for await (const chunk of framed) out.push(decoder.decode(chunk));
+  // Node's web streams are async iterable; highlight.js's types pull in the DOM's, which do not say so.
+  for await (const chunk of framed as AsyncIterable<Uint8Array>) out.push(decoder.decode(chunk));
   return out;
 }
 

@@ -32,7 +32,6 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
     outColors,
     errColors,
     streamAnswer: true,
-    markdown: false,
     showReasoning: options.verbose,
     verbose: options.verbose,
     endpoint: () => session.endpoint,

@@ -13,6 +13,8 @@ import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
 import { compactConversation, showUsage } from "./context-commands.js";
 import { showModels, switchModel } from "./model-command.js";
 import type { AgentSession } from "./session.js";
+import { saveToolImages, showToolResult } from "./tool-result-commands.js";
+import type { ToolResults } from "./tool-results.js";
 
 export interface SlashContext {
   session: AgentSession;
@@ -21,6 +23,8 @@ export interface SlashContext {
   columns: number;
   /** Aborted when the user cancels the command (Esc in the chat). */
   signal?: AbortSignal;
+  /** The tool results of this chat, for /result and /image. */
+  toolResults?: ToolResults;
 }
 
 interface SlashCommand {
@@ -123,6 +127,18 @@ const COMMANDS: SlashCommand[] = [
       if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },
+  },
+  {
+    name: "result",
+    usage: "/result [N]",
+    help: "show tool result N (default: the last) whole",
+    run: showToolResult,
+  },
+  {
+    name: "image",
+    usage: "/image [N] [FILE]",
+    help: "save the images of tool result N (default: the last with one) to FILE (default: image-N.png here)",
+    run: saveToolImages,
   },
   {
     name: "help",

@@ -59,7 +59,6 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
       outColors: colorsFor(stdout, env),
       errColors,
       streamAnswer: format === "text",
-      markdown: false,
       showReasoning: false,
       verbose: flags.verbose === true,
       endpoint: () => session.endpoint,

@@ -2,6 +2,7 @@ import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelco
 import { base64Bytes } from "../../agent/tool-result.js";
 import type { CallToolResult } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";
+import { describeMedia, formatBytes } from "./media.js";
 import { cleanTerminalText as clean } from "./terminal-text.js";
 
 /**
@@ -16,7 +17,7 @@ export function renderContentBlock(block: ContentBlock, c: Colors): string {
       return clean(block.text);
     case "image":
     case "audio":
-      return c.dim(clean(`[${block.type} ${block.mimeType}, ${formatBytes(base64Bytes(block.data))}]`));
+      return c.dim(clean(`[${describeMedia(block)}]`));
     case "resource_link":
       return c.dim(clean(`[resource link ${block.uri}${block.name && block.name !== block.uri ? ` "${block.name}"` : ""}${block.mimeType ? ` ${block.mimeType}` : ""}]`));
     case "resource": {
@@ -71,10 +72,4 @@ function textRepeats(content: ContentBlock[], structured: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

@@ -1,7 +1,6 @@
 import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import { summarizeContent } from "../../agent/tool-result.js";
 import type { Colors } from "./colors.js";
-import { StreamingMarkdown } from "./markdown.js";
 import { cleanTerminalText as clean, TerminalTextCleaner } from "./terminal-text.js";
 import { ProgressThrottle } from "./progress-throttle.js";
 
@@ -18,8 +17,6 @@ export interface TurnViewOptions {
   errColors: Colors;
   /** Stream the answer to stdout as it comes (chat); `run` prints the final answer itself. */
   streamAnswer: boolean;
-  /** Render markdown in the streamed answer (a terminal on stdout). */
-  markdown: boolean;
   /** Show the model's reasoning, dimmed, before its answer. */
   showReasoning: boolean;
   /** Trace every step on stderr, as `[toolbridge] ...` lines. */
@@ -37,7 +34,6 @@ const MAX_ARGS_SHOWN = 200;
  * work (tool calls, notices, errors, the verbose trace) on stderr.
  */
 export class TurnView {
-  private markdown: StreamingMarkdown | undefined;
   /** stdout has text with no newline yet. */
   private midLine = false;
   private inReasoning = false;
@@ -79,10 +75,7 @@ export class TurnView {
           this.endLine();
           this.writeOut("\n");
         }
-        if (this.options.markdown) {
-          this.markdown ??= new StreamingMarkdown((text) => this.writeOut(text), o, () => this.options.stdout.columns ?? 80);
-          this.markdown.push(text);
-        } else this.writeOut(text);
+        this.writeOut(text);
         this.midLine = !text.endsWith("\n");
         break;
       }
@@ -135,7 +128,6 @@ export class TurnView {
     const e = this.options.errColors;
     this.flushCleaners();
     this.endLine();
-    this.markdown = undefined;
     this.inReasoning = false;
     if (this.options.verbose && turn.status === "completed") this.trace(`model's final answer: ${clean(summarizeContent(turn.text, 200))}`);
     if (turn.limitReached) {
@@ -152,16 +144,14 @@ export class TurnView {
     if (reasoning !== "" && this.options.showReasoning) this.writeOut(this.options.outColors.dim(reasoning));
     const text = this.textCleaner.end();
     if (text !== "" && this.options.streamAnswer) {
-      if (this.markdown) this.markdown.push(text);
-      else this.writeOut(text);
+      this.writeOut(text);
       this.midLine = true;
     }
   }
 
   /** Ends a half-written stdout line, so stderr lines never land in the middle of the answer. */
   private endLine(): void {
-    if (this.markdown) this.markdown.end();
-    else if (this.midLine) this.writeOut("\n");
+    if (this.midLine) this.writeOut("\n");
     this.midLine = false;
   }
 

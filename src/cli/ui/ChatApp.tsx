@@ -1,5 +1,5 @@
-import { Box, Static, Text, useApp, useStdout } from "ink";
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { Box, Static, Text, useApp } from "ink";
+import { useEffect, useSyncExternalStore } from "react";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
@@ -17,6 +17,7 @@ import { QueuedView } from "./QueuedView.js";
 import { ServerQuestionView } from "./ServerQuestionView.js";
 import { useCompletion, type Completer } from "./use-completion.js";
 import { useKeys } from "./use-keys.js";
+import { useRedrawOnResize } from "./use-redraw-on-resize.js";
 import { useUiStore } from "./ui-store.js";
 
 /** What the screen holds besides the conversation: the prompt, the dialog's state, the quit hint. */
@@ -28,20 +29,6 @@ interface UiState {
   choiceIndex: number;
   /** Tab completion's list, while it is open. */
   completion: CompletionMenu | undefined;
-}
-
-/** The terminal's width, followed on resize, so what is drawn next fits it. */
-function useColumns(): number {
-  const { stdout } = useStdout();
-  const [columns, setColumns] = useState(stdout.columns || 80);
-  useEffect(() => {
-    const onResize = (): void => setColumns(stdout.columns || 80);
-    stdout.on("resize", onResize);
-    return () => {
-      stdout.off("resize", onResize);
-    };
-  }, [stdout]);
-  return columns;
 }
 
 export interface ChatAppProps {
@@ -63,7 +50,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
-  const width = useColumns();
+  const { columns: width, generation } = useRedrawOnResize();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
   const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
@@ -122,7 +109,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
   return (
     <Box flexDirection="column">
-      <Static items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
+      <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
       {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
       <QueuedView queue={state.queue} />

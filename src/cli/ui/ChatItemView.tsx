@@ -1,32 +1,15 @@
 import { Box, Text } from "ink";
 import type { Colors } from "../render/colors.js";
-import { renderMarkdownLine, type MarkdownState } from "../render/markdown.js";
+import { renderMarkdown } from "../render/markdown.js";
 import type { ChatItem } from "./chat-controller.js";
-import { isTableStart, renderTable, takeTable } from "./markdown-table.js";
 
 const RESULT_HEAD_LINES = 3;
 
-/** Markdown source as styled lines; Ink wraps them at the terminal's width at word boundaries; tables are fitted to it. */
-export function renderMarkdown(text: string, colors: Colors, width: number): string {
-  const state: MarkdownState = { inCode: false };
+/** The first lines of a result; when it was cut, where to read it whole. */
+function head(text: string, number: number): string {
   const lines = text.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
-    if (!state.inCode && isTableStart(lines, i)) {
-      const table = takeTable(lines, i);
-      out.push(renderTable(table.rows, table.align, width, colors));
-      i = table.next;
-      continue;
-    }
-    out.push(renderMarkdownLine(lines[i] ?? "", state, colors));
-    i += 1;
-  }
-  return out.join("\n");
-}
-
-function head(text: string): string {
-  const lines = text.split("\n");
-  return lines.length > RESULT_HEAD_LINES ? `${lines.slice(0, RESULT_HEAD_LINES).join("\n")}\n… (${lines.length - RESULT_HEAD_LINES} more lines)` : text;
+  const shown = lines.length > RESULT_HEAD_LINES ? `${lines.slice(0, RESULT_HEAD_LINES).join("\n")}\n…` : text;
+  return shown.endsWith("…") ? `${shown} (/result ${number} shows it whole)` : shown;
 }
 
 /** One finished piece of the conversation (Ink's `<Static>` draws each once). */
@@ -61,15 +44,21 @@ export function ChatItemView({ item, colors, width }: { item: ChatItem; colors: 
       return (
         <Box flexDirection="column">
           <Text>
-            {mark} <Text bold>{item.name}</Text>
+            {mark} <Text dimColor>[{item.number}]</Text> <Text bold>{item.name}</Text>
             <Text dimColor>
               ({item.args}) {Math.round(item.durationMs)} ms
             </Text>
           </Text>
-          <Box paddingLeft={2}>
+          <Box paddingLeft={2} flexDirection="column">
             <Text color={item.isError ? "red" : undefined} dimColor={!item.isError}>
-              {head(item.summary)}
+              {head(item.summary, item.number)}
             </Text>
+            {item.media.map((line, index) => (
+              <Text key={index} color="magenta">
+                {line}
+                {line.startsWith("image") && <Text dimColor> · /image {item.number} saves it</Text>}
+              </Text>
+            ))}
           </Box>
         </Box>
       );

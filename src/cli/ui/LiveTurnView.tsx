@@ -1,9 +1,9 @@
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
 import type { Colors } from "../render/colors.js";
+import { renderMarkdown } from "../render/markdown.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import type { LiveTurn } from "./chat-controller.js";
-import { renderMarkdown } from "./ChatItemView.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** Only the end of long thinking is shown live; all of it lands in the transcript above when it ends. */

@@ -6,7 +6,10 @@ import type { ContentPart, Message } from "../../llm/types.js";
 import { beginPromptTurn, messageInput, slashInput } from "../chat/chat-input.js";
 import { describeAttachment } from "../chat/mentions.js";
 import { runSlashCommand } from "../chat/slash-commands.js";
+import { ToolResults } from "../chat/tool-results.js";
+import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
+import { describeMediaIn } from "../render/media.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 import { ServerQuestions } from "./server-questions.js";
@@ -19,7 +22,8 @@ export type ChatItemBody =
   /** A finished piece of the answer (markdown source). */
   | { kind: "answer"; text: string }
   | { kind: "reasoning"; text: string }
-  | { kind: "tool"; name: string; args: string; summary: string; isError: boolean; durationMs: number; denied: boolean }
+  /** `number` is the call's number for /result and /image; `media` describes the images and sounds it returned. */
+  | { kind: "tool"; number: number; name: string; args: string; summary: string; media: string[]; isError: boolean; durationMs: number; denied: boolean }
   | { kind: "notice"; tone: "info" | "warning" | "error"; text: string }
   /** A slash command's output, styled by our own renderers. */
   | { kind: "output"; text: string }
@@ -90,6 +94,8 @@ export class ChatController {
   private reasoningCleaner = new TerminalTextCleaner();
   /** Servers' questions (sampling, forms, URLs, logins), shown one at a time. */
   readonly questions = new ServerQuestions((text) => this.show({ kind: "notice", tone: "info", text }));
+  /** Each tool call's result, for /result and /image. */
+  readonly toolResults = new ToolResults();
 
   constructor(
     private readonly session: AgentSession,
@@ -223,6 +229,7 @@ export class ChatController {
               print: (text) => this.show({ kind: "output", text }),
               columns: this.columns(),
               signal: this.turn.signal,
+              toolResults: this.toolResults,
             }).finally(() => (this.turn = undefined));
             if (result === "exit") return this.exit();
           }
@@ -249,6 +256,8 @@ export class ChatController {
       if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
       // The context length for the gauge: asked of the model server once per model.
       await untilAborted(this.session.usage.learnContextLength(), signal);
+      // Code in answers is highlighted; the grammars load once, on the first turn, never at start-up.
+      await untilAborted(loadHighlighter(), signal);
       if (signal.aborted) {
         this.show({ kind: "notice", tone: "info", text: "cancelled" });
         return;
@@ -306,9 +315,11 @@ export class ChatController {
         const started = current.running.find((call) => call.id === event.id);
         this.show({
           kind: "tool",
+          number: this.toolResults.add(event.name, event.result, event.summary),
           name: cleanTerminalText(event.name),
           args: started?.args ?? "",
           summary: cleanTerminalText(event.summary),
+          media: describeMediaIn(event.result),
           isError: event.isError,
           durationMs: event.durationMs,
           denied: event.outcome === "denied" || event.outcome === "not-approved",

@@ -4,6 +4,7 @@ import type { ApproveCallback } from "../../agent/approval.js";
 import { complete } from "../chat/completion.js";
 import { sessionCompletionSources } from "../chat/completion-sources.js";
 import type { AgentSession } from "../chat/session.js";
+import { loadHighlighter } from "../render/code-highlight.js";
 import { colorsFor, type Colors } from "../render/colors.js";
 import { configSource } from "../render/config-source.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -109,6 +110,8 @@ async function chatOn(session: AgentSession, instance: Instance, early: EarlyInp
   const sources = sessionCompletionSources(session);
   const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
   instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} complete={completer} />);
+  // The code highlighter's grammars load after the first frame, so the prompt never waits for them.
+  void loadHighlighter();
   const resumed = sessions ? await pickSession(sessions, controller, resume) : undefined;
   if (resumed) {
     try {

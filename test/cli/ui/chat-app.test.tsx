@@ -1,10 +1,11 @@
 import { render } from "ink-testing-library";
 import picocolors from "picocolors";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalAnswer } from "../../../src/agent/approval.js";
 import type { AgentEvent, TurnResult } from "../../../src/agent/events.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
 import { UsageMeter } from "../../../src/cli/chat/usage-meter.js";
+import { loadHighlighter } from "../../../src/cli/render/code-highlight.js";
 import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
 import { ChatController } from "../../../src/cli/ui/chat-controller.js";
 import { InputHistory } from "../../../src/cli/ui/history.js";
@@ -58,6 +59,8 @@ function fakeSession() {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 80));
 let unmount: (() => void) | undefined;
 afterEach(() => unmount?.());
+// A turn waits for the code highlighter once; loaded here, so the tests' timing does not include it.
+beforeAll(() => loadHighlighter());
 
 function mount() {
   const fake = fakeSession();

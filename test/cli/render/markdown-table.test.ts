@@ -1,25 +1,20 @@
 import picocolors from "picocolors";
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
-import { isTableStart, renderTable, takeTable } from "../../../src/cli/ui/markdown-table.js";
+import { renderTable } from "../../../src/cli/render/markdown-table.js";
 
 const plain = picocolors.createColors(false);
+const on = picocolors.createColors(true);
 
 describe("markdown tables", () => {
-  const source = ["| city | time |", "|:-----|-----:|", "| 台北 | 22:30 |", "| New York | 9:30 |", "", "after"];
-
-  it("finds a table and its rows, and where it ends", () => {
-    expect(isTableStart(source, 0)).toBe(true);
-    expect(isTableStart(["a | b", "not a rule"], 0)).toBe(false);
-    const table = takeTable(source, 0);
-    expect(table.rows).toEqual([["city", "time"], ["台北", "22:30"], ["New York", "9:30"]]);
-    expect(table.align).toEqual(["left", "right"]);
-    expect(table.next).toBe(4);
-  });
+  const rows = [
+    ["city", "time"],
+    ["台北", "22:30"],
+    ["New York", "9:30"],
+  ];
 
   it("aligns columns by terminal cells, wide characters counting two", () => {
-    const { rows, align } = takeTable(source, 0);
-    const lines = renderTable(rows, align, 80, plain).split("\n");
+    const lines = renderTable(rows, ["left", "right"], 80, plain).split("\n");
     const widths = new Set(lines.map((line) => stringWidth(line)));
     expect(widths.size).toBe(1);
     expect(lines).toContain("│ 台北     │ 22:30 │");
@@ -32,5 +27,13 @@ describe("markdown tables", () => {
     for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(40);
     const words = lines.flatMap((line) => line.split("│").map((cell) => cell.trim())).join(" ").split(/\s+/);
     for (const word of long.split(" ")) expect(words).toContain(word);
+  });
+
+  it("measures styled cells by what shows, and keeps the style on every line a cell wraps onto", () => {
+    const lines = renderTable([["k", "v"], ["a", on.bold("one two three four five six")]], ["left", "left"], 20, on).split("\n");
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(20);
+    const body = lines.filter((line) => line.includes("one") || line.includes("five"));
+    expect(body.length).toBeGreaterThan(1);
+    for (const line of body) expect(line).toContain("\x1b[1m");
   });
 });
