@@ -17,7 +17,7 @@ async function frame(pieces: string[], options: Partial<EventFramingOptions> = {
     eventFramingStream({ maxEventBytes: 1024, onOversized: () => new Error("too large"), ...options }),
   );
   // Node's web streams are async iterable; highlight.js's types pull in the DOM's, which do not say so.
-  for await (const chunk of framed as AsyncIterable<Uint8Array>) out.push(decoder.decode(chunk));
+  for await (const chunk of framed as unknown as AsyncIterable<Uint8Array>) out.push(decoder.decode(chunk));
   return out;
 }
 
