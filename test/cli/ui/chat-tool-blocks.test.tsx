@@ -3,6 +3,7 @@ import picocolors from "picocolors";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
+import { UsageMeter } from "../../../src/cli/chat/usage-meter.js";
 import { ChatController, type ChatItem } from "../../../src/cli/ui/chat-controller.js";
 import { ChatItemView } from "../../../src/cli/ui/ChatItemView.js";
 
@@ -22,7 +23,7 @@ async function afterTurn(events: AgentEvent[]) {
       return turn;
     },
   };
-  const controller = new ChatController({ agent } as unknown as AgentSession, plain, () => 80);
+  const controller = new ChatController({ agent, usage: new UsageMeter(() => "m", async () => []) } as unknown as AgentSession, plain, () => 80);
   controller.submit("go");
   await new Promise((resolve) => setTimeout(resolve, 20));
   while (controller.getState().live) await new Promise((resolve) => setTimeout(resolve, 20));
