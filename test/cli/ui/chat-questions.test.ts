@@ -10,29 +10,21 @@ import type { ChatItemBody } from "../../../src/cli/ui/chat-controller.js";
 import { connectQuestions } from "../../../src/cli/ui/chat-questions.js";
 import { ServerQuestions } from "../../../src/cli/ui/server-questions.js";
 import { Hub } from "../../../src/mcp/hub.js";
-import { TestAuthServer, TestResourceServer } from "../../support/oauth-server.js";
+import { hubNeedingLogin, type Cleanup } from "../../support/login-needed.js";
 import { fixture } from "../../mcp/processes.js";
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanup[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** A hub with one OAuth-protected server that needs a login, and the chat's questions connected to it. */
 async function setUp() {
-  const dir = mkdtempSync(join(tmpdir(), "toolbridge-chat-login-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  // A "browser" that follows the authorization URL through to the redirect.
-  writeFileSync(join(dir, "browser.mjs"), "await (await fetch(process.argv[2])).text();\n");
-  const auth = await new TestAuthServer().start();
-  const resource = await new TestResourceServer(auth).start();
-  cleanups.push(() => auth.stop(), () => resource.stop());
-  const hub = await Hub.connect({ protected: { url: resource.url } }, { oauthDir: join(dir, "oauth"), stderrLogFile: join(dir, "log") });
-  cleanups.push(() => hub.close());
+  const { hub, auth, browser } = await hubNeedingLogin("toolbridge-chat-login-", cleanups);
   const session = { hub, prompts: new PrompterSlot() } as unknown as AgentSession;
   const shown: ChatItemBody[] = [];
   const questions = new ServerQuestions();
-  const connected = connectQuestions(session, questions, (item) => shown.push(item), { BROWSER: `${process.execPath} ${join(dir, "browser.mjs")}` });
+  const connected = connectQuestions(session, questions, (item) => shown.push(item), { BROWSER: browser });
   cleanups.push(() => connected.disconnect());
   return { hub, auth, session, questions, shown, connected };
 }
