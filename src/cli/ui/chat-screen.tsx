@@ -1,0 +1,120 @@
+import type { Instance } from "ink";
+import { join } from "node:path";
+import type { ApproveCallback } from "../../agent/approval.js";
+import { complete } from "../chat/completion.js";
+import { sessionCompletionSources } from "../chat/completion-sources.js";
+import type { AgentSession } from "../chat/session.js";
+import { loadHighlighter } from "../render/code-highlight.js";
+import type { Colors } from "../render/colors.js";
+import { configSource } from "../render/config-source.js";
+import { cleanTerminalText } from "../render/terminal-text.js";
+import { renderConversation } from "../render/transcript-view.js";
+import { ChatApp } from "./ChatApp.js";
+import { ChatController } from "./chat-controller.js";
+import { connectQuestions } from "./chat-questions.js";
+import type { InputHistory } from "./history.js";
+import type { ChatUiIo, Env } from "./run-chat-ui.js";
+import { SavedSessions } from "./saved-sessions.js";
+import type { EarlyInput } from "./StartingApp.js";
+import { stateDir } from "./state-dir.js";
+
+// The chat's screen once the session is open. Loaded while the session opens, after the
+// starting screen is drawn, so the input box never waits for the agent's modules.
+
+export interface ChatScreen {
+  colors: Colors;
+  history: InputHistory;
+  io: ChatUiIo;
+  connectAsk: (ask: ApproveCallback) => void;
+  resume: ResumeChoice;
+}
+
+/** The chat proper, once the session is open: replaces the starting screen, sends what was typed ahead, runs until the user quits. */
+export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume }: ChatScreen): Promise<void> {
+  const sessions = savedSessions(io.env);
+  let id = SavedSessions.newId();
+  const autosave = (): void => {
+    const { agent } = session;
+    if (!sessions || agent.messages.length === 0) return;
+    try {
+      sessions.save(id, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
+    } catch {
+      // Not saved; the conversation goes on.
+    }
+  };
+  // Set below, once the controller exists: after each turn, a server that wants a login is offered one.
+  let afterTurn = (): void => undefined;
+  const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80, () => {
+    autosave();
+    afterTurn();
+  });
+  connectAsk(controller.ask);
+  const questions = connectQuestions(session, controller.questions, (item) => controller.show(item), io.env);
+  afterTurn = questions.afterTurn;
+  controller.show({ kind: "banner", ...banner(session) });
+  const unwatch = controller.watchServers();
+  const sources = sessionCompletionSources(session);
+  const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
+  instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} complete={completer} />);
+  // The code highlighter's grammars load after the first frame, so the prompt never waits for them.
+  void loadHighlighter();
+  const resumed = sessions ? await pickSession(sessions, controller, resume) : undefined;
+  if (resumed) {
+    try {
+      const transcript = sessions?.load(resumed);
+      if (transcript) {
+        session.agent.replaceMessages(transcript.messages);
+        id = resumed;
+        controller.show({ kind: "output", text: renderConversation(transcript.messages, colors) });
+        controller.show({ kind: "notice", tone: "info", text: `resumed ${resumed}: ${transcript.messages.length} messages` });
+      }
+    } catch (error) {
+      controller.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
+    }
+  }
+  for (const text of early.queued) controller.submit(text);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    unwatch();
+    questions.disconnect();
+  }
+}
+
+/** `chat --continue` (the last conversation) or `--resume [ID]` (that one, or a picker). */
+export interface ResumeChoice {
+  continueLast?: boolean;
+  resume?: string | true;
+}
+
+async function pickSession(sessions: SavedSessions, controller: ChatController, choice: ResumeChoice): Promise<string | undefined> {
+  if (typeof choice.resume === "string") return choice.resume;
+  if (!choice.continueLast && choice.resume !== true) return undefined;
+  const list = sessions.list();
+  if (list.length === 0) {
+    controller.show({ kind: "notice", tone: "info", text: "no saved conversation yet; starting a new one" });
+    return undefined;
+  }
+  if (choice.continueLast) return list[0]?.id;
+  const index = await controller.choose(
+    "Resume which conversation?",
+    list.map((s) => `${s.modifiedAt.toLocaleString()}  ${cleanTerminalText(s.title)}  (${s.messages} messages)`),
+  );
+  return index === undefined ? undefined : list[index]?.id;
+}
+
+function savedSessions(env: Env): SavedSessions | undefined {
+  try {
+    return new SavedSessions(join(stateDir(env), "sessions"));
+  } catch {
+    return undefined;
+  }
+}
+
+function banner(session: AgentSession): { title: string; detail: string } {
+  const servers = session.hub.servers().length;
+  return {
+    title: `toolbridge chat · ${cleanTerminalText(session.agent.model.modelId)} at ${cleanTerminalText(session.endpoint.url)}`,
+    detail: `${configSource(session.configPath)} · ${servers} server${servers === 1 ? "" : "s"} · /help for commands · Esc cancels an answer · Ctrl-D quits`,
+  };
+}
