@@ -38,7 +38,11 @@ export interface OpenHubOptions {
    * shows each server's state). The chat's prompt opens at once this way.
    */
   background?: boolean;
-  /** Log in through the browser to servers that ask for it; default: when on a terminal. */
+  /**
+   * Log in through the browser to servers that ask for it; default: when on a terminal and not
+   * `background` (whose servers are still connecting, so which ones ask would be a race: the
+   * front end offers their logins itself, with consent).
+   */
   login?: boolean;
 }
 
@@ -128,7 +132,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
-    if (options.login ?? (process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
+    if (options.login ?? (!options.background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = options.only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if ((options.warnFailures ?? true) && !options.background) {
