@@ -1,27 +1,21 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { Hub } from "../../src/mcp/hub.js";
+import { describe, expect, it } from "vitest";
+import type { Hub } from "../../src/mcp/hub.js";
 import { rejection } from "./hub-error.js";
 import type { HubEvent } from "../../src/mcp/types.js";
 import { freePort } from "../support/free-port.js";
 import { isAlive } from "../support/processes.js";
-import { expectNoChildren, fixture, waitUntil } from "./processes.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { fixture, waitUntil } from "./processes.js";
 
-const dir = mkdtempSync(join(tmpdir(), "toolbridge-faults-"));
-const logFile = join(dir, "servers.log");
+const hubs = hubPerTest("toolbridge-faults-");
+const { dir } = hubs;
+const logFile = hubs.stderrLogFile;
+/** The hub of the running test (closed after it by `hubPerTest`). */
 let hub: Hub | undefined;
-
-afterEach(async () => {
-  await hub?.close();
-  hub = undefined;
-  await expectNoChildren();
-});
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function state(name: string) {
   const found = hub?.servers().find((s) => s.name === name);
@@ -31,12 +25,11 @@ function state(name: string) {
 
 describe("servers that fail to start", () => {
   it("reports a missing command as failed, in one line, and still connects the others", async () => {
-    hub = await Hub.connect(
+    hub = await hubs.connect(
       {
         missing: { command: "toolbridge-no-such-command-xyz" },
         good: fixture("toy-server.mjs"),
       },
-      { stderrLogFile: logFile },
     );
     expect(state("missing")).toMatchObject({ status: "failed", error: "command not found: toolbridge-no-such-command-xyz" });
     expect(state("good").status).toBe("connected");
@@ -44,7 +37,7 @@ describe("servers that fail to start", () => {
   });
 
   it("reports a server that exits at once with the tail of its stderr", async () => {
-    hub = await Hub.connect({ dies: fixture("exit-at-once.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ dies: fixture("exit-at-once.mjs") });
     const dies = state("dies");
     expect(dies.status).toBe("failed");
     expect(dies.error).toContain("exited during startup");
@@ -55,12 +48,11 @@ describe("servers that fail to start", () => {
 
   it("fails a server that hangs on initialize at its startup timeout without holding up a good one", async () => {
     const started = Date.now();
-    hub = await Hub.connect(
+    hub = await hubs.connect(
       {
         hangs: { ...fixture("hang-on-initialize.mjs"), startupTimeoutMs: 800 },
         good: fixture("toy-server.mjs"),
       },
-      { stderrLogFile: logFile },
     );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(state("hangs")).toMatchObject({ status: "failed" });
@@ -69,13 +61,13 @@ describe("servers that fail to start", () => {
   });
 
   it("applies the hub's default startup timeout when the server sets none", async () => {
-    hub = await Hub.connect({ hangs: fixture("hang-on-initialize.mjs") }, { stderrLogFile: logFile, defaultStartupTimeoutMs: 500 });
+    hub = await hubs.connect({ hangs: fixture("hang-on-initialize.mjs") }, { defaultStartupTimeoutMs: 500 });
     expect(state("hangs").error).toContain("within 500 ms");
   });
 
   it("fails a server that writes garbage on stdout quickly, naming what it wrote", async () => {
     const started = Date.now();
-    hub = await Hub.connect({ noisy: fixture("garbage-stdout.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ noisy: fixture("garbage-stdout.mjs") });
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(state("noisy").status).toBe("failed");
     expect(state("noisy").error).toContain("not JSON-RPC on stdout");
@@ -83,7 +75,7 @@ describe("servers that fail to start", () => {
   });
 
   it("tolerates one banner line on stdout before a server speaks JSON-RPC", async () => {
-    hub = await Hub.connect({ banner: fixture("banner-then-mcp.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ banner: fixture("banner-then-mcp.mjs") });
     expect(state("banner").status).toBe("connected");
     const result = await hub.callTool("hello", {});
     expect(result.content).toEqual([{ type: "text", text: "hello" }]);
@@ -91,7 +83,7 @@ describe("servers that fail to start", () => {
 
   it("reports an unreachable URL as failed", async () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
-    hub = await Hub.connect({ remote: { url } }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ remote: { url } });
     expect(state("remote").status).toBe("failed");
     expect(state("remote").error).toBe(`cannot connect to ${url}: fetch failed: ECONNREFUSED`);
   });
@@ -105,7 +97,7 @@ describe("servers that fail to start", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      hub = await Hub.connect({ old: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Token": "secret" } } }, { stderrLogFile: logFile });
+      hub = await hubs.connect({ old: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Token": "secret" } } });
       expect(state("old").status).toBe("failed");
       expect(state("old").error).toBe(`cannot connect to http://127.0.0.1:${port}/mcp: Streamable HTTP: HTTP 405: Error POSTing to endpoint: no; legacy SSE: HTTP 404: Non-200 status code (404)`);
       expect(seen).toEqual([
@@ -127,7 +119,7 @@ describe("servers that fail to start", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      hub = await Hub.connect({ broken: { url: `http://127.0.0.1:${port}/mcp` } }, { stderrLogFile: logFile });
+      hub = await hubs.connect({ broken: { url: `http://127.0.0.1:${port}/mcp` } });
       expect(state("broken").status).toBe("failed");
       expect(state("broken").error).toBe(`cannot connect to http://127.0.0.1:${port}/mcp: HTTP 500: Error POSTing to endpoint: boom`);
       expect(requests).toBe(1);
@@ -138,14 +130,14 @@ describe("servers that fail to start", () => {
   });
 
   it("skips a disabled server and refuses calls to it", async () => {
-    hub = await Hub.connect({ off: { ...fixture("toy-server.mjs"), disabled: true } }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ off: { ...fixture("toy-server.mjs"), disabled: true } });
     expect(state("off").status).toBe("disabled");
     expect(hub.tools()).toEqual([]);
     expect((await rejection(hub.readResource("toy://toy/info", "off"))).code).toBe("server-unavailable");
   });
 
   it("writes servers' stderr to the log file, tagged with the server", async () => {
-    hub = await Hub.connect({ dies: fixture("exit-at-once.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ dies: fixture("exit-at-once.mjs") });
     await hub.close();
     expect(readFileSync(logFile, "utf8")).toMatch(/\[dies\] fatal: missing API_TOKEN/);
   });
@@ -153,7 +145,7 @@ describe("servers that fail to start", () => {
 
 describe("servers that die while in use", () => {
   it("ends a call in flight with an error as soon as the server is killed", async () => {
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs") });
     const pid = state("toy").pid as number;
     const call = hub.callTool("sleep", { ms: 60_000 });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -167,14 +159,14 @@ describe("servers that die while in use", () => {
   });
 
   it("ends a call whose tool makes the server exit, with the server's last stderr line", async () => {
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs") });
     const error = await rejection(hub.callTool("crash", {}));
     expect(error.code).toBe("server-unavailable");
     expect(error.message).toContain("crashing on purpose");
   });
 
   it("restarts a dead stdio server on next use and reports the restart", async () => {
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs") });
     const firstPid = state("toy").pid as number;
     const statuses: string[] = [];
     hub.on((event: HubEvent) => {
@@ -191,14 +183,13 @@ describe("servers that die while in use", () => {
 
   it("renews subscriptions after a restart within the request timeout, so a waiting call goes on", async () => {
     const marker = join(dir, "renew-first-run");
-    hub = await Hub.connect(
+    hub = await hubs.connect(
       {
         renew: {
           ...fixture("hang-on-renewed-subscribe.mjs", marker),
           toolTimeoutMs: 500,
         },
       },
-      { stderrLogFile: logFile },
     );
     try {
       await hub.subscribe("hang://a");
@@ -219,14 +210,13 @@ describe("servers that die while in use", () => {
     const marker = join(dir, "subscribe-hangs");
     writeFileSync(marker, "");
     try {
-      hub = await Hub.connect(
+      hub = await hubs.connect(
         {
           renew: {
             ...fixture("hang-on-renewed-subscribe.mjs", marker),
             toolTimeoutMs: 300,
           },
         },
-        { stderrLogFile: logFile },
       );
       const error = await rejection(hub.subscribe("hang://a"));
       expect(error.code).toBe("timeout");
@@ -237,7 +227,7 @@ describe("servers that die while in use", () => {
   });
 
   it("shows only the current process's stderr when a restarted server fails again", async () => {
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs") });
     await rejection(hub.callTool("crash", {}));
     expect(state("toy").stderrTail).toEqual(["crashing on purpose"]);
     await hub.callTool("pid", {});
@@ -247,7 +237,7 @@ describe("servers that die while in use", () => {
 
   it("gives up after three failed restarts and says so", async () => {
     const marker = join(dir, "refuse-to-start");
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs", "--fail-start-if-exists", marker) }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs", "--fail-start-if-exists", marker) });
     writeFileSync(marker, "");
     try {
       await rejection(hub.callTool("crash", {}));
@@ -268,9 +258,8 @@ describe("servers that die while in use", () => {
 
 describe("servers with odd tool lists", () => {
   it("exposes a tool a server lists twice once, as first listed, reachable by its alias too", async () => {
-    hub = await Hub.connect(
+    hub = await hubs.connect(
       { twice: fixture("lists-a-tool-twice.mjs") },
-      { stderrLogFile: logFile },
     );
     expect(hub.tools().map((t) => [t.name, t.description])).toEqual([
       ["echo", "first listing"],
@@ -282,7 +271,7 @@ describe("servers with odd tool lists", () => {
 
 describe("close()", () => {
   it("ends every child and leaves no process behind", async () => {
-    hub = await Hub.connect({ a: fixture("toy-server.mjs", "--name", "a"), b: fixture("toy-server.mjs", "--name", "b") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ a: fixture("toy-server.mjs", "--name", "a"), b: fixture("toy-server.mjs", "--name", "b") });
     const pids = hub.servers().map((s) => s.pid as number);
     expect(pids.every(isAlive)).toBe(true);
     await hub.close();
@@ -291,7 +280,7 @@ describe("close()", () => {
   });
 
   it("kills a server that ignores SIGTERM and its closed stdin", async () => {
-    hub = await Hub.connect({ stubborn: fixture("ignores-sigterm.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ stubborn: fixture("ignores-sigterm.mjs") });
     const pid = state("stubborn").pid as number;
     await hub.close();
     await waitUntil(() => !isAlive(pid), 2000, "the stubborn server to die");
@@ -299,14 +288,14 @@ describe("close()", () => {
   }, 15_000);
 
   it("offers closeSync for process exit handlers, which SIGKILLs every child at once", async () => {
-    hub = await Hub.connect({ stubborn: fixture("ignores-sigterm.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ stubborn: fixture("ignores-sigterm.mjs") });
     const pid = state("stubborn").pid as number;
     hub.closeSync();
     await waitUntil(() => !isAlive(pid), 2000, "the stubborn server to die");
   });
 
   it("is idempotent and makes later calls fail with code closed", async () => {
-    hub = await Hub.connect({ toy: fixture("toy-server.mjs") }, { stderrLogFile: logFile });
+    hub = await hubs.connect({ toy: fixture("toy-server.mjs") });
     await Promise.all([hub.close(), hub.close()]);
     expect((await rejection(hub.callTool("pid", {}))).code).toBe("closed");
   });
