@@ -1,17 +1,5 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import type { Hub } from "../mcp/hub.js";
@@ -39,38 +27,38 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered().map(toMcpTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', () => ({ tools: offered().map(toMcpTool) }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const tool = offered().find((candidate) => candidate.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (!policy.verdict(tool).allowed) {
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
     try {
-      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: extra.signal });
+      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal });
     } catch (error) {
       return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({ resources: (await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
+  server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: (await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     try {
       return await hub.readResource(request.params.uri);
     } catch (error) {
-      throw new McpError(ErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+  server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(await hub.prompts()).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  server.setRequestHandler('prompts/get', async (request) => {
     const entry = promptNames(await hub.prompts()).find((candidate) => candidate.exposed === request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
   });
   return mcp;

@@ -1,24 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type CompleteRequestParams,
-  type CompleteResult,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import type { RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -73,7 +54,7 @@ export class Connection {
   readonly state: ServerState;
   tools: Tool[] = [];
   resources: Resource[] = [];
-  resourceTemplates: ResourceTemplate[] = [];
+  resourceTemplates: ResourceTemplateType[] = [];
   prompts: Prompt[] = [];
 
   private client: Client | undefined;
@@ -160,7 +141,7 @@ export class Connection {
           return this.tasks.run(client, tool, args, requestOptions, options.onProgress);
         }
         const call = () =>
-          client.callTool({ name: tool, arguments: args }, undefined, {
+          client.callTool({ name: tool, arguments: args }, {
             ...requestOptions,
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
@@ -339,7 +320,7 @@ export class Connection {
       reconnectionOptions: reconnection,
       fetch: watchResponseStreams((ids, how) => {
         for (const id of ids) {
-          const error = { code: ErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+          const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
           streamable.onmessage?.({ jsonrpc: "2.0", id, error });
         }
       }, fetch),
@@ -350,7 +331,7 @@ export class Connection {
       await closeTransport(streamable);
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
       // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || isAuthStatus(error.code)) {
+      if (!(error instanceof SdkHttpError) || error.status < 400 || error.status >= 500 || isAuthStatus(error.status)) {
         throw error;
       }
       const sse = new SSEClientTransport(url, { ...requestInit, fetch });
@@ -400,16 +381,16 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.client === client) void this.refreshes.tools.request();
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
       if (this.client === client) void this.refreshes.resources.request();
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/prompts/list_changed', () => {
       if (this.client === client) void this.refreshes.prompts.request();
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
     });
     registerClientFeatures(client, {
@@ -588,14 +569,14 @@ export class Connection {
       this.setState({ needsLogin: true });
       return new HubError("needs-login", `${what} on server "${server}" needs a new login`, { server, cause: error });
     }
-    if (error instanceof McpError && isFromTransport(error.data)) {
+    if (error instanceof ProtocolError && isFromTransport(error.data)) {
       // Our transports' own error, standing in for a reply they could not deliver.
       return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       if (this.closing) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
       if (this.closeReason !== undefined) return new HubError("server-error", `${what} on server "${server}" failed: ${this.closeReason}`, { server, cause: error });
       const tail = this.tail.summary();
@@ -653,13 +634,13 @@ export class Connection {
     const config = this.config;
     const authFailure = this.auth?.describeFailure(error);
     if (authFailure !== undefined) return authFailure;
-    if (error instanceof StreamableHTTPError && typeof error.code === "number" && isAuthStatus(error.code)) {
-      return authenticationRequired(error.code, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
+    if (error instanceof SdkHttpError && isAuthStatus(error.status)) {
+      return authenticationRequired(error.status, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
     }
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return isStdioServer(config) ? "the process exited during startup" : "the server closed the connection during startup";
     }
     if (!isStdioServer(config)) return `cannot connect to ${(config as RemoteServerConfig).url}: ${describe(error)}`;
@@ -702,14 +683,14 @@ function isFromTransport(data: unknown): boolean {
 function tooLargeMessage(error: unknown): string | undefined {
   if (error instanceof MessageTooLargeError) return error.message;
   if (error instanceof Error && error.cause instanceof MessageTooLargeError) return error.cause.message;
-  if (error instanceof McpError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
+  if (error instanceof ProtocolError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
     return error.message.replace(/^MCP error -?\d+: /, "");
   }
   return undefined;
 }
 
 function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */
@@ -720,9 +701,10 @@ function isUnparsableOutput(error: Error): boolean {
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number" && error.code > 0) {
+  const status = error instanceof SdkHttpError ? error.status : error instanceof SseError ? error.code : undefined;
+  if (typeof status === "number" && status > 0) {
     const message = error.message.replace(/^(Streamable HTTP error|SSE error): /, "");
-    return `HTTP ${error.code}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+    return `HTTP ${status}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
   }
   const cause = error.cause;
   const causeText =

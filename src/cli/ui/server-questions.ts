@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
 import { formFields } from "../prompts/elicitation-fields.js";
 import type { QuestionDialogs } from "../prompts/prompter.js";

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { createPrivateKeyJwtAuth, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import type { TokenStore } from "./token-store.js";
 

@@ -1,5 +1,5 @@
-import { auth, extractWWWAuthenticateParams, UnauthorizedError, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { OAuthDiscoveryState, FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
 import { StoredOAuthProvider } from "./provider.js";
