@@ -1,5 +1,6 @@
 import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
-import type { RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/core";
+import type { StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -42,6 +43,9 @@ const RESTART_BACKOFF_MS = 200;
 const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
+
+/** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
+const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
 
 type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
 
@@ -143,6 +147,9 @@ export class Connection {
         const call = () =>
           client.callTool({ name: tool, arguments: args }, {
             ...requestOptions,
+            // The definition this hub listed: v2 checks structuredContent against its outputSchema
+            // (and mirrors declared argument headers) from it, since our listing bypasses its cache.
+            ...(listed ? { toolDefinition: listed } : {}),
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
           });
@@ -437,38 +444,52 @@ export class Connection {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
     const server = this.name;
-    const paginate = <R extends { nextCursor?: string | undefined }, T extends { name: string }>(
-      method: string,
-      list: (params: { cursor?: string }) => Promise<R>,
+    const list = <R extends { nextCursor?: string | undefined }, T>(
+      method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list",
+      key: string,
+      schema: { parse(value: unknown): R },
       items: (result: R) => T[],
-    ) => paginateEntries({ server, method }, list, items).then((entries) => this.withinDepth(entries, method));
+    ) => paginateEntries({ server, method }, (params) => this.listPage(client, method, key, schema, params, options), items);
     if (kind === "tools") {
-      this.tools = capabilities.tools
-        ? await paginate("tools/list", (params) => client.listTools(params, options), (r) => r.tools)
-        : [];
+      this.tools = capabilities.tools ? await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools) : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates] = capabilities.resources
         ? await Promise.all([
-            paginate("resources/list", (params) => client.listResources(params, options), (r) => r.resources),
-            paginate(
-              "resources/templates/list",
-              (params) => client.listResourceTemplates(params, options),
-              (r) => r.resourceTemplates,
-            ),
+            list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources),
+            list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates),
           ])
         : [[], []];
     } else {
-      this.prompts = capabilities.prompts
-        ? await paginate("prompts/list", (params) => client.listPrompts(params, options), (r) => r.prompts)
-        : [];
+      this.prompts = capabilities.prompts ? await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts) : [];
     }
   }
 
+  /**
+   * One page of a list, as a raw request: v2's list verbs walk every page themselves, past our
+   * caps (listing.ts), and its parse recurses into each entry's schemas, so one entry nested
+   * without end would overflow the stack and lose the whole list. Such entries are dropped
+   * first (with a log line); the rest is then held to the spec's schema.
+   */
+  private async listPage<R>(
+    client: Client,
+    method: string,
+    key: string,
+    schema: { parse(value: unknown): R },
+    params: { cursor?: string },
+    options: RequestOptions,
+  ): Promise<R> {
+    const raw = await client.request({ method, params }, UNPARSED, options);
+    const page = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
+    const entries = page?.[key];
+    return schema.parse(Array.isArray(entries) ? { ...page, [key]: this.withinDepth(entries, method) } : raw);
+  }
+
   /** A list's entries without those nested past MAX_JSON_DEPTH (a tool's schema, say), each dropped with a log line. */
-  private withinDepth<T extends { name: string }>(entries: T[], method: string): T[] {
+  private withinDepth(entries: unknown[], method: string): unknown[] {
     return entries.filter((entry) => {
       if (!nestedDeeperThan(entry)) return true;
-      this.options.log.write(this.name, `${method}: left out "${entry.name}": ${tooDeep("its entry")}`);
+      const name = (entry as { name?: unknown }).name;
+      this.options.log.write(this.name, `${method}: left out "${typeof name === "string" ? name : "?"}": ${tooDeep("its entry")}`);
       return false;
     });
   }
