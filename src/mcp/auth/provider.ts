@@ -36,8 +36,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
-    /** Checks what discovery found before anything is sent to it (throws to stop the flow). */
-    private readonly onDiscovery: (state: OAuthDiscoveryState) => void = () => undefined,
   ) {
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
       this.addClientAuthentication = createPrivateKeyJwtAuth({
@@ -158,7 +156,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.onDiscovery(state);
     this.discovery = state;
   }
 

@@ -1,5 +1,5 @@
 import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client";
-import type { OAuthDiscoveryState, FetchLike } from "@modelcontextprotocol/client";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
 import { StoredOAuthProvider } from "./provider.js";
@@ -40,7 +40,7 @@ export class OAuthSession {
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
   ) {
-    this.provider = new StoredOAuthProvider(server, url, settings, store, checkIssuer);
+    this.provider = new StoredOAuthProvider(server, url, settings, store);
   }
 
   /** True once the server asked for an authorization that only a (new) login can give. */
@@ -169,16 +169,6 @@ export function oauthSessionFor(name: string, config: ServerConfig, store: Token
 export function authenticationRequired(status: number, said: string, why: string): string {
   const quoted = said.replace(/\s+/g, " ").trim().slice(0, QUOTED_BODY_CHARS);
   return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
-}
-
-/** RFC 8414 §3.3: the metadata must name the issuer it was fetched for, else an attacker's server could pose as it. */
-function checkIssuer(state: OAuthDiscoveryState): void {
-  const issuer = state.authorizationServerMetadata?.issuer;
-  if (issuer === undefined || !state.resourceMetadata) return;
-  const trim = (url: string) => url.replace(/\/+$/, "");
-  if (trim(issuer) !== trim(String(state.authorizationServerUrl))) {
-    throw new Error(`the authorization server ${state.authorizationServerUrl} names another issuer in its metadata (${issuer.slice(0, 200)}); refusing to log in`);
-  }
 }
 
 function withBearer(init: RequestInit | undefined, token: string): RequestInit | undefined {
