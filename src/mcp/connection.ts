@@ -33,6 +33,7 @@ import { paginate as paginateEntries } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
+import { withTimeout } from "./time-limit.js";
 import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, TaskMode } from "./types.js";
@@ -149,27 +150,33 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    // Progress restarts the idle timeout; this one ends the call however much progress comes.
-    const total = AbortSignal.timeout(this.maxToolTimeMs);
     const what = `tools/call ${tool}`;
-    const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
+    const max = this.maxToolTimeMs;
+    // A task's wait spans many requests: its cap is a signal. A plain call's is the SDK's maxTotalTimeout, checked at each
+    // progress notification, with the idle timeout never above it: no timer or signal of our own on the common path.
+    const total = () => AbortSignal.timeout(max);
+    let taskCap: AbortSignal | undefined;
     try {
-      return (await this.request(what, { ...options, signal }, (client, requestOptions) => {
+      return (await this.request(what, options, (client, requestOptions) => {
         const listed = this.tools.find((t) => t.name === tool);
         if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, taskProtocolFor(client).supported(client), requestOptions.timeout)) {
-          return this.tasks.run(client, tool, args, requestOptions, options.onProgress);
+          taskCap = total();
+          const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
+          return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
         }
         const call = () =>
           client.callTool({ name: tool, arguments: args }, undefined, {
             ...requestOptions,
+            timeout: Math.min(requestOptions.timeout, max),
+            maxTotalTimeout: max,
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
           });
         return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
       })) as CallToolResult;
     } catch (error) {
-      if (!total.aborted || options.signal?.aborted) throw error;
-      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${this.maxToolTimeMs} ms (maxToolTimeMs)`, {
+      if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
+      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, {
         server: this.name,
         cause: error,
       });
@@ -685,11 +692,6 @@ function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
-}
-
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
 }
@@ -706,6 +708,16 @@ function tooLargeMessage(error: unknown): string | undefined {
     return error.message.replace(/^MCP error -?\d+: /, "");
   }
   return undefined;
+}
+
+/**
+ * Whether a call's timeout was its total cap: the SDK's maxTotalTimeout, or the idle timeout
+ * when the cap was below it and stood in for it (`idleWasCap`).
+ */
+function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
+  const cause = error instanceof HubError ? error.cause : error;
+  if (!(cause instanceof McpError) || cause.code !== ErrorCode.RequestTimeout) return false;
+  return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
 }
 
 function isConnectionClosed(error: unknown): boolean {

@@ -6,6 +6,7 @@ import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcont
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
+import { withTimeout } from "./time-limit.js";
 
 export interface StdioServerParameters {
   command: string;
@@ -118,7 +119,7 @@ export class ProcessGroupTransport implements Transport {
     } catch {
       // already closed
     }
-    await Promise.race([this.exited, delay(this.graceMs)]);
+    await withTimeout(this.exited, this.graceMs);
     await this.endGroup(true);
     this.finish();
   }
@@ -151,7 +152,7 @@ export class ProcessGroupTransport implements Transport {
     const deadline = Date.now() + this.graceMs;
     while (groupAlive(pid, child) && Date.now() < deadline) await delay(25);
     if (groupAlive(pid, child)) signalGroup(pid, "SIGKILL");
-    await Promise.race([this.exited, delay(this.graceMs)]);
+    await withTimeout(this.exited, this.graceMs);
     await forgetProcessGroup(pid);
   }
 
