@@ -121,9 +121,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     ...options.handlers?.(loaded.config),
   };
   let ready = Promise.resolve();
-  // One server is waited for: the command needs it, and there are no others to start meanwhile.
-  const background = options.background === true && only === undefined;
-  if (background) {
+  if (options.background) {
     const start = Hub.start(servers, hubOptions);
     hub = start.hub;
     ready = start.ready;
@@ -137,12 +135,16 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
-    if (options.login ?? (!background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
+    if (options.login ?? (!options.background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
-    if ((options.warnFailures ?? true) && !background) warnFailedServers(connected.value, env);
+    if ((options.warnFailures ?? true) && !options.background) {
+      for (const state of connected.value.servers()) {
+        if (state.status === "failed") warn(unavailable(state), env);
+      }
+    }
     // In the background the servers have not listed their tools yet.
-    if (!background) for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
+    if (!options.background) for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
     started = true;
     if (options.leaveSigint) process.off("SIGINT", onSignal);
     const opened: HubHandle<T> = {
@@ -214,13 +216,6 @@ export async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, str
     await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {
       warn(`could not log in to server "${state.name}": ${errorLine(error)}`, env);
     });
-  }
-}
-
-/** One line on stderr per server that failed to start, saying why (or that it needs a login). */
-export function warnFailedServers(hub: Hub, env: Readonly<Record<string, string | undefined>>): void {
-  for (const state of hub.servers()) {
-    if (state.status === "failed") warn(unavailable(state), env);
   }
 }
 

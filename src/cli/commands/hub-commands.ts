@@ -56,8 +56,8 @@ export const ROOT_OPTION = [
 ] as const;
 
 /** What every hub command passes to openHub; on a terminal, each server's start-up shows on stderr as it happens. */
-function hubOptions(options: ConfigOption, only?: string, status = startupStatus(process.stderr, process.env)): OpenHubOptions {
-  return { config: options.config, onHubEvent: status, ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
+function hubOptions(options: ConfigOption, only?: string): OpenHubOptions {
+  return { config: options.config, onHubEvent: startupStatus(process.stderr, process.env), ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
 }
 
 /** The configured server a qualified name (`server__tool`) names, if any: the only one `call` then starts. */
@@ -65,31 +65,6 @@ function serverOfQualifiedName(tool: string, names: readonly string[]): string |
   const matching = names.filter((name) => tool.startsWith(`${name}__`) || tool.startsWith(`${sanitizeName(name)}__`));
   // "a__b__c" names server "a__b" before server "a".
   return matching.sort((a, b) => b.length - a.length)[0];
-}
-
-/**
- * Waits until a server offering `name` is up, or every server has connected or failed,
- * whichever comes first: a plain name needs only the server that has it, however slowly
- * others start. When none offers it, what the servers that did not start need is said.
- */
-async function untilOffered(opened: OpenedHub, name: string): Promise<void> {
-  const { findTool } = await import("../tool-lookup.js");
-  const offered = (): boolean => findTool(opened.hub.tools(), name) !== undefined;
-  let stop = (): void => undefined;
-  const found = new Promise<void>((resolve) => {
-    stop = opened.hub.on(() => {
-      if (offered()) resolve();
-    });
-  });
-  try {
-    if (!offered()) await Promise.race([found, opened.ready]);
-  } finally {
-    stop();
-  }
-  if (offered()) return;
-  const { logInWhereAsked, warnFailedServers } = await import("../open-hub.js");
-  if (process.stdin.isTTY && process.stderr.isTTY) await logInWhereAsked(opened.hub, process.env);
-  if (!offered()) warnFailedServers(opened.hub, process.env);
 }
 
 function listing(): ListingOptions {
@@ -195,18 +170,13 @@ export function registerHubCommands(program: Command): void {
         const { callClientHandlers } = await import("../call-client.js");
         const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
-        const status = startupStatus(process.stderr, process.env);
         const open: OpenHubOptions = {
-          ...hubOptions(options, undefined, status),
+          ...hubOptions(options),
           handlers: callClientHandlers(options, process.env, slot),
-          // `server__tool` starts that server alone; a plain name waits only for a server that offers it.
+          // `server__tool` starts that server alone. A plain name needs every server's list: which one offers it, and whether two do.
           serverFor: (names) => serverOfQualifiedName(tool, names),
-          background: true,
         };
-        await withHub(open, async (opened) => {
-          const { hub, signal } = opened;
-          await untilOffered(opened, tool);
-          status.stop();
+        await withHub(open, async ({ hub, signal }) => {
           // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
           const { checkArguments, findTool } = await import("../tool-lookup.js");
           const found = findTool(hub.tools(), tool);

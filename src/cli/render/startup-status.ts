@@ -8,13 +8,10 @@ import { cleanTerminalText } from "./terminal-text.js";
  * (`servers: time ✓  math …  github ✗`), so a server that hangs is seen hanging rather
  * than as a blank screen. Cleared once no server is starting any more (failures are
  * warned about on their own lines after it); later reconnections are not shown here.
- * Give the returned listener to the hub as it starts (`onHubEvent`); `stop()` clears the line
- * early, for a command that goes on with the servers it needs while others still start.
+ * Give the returned listener to the hub as it starts (`onHubEvent`).
  */
-export type StartupStatus = ((event: HubEvent) => void) & { stop(): void };
-
-export function startupStatus(stderr: NodeJS.WriteStream, env: Readonly<Record<string, string | undefined>>): StartupStatus {
-  if (!stderr.isTTY) return Object.assign(() => {}, { stop: () => {} });
+export function startupStatus(stderr: NodeJS.WriteStream, env: Readonly<Record<string, string | undefined>>): (event: HubEvent) => void {
+  if (!stderr.isTTY) return () => {};
   const c = colorsFor(stderr, env);
   const states = new Map<string, ServerState>();
   let over = false;
@@ -29,18 +26,13 @@ export function startupStatus(stderr: NodeJS.WriteStream, env: Readonly<Record<s
     // Within the terminal's width, so the line never wraps and \r always returns to its start.
     stderr.write(`\r\x1b[2K${fits(parts, stderr.columns) ? line : `${c.dim("servers:")} ${countLine([...states.values()])}`}`);
   };
-  const stop = (): void => {
-    if (over) return;
-    over = true;
-    if (states.size > 0) stderr.write("\r\x1b[2K");
-  };
-  const listen = (event: HubEvent): void => {
+  return (event) => {
     if (over || event.type !== "server-status" || event.state.status === "disabled" || event.state.status === "closed") return;
     states.set(event.state.name, event.state);
     if ([...states.values()].some((state) => state.status === "connecting")) return draw();
-    stop();
+    over = true;
+    stderr.write("\r\x1b[2K");
   };
-  return Object.assign(listen, { stop });
 }
 
 function fits(parts: string[], columns: number | undefined): boolean {
