@@ -60,6 +60,12 @@ const MAX_RESTARTS = 3;
 const RESTART_BACKOFF_MS = 200;
 /** The SDK's own defaults for resuming a Streamable HTTP event stream. */
 const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
+/**
+ * The Streamable HTTP event stream cut at maxMessageBytes this many times is not opened again: a server
+ * that fills it without end would otherwise be read for ever. Each reopening waits STREAM_CUT_BACKOFF times longer.
+ */
+const MAX_STREAM_CUTS = 3;
+const STREAM_CUT_BACKOFF = 2;
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
 
@@ -88,6 +94,8 @@ export class Connection {
   private closing = false;
   private terminating = false;
   private reconnection: typeof STREAM_RECONNECTION | undefined;
+  /** How often this session's event stream was cut at maxMessageBytes. */
+  private streamCuts = 0;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
   /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
@@ -341,6 +349,7 @@ export class Connection {
     // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
     const reconnection = { ...STREAM_RECONNECTION };
     this.reconnection = reconnection;
+    this.streamCuts = 0;
     const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
       ...requestInit,
       reconnectionOptions: reconnection,
@@ -580,9 +589,25 @@ export class Connection {
    */
   private onOversizedStream(error: MessageTooLargeError): void {
     this.options.log.write(this.name, `stream closed: ${error.message}`);
+    if (this.state.transport === "streamable-http") return this.backOffStream();
     if (this.state.transport !== "sse" || !this.client) return;
     this.oversized = error;
     void this.client.close();
+  }
+
+  /** The SDK reopens the event stream: later each time it is cut, and not at all after MAX_STREAM_CUTS, saying so once. */
+  private backOffStream(): void {
+    const reconnection = this.reconnection;
+    if (!reconnection || reconnection.maxRetries === 0) return;
+    this.streamCuts++;
+    if (this.streamCuts < MAX_STREAM_CUTS) {
+      reconnection.initialReconnectionDelay = Math.min(reconnection.initialReconnectionDelay * STREAM_CUT_BACKOFF, reconnection.maxReconnectionDelay);
+      return;
+    }
+    reconnection.maxRetries = 0;
+    const text = `stopped reopening the server's event stream after ${MAX_STREAM_CUTS} cuts at maxMessageBytes: its notifications (list changes, logs) no longer arrive; calls still work`;
+    this.options.log.write(this.name, text);
+    this.options.emit({ type: "log", server: this.name, level: "warning", text });
   }
 
   private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number): HubError {
