@@ -198,7 +198,6 @@ async function connectTimes(): Promise<void> {
   console.table(rows);
 }
 
-export { roundTrips };
 export async function run(): Promise<void> {
   await roundTrips();
   await connectTimes();
