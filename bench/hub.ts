@@ -130,6 +130,8 @@ async function roundTrips(): Promise<void> {
   const connected = [];
   for (const peer of peers) connected.push({ peer, ...(await peer.connect(1)) });
   const samples = new Map<string, number[]>(peers.map((p) => [p.name, []]));
+  // This process's CPU per call, the client's own cost: the server's is in another process.
+  const cpu = new Map<string, number>(peers.map((p) => [p.name, 0]));
   try {
     for (const { echo } of connected) for (let i = 0; i < WARMUP; i++) await echo("warm");
     // Interleaved in rounds, so that a slow phase of this shared machine hits every peer alike.
@@ -137,11 +139,14 @@ async function roundTrips(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const { peer, echo } of connected) {
         const list = samples.get(peer.name) as number[];
+        const cpuStart = process.cpuUsage();
         for (let i = 0; i < CALLS / rounds; i++) {
           const started = performance.now();
           await echo("x");
           list.push(performance.now() - started);
         }
+        const used = process.cpuUsage(cpuStart);
+        cpu.set(peer.name, (cpu.get(peer.name) ?? 0) + used.user + used.system);
       }
     }
   } finally {
@@ -159,6 +164,8 @@ async function roundTrips(): Promise<void> {
       "p99 ms": p99(peer.name).toFixed(3),
       "p50 vs faster SDK": `${(p50(peer.name) / p50(fastest)).toFixed(3)}x`,
       "p99 vs faster SDK": `${(p99(peer.name) / p99(fastest)).toFixed(3)}x`,
+      "CPU µs/call": ((cpu.get(peer.name) ?? 0) / CALLS).toFixed(0),
+      "CPU vs faster SDK": `${((cpu.get(peer.name) ?? 0) / (cpu.get(fastest) ?? 1)).toFixed(3)}x`,
     })),
   );
 }
