@@ -414,7 +414,8 @@ export class Connection {
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
-    client.onerror = (error) => {
+    // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
+    transport.onerror = (error) => {
       if (!isUnparsableOutput(error)) return;
       this.options.log.write(this.name, `stdout is not JSON-RPC: ${describe(error)}`);
       // Some servers print a banner before they start speaking JSON-RPC; give them a moment.
@@ -793,6 +794,18 @@ function exitedOnProbe(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
 }
 
+/**
+ * What went wrong under v2's "version negotiation failed" when the server/discover probe met a
+ * network error (its cause) or an HTTP error (its body), as the same request would say without the probe.
+ */
+function probeFailure(error: unknown): unknown {
+  if (!(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return error;
+  if (error instanceof SdkHttpError && typeof error.data.text === "string" && error.data.text) {
+    return new SdkHttpError(error.code, `Error POSTing to endpoint: ${error.data.text}`, error.data);
+  }
+  return error.cause instanceof Error && !(error instanceof SdkHttpError) ? error.cause : error;
+}
+
 function isConnectionClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
 }
@@ -804,6 +817,7 @@ function isUnparsableOutput(error: Error): boolean {
 
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
 function describe(error: unknown): string {
+  error = probeFailure(error);
   if (!(error instanceof Error)) return String(error);
   const status = error instanceof SdkHttpError ? error.status : error instanceof SseError ? error.code : undefined;
   if (typeof status === "number" && status > 0) {
