@@ -27,7 +27,7 @@ describe("a server that speaks only 2026-07-28", () => {
     const states = Object.fromEntries(hub.servers().map((state) => [state.name, state]));
     expect(states.modern).toMatchObject({ status: "connected", protocolVersion: "2026-07-28", serverName: "modern-only" });
     expect(states.everything).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
-    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["echo", "interview", "schema-2020", "whoami"]);
+    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["interview", "modern__echo", "schema-2020", "whoami"]);
     expect(text(await hub.callTool("modern__echo", { text: "hi" }))).toBe("hi");
     expect(text(await hub.callTool("everything__echo", { message: "hi" }))).toContain("hi");
   }, 30_000);
