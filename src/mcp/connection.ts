@@ -283,6 +283,7 @@ export class Connection {
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
       ]);
       if (this.closing) throw new HubError("closed", "the hub was closed");
+      await this.listenForChanges(opened.client);
       this.everConnected = true;
       const info = opened.client.getServerVersion();
       this.setState({
@@ -466,6 +467,24 @@ export class Connection {
       pid: () => (this.transport instanceof ProcessGroupTransport ? (this.transport.pid ?? undefined) : undefined),
       log: (line) => this.options.log.write(this.name, line),
       logLevel: this.config.logLevel ?? DEFAULT_LOG_LEVEL,
+    });
+  }
+
+  /**
+   * A 2026-07-28 server sends list changes only on a subscriptions/listen stream: one is opened for
+   * the lists it says change (the notifications reach the handlers a 2025 server's would). A refusal is logged.
+   */
+  private async listenForChanges(client: Client): Promise<void> {
+    if (client.getProtocolEra() !== "modern") return;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    await client.listen(filter, { timeout: this.startupTimeoutMs }).catch((error: unknown) => {
+      this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
     });
   }
 
