@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
-import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
+import { ApiKeys, corsHeaders } from "./access.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
 import { HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer, type HubServerSource } from "./hub-server.js";
@@ -11,6 +11,9 @@ import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
 import type { Hub } from "../mcp/hub.js";
+import { handleCreateResponse, handleStoredResponse } from "./responses.js";
+import { DEFAULT_STORE_TTL_SECONDS, StateUnavailableError, type GatewayState } from "./state.js";
+import { openEmbeddedState } from "./state-embedded.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
 import { ApprovalAnswerSchema, parseBody, PendingApprovals, sendTranscript, sendWebFile, streamWebTurn, TranscriptRequestSchema, WebTurnSchema } from "./web-chat.js";
 
@@ -35,6 +38,10 @@ export interface GatewayOptions {
   allowedHosts?: readonly string[];
   maxRequestBytes?: number;
   maxConcurrentPerKey?: number;
+  /** Requests one key may make a minute; no limit unless given. */
+  maxRequestsPerMinute?: number;
+  /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
+  state?: GatewayState;
   log?: Logger;
 }
 
@@ -46,7 +53,7 @@ export interface GatewayHandle {
 }
 
 /** A route's work once the caller is known and admitted. */
-type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal }) => Promise<void>;
+type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -69,7 +76,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   const log = options.log ?? silentLogger;
   const metrics = new GatewayMetrics();
   const keys = new ApiKeys(options.apiKeys ?? []);
-  const limit = new ConcurrencyLimit(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
+  const limits = { maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY, ...(options.maxRequestsPerMinute ? { maxRequestsPerMinute: options.maxRequestsPerMinute } : {}) };
+  // A state made here is this gateway's to close; one given is the caller's.
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await openEmbeddedState({ ttlSeconds: DEFAULT_STORE_TTL_SECONDS, limits }));
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const cors = new Set(options.corsOrigins ?? []);
   const runner = new TurnRunner({ ...options.settings, tools: options.hub }, metrics);
@@ -101,6 +111,19 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         log,
         requestId,
         toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
+      });
+    },
+    "POST /v1/responses": async (req, res, { requestId, signal, caller }) => {
+      await handleCreateResponse(await readJsonBody(req, maxBytes), {
+        res,
+        signal,
+        runner,
+        model: requireModel,
+        store: state.responses,
+        servers: options.settings.servers,
+        log,
+        requestId,
+        caller,
       });
     },
     // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions.
@@ -169,25 +192,36 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const key = `${req.method ?? "GET"} ${path}`;
     const free = open[key];
     if (free) {
-      await free(req, res, { requestId, signal });
+      await free(req, res, { requestId, signal, caller: "anonymous" });
       return "anonymous";
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
     if (req.method === "GET" && (await sendWebFile(path, res))) return "anonymous";
-    const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
+    const route: Route | undefined = Object.hasOwn(routes, key)
+      ? routes[key]
+      : path.startsWith("/v1/responses/")
+        ? async (routeReq, res, { caller }) => {
+            const query = new URL(routeReq.url ?? "/", "http://gateway").searchParams;
+            if (!(await handleStoredResponse(routeReq.method ?? "GET", path, query, { res, store: state.responses, caller }))) {
+              throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
+            }
+          }
+        : undefined;
     if (!route) throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
     const caller = keys.identify(req.headers);
     if (caller === undefined) {
       throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key>", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
     }
-    const release = limit.acquire(caller);
-    if (!release) {
-      throw new HttpError(429, `Too many requests at once for this key (at most ${limit.perCaller}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
+    const admitted = await state.limits.admit(caller);
+    if ("refused" in admitted) {
+      throw admitted.refused === "rate"
+        ? new HttpError(429, `Too many requests this minute for this key (at most ${limits.maxRequestsPerMinute}; gateway.maxRequestsPerMinute)`, "rate_limit_error", "rate_limit", { "retry-after": String(60 - (Math.floor(Date.now() / 1000) % 60)) })
+        : new HttpError(429, `Too many requests at once for this key (at most ${limits.maxConcurrentPerKey}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
     }
     try {
-      await route(req, res, { requestId, signal });
+      await route(req, res, { requestId, signal, caller });
     } finally {
-      release();
+      admitted.release();
     }
     return caller;
   }
@@ -204,9 +238,19 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const route = `${req.method ?? "GET"} ${new URL(req.url ?? "/", "http://gateway").pathname}`;
     handle(req, res, requestId, controller.signal)
       .catch((error: unknown) => {
-        const failure = error instanceof HttpError ? error : new HttpError(500, "Internal error", "server_error");
-        if (!(error instanceof HttpError)) log.log("error", "request failed", { requestId, error: error instanceof Error ? error.message : String(error) });
-        if (res.headersSent) res.end();
+        const failure =
+          error instanceof HttpError
+            ? error
+            : error instanceof StateUnavailableError
+              ? new HttpError(503, error.message, "service_unavailable", "store_unavailable", { "retry-after": "1" })
+              : new HttpError(500, "Internal error", "server_error");
+        if (error instanceof StateUnavailableError) log.log("warn", "store unavailable", { requestId, error: error.message });
+        else if (!(error instanceof HttpError)) log.log("error", "request failed", { requestId, error: error instanceof Error ? error.message : String(error) });
+        if (res.headersSent) {
+          // A stream already started ends with OpenAI's error event, so the client knows why.
+          if (error instanceof StateUnavailableError && !res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify({ type: "error", code: "store_unavailable", message: error.message, param: null })}\n\n`);
+          res.end();
+        }
         else sendError(res, failure);
         return "unknown";
       })
@@ -242,6 +286,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      if (ownState) await state.close();
     },
   };
 }
