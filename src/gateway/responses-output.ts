@@ -7,7 +7,9 @@ import { newId, responseUsage, type Item } from "./responses-wire.js";
  * The output of one response, built from the agent's events, and (when streamed) the event
  * sequence OpenAI sends for it: `response.created`, `response.in_progress`, then per item
  * `output_item.added` … its deltas … `output_item.done`, then `response.completed`. Streamed
- * and whole responses are built by the same code, so they hold the same items.
+ * and whole responses are built by the same code, so they hold the same items. A model's
+ * thinking is a reasoning item's content (`reasoning_text`, as vLLM sends it) and also its one
+ * summary part, the part the AI SDK, LangChain and Codex show.
  */
 
 type Send = (event: Record<string, unknown>) => void;
@@ -87,10 +89,12 @@ export class ResponseOutput {
           const index = this.add(item, true);
           this.reasoning = { item, index, text: "" };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "reasoning_text", text: "" } });
+          this.emit("response.reasoning_summary_part.added", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
         }
         const open = this.reasoning;
         open.text += event.text;
         this.emit("response.reasoning_text.delta", { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.text });
+        this.emit("response.reasoning_summary_text.delta", { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: event.text });
         return;
       }
       case "text-delta": {
@@ -202,7 +206,11 @@ export class ResponseOutput {
     const part = { type: "reasoning_text", text: open.text };
     this.emit("response.reasoning_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text });
     this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
+    const summary = { type: "summary_text", text: open.text };
+    this.emit("response.reasoning_summary_text.done", { item_id: open.item.id, output_index: open.index, summary_index: 0, text: open.text });
+    this.emit("response.reasoning_summary_part.done", { item_id: open.item.id, output_index: open.index, summary_index: 0, part: summary });
     open.item.content = [part];
+    open.item.summary = [summary];
     open.item.status = "completed";
     this.done(open.item, open.index);
   }

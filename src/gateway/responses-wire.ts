@@ -174,7 +174,9 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
       }
       case "reasoning": {
         const parsed = parseItem(ReasoningSchema, item, at);
-        reasoning += [...(parsed.content ?? []), ...(parsed.summary ?? [])].map((part) => part.text).join("");
+        // The gateway's own items carry the thinking twice (content and summary); OpenAI's only as a summary.
+        const parts = parsed.content && parsed.content.length > 0 ? parsed.content : (parsed.summary ?? []);
+        reasoning += parts.map((part) => part.text).join("");
         open = undefined;
         return;
       }
