@@ -22,7 +22,7 @@ export function redactUrl(url: string): string {
   } catch {
     return url;
   }
-  if (!/^(https?|wss?):$/.test(parsed.protocol)) return url;
+  if (!/^(https?|wss?|rediss?):$/.test(parsed.protocol)) return url;
   const hadUser = parsed.username !== "" || parsed.password !== "";
   if (hadUser) {
     parsed.username = MASK;

@@ -86,7 +86,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
   // beyond loopback, keys are required and the Host is whatever the load balancer says.
   let policy: HostPolicy | undefined;
-  const approvals = new PendingApprovals();
+  const approvals = new PendingApprovals(state.approvals);
   const requireModel = async (name: string) => {
     const model = await options.models.get(name);
     if (!model) throw new HttpError(404, `The model "${name}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
@@ -155,7 +155,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
     "POST /api/approvals": async (req, res) => {
       const { id, decision } = parseBody(ApprovalAnswerSchema, await readJsonBody(req, maxBytes));
-      if (!approvals.answer(id, { decision })) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
+      if (!(await approvals.answer(id, { decision }))) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
       sendJson(res, 200, { ok: true });
     },
     "POST /api/transcript": async (req, res) => sendTranscript(res, parseBody(TranscriptRequestSchema, await readJsonBody(req, maxBytes))),

@@ -8,6 +8,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { MessageSchema, serializeTranscript } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
 import { HttpError } from "./http.js";
+import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 
 /**
@@ -43,9 +44,16 @@ export async function sendWebFile(path: string, res: ServerResponse): Promise<bo
 
 const MAX_PENDING_APPROVALS = 256;
 
-/** Approvals waiting for the person at the page, by id. */
+/**
+ * Approvals waiting for the person at the page, by id. With a relay (Redis), the answer may
+ * come through any replica: it is carried to the one whose turn waits.
+ */
 export class PendingApprovals {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+
+  constructor(private readonly relay?: ApprovalRelay) {
+    relay?.onAnswer((id, answer) => this.waiting.get(id)?.(answer));
+  }
 
   /** The `ask` for one turn: each question goes to `announce`, and waits for `answer` (or the turn's end). */
   asker(announce: (question: { type: "approval"; id: string; callId: string; tool: string; server: string; arguments: Record<string, unknown> }) => void): ApproveCallback {
@@ -56,25 +64,42 @@ export class PendingApprovals {
           return;
         }
         const id = randomUUID();
-        const onAbort = () => {
+        const settle = () => {
+          signal?.removeEventListener("abort", onAbort);
           this.waiting.delete(id);
+          void this.relay?.unregister(id);
+        };
+        const onAbort = () => {
+          settle();
           reject(signal?.reason);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
         this.waiting.set(id, (answer) => {
-          signal?.removeEventListener("abort", onAbort);
-          this.waiting.delete(id);
+          settle();
           resolve(answer);
         });
-        announce({ type: "approval", id, callId: request.callId, tool: request.tool.name, server: request.tool.server, arguments: request.arguments });
+        const question = { type: "approval" as const, id, callId: request.callId, tool: request.tool.name, server: request.tool.server, arguments: request.arguments };
+        // Known to every replica before the page can answer it; a store that is away makes it a refusal.
+        if (!this.relay) announce(question);
+        else
+          this.relay.register(id).then(
+            () => announce(question),
+            (error: unknown) => {
+              settle();
+              reject(error);
+            },
+          );
       });
   }
 
-  /** False when no approval with that id is waiting (answered, its turn gone, or another replica's). */
-  answer(id: string, answer: ApprovalAnswer): boolean {
+  /** False when no approval with that id is waiting (answered, or its turn gone) here or on another replica. */
+  async answer(id: string, answer: ApprovalAnswer): Promise<boolean> {
     const resolve = this.waiting.get(id);
-    resolve?.(answer);
-    return resolve !== undefined;
+    if (resolve) {
+      resolve(answer);
+      return true;
+    }
+    return this.relay ? this.relay.forward(id, answer) : false;
   }
 }
 
