@@ -22,8 +22,8 @@ import { startGateway as startInProcess } from "../src/gateway/server.js";
 import { createChatModel } from "../src/llm/create-model.js";
 import { Hub } from "../src/mcp/hub.js";
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const MODEL = "bench-model";
+export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+export const MODEL = "bench-model";
 const LATENCY_ROUNDS = 300;
 const WARMUP = 30;
 const CONVERSATIONS = 200;
@@ -32,7 +32,7 @@ const CONVERSATIONS = 200;
  * Answers by the conversation, not by a script: a request whose last message is a tool result
  * gets the answer, any other a get-date call; so concurrent conversations cannot take each other's replies.
  */
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
@@ -73,18 +73,18 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
   };
 }
 
-interface Gateway {
+export interface Gateway {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-async function startGateway(upstream: string, config: Record<string, unknown>, dir: string): Promise<Gateway> {
+export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = []): Promise<Gateway> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL], {
+  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir },
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: join(dir, "state") },
   });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -108,7 +108,7 @@ async function startGateway(upstream: string, config: Record<string, unknown>, d
 }
 
 /** Resident memory of a process, from /proc (MiB). */
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(line?.[1] ?? 0) / 1024;
 }
@@ -119,7 +119,7 @@ async function heapUsedMiB(url: string): Promise<number> {
   return Number(/^toolbridge_gateway_nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
@@ -131,7 +131,7 @@ async function streamOnce(client: OpenAI, withUsage = true): Promise<string> {
 }
 
 /** A gateway in this process, with no MCP server, in front of the upstream. */
-async function startHere(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startHere(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
   const hub = await Hub.connect({});
   const llm = { baseURL: upstream, model: MODEL };
   const gateway = await startInProcess({ port: 0, hub, models: new GatewayModels(await createChatModel(llm, {}), llm, {}), settings: { approve: "ask", servers: {} } });

@@ -68,7 +68,7 @@ export function corsHeaders(origin: string | undefined, allowed: ReadonlySet<str
     "access-control-allow-origin": origin,
     "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
     "access-control-allow-headers": "authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id, x-toolbridge-tool-activity",
-    "access-control-expose-headers": "mcp-session-id, x-toolbridge-shadowed-tools, x-request-id",
+    "access-control-expose-headers": "mcp-session-id, x-toolbridge-shadowed-tools, x-toolbridge-ignored-tools, x-request-id",
     "access-control-max-age": "600",
     vary: "Origin",
   };

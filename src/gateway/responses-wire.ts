@@ -261,11 +261,18 @@ function userContent(content: string | z.infer<typeof PartSchema>[], where: stri
   return parts.every((part) => part.type === "text") ? parts.map((part) => (part as { text: string }).text).join("") : parts;
 }
 
-/** The request's function tools, as the model is offered them. */
-export function functionTools(tools: ResponsesRequest["tools"]): ToolDefinition[] {
-  return (tools ?? []).flatMap((tool, index): ToolDefinition[] => {
+/**
+ * The request's function tools, as the model is offered them. OpenAI's hosted tools the
+ * gateway cannot run (web_search, file_search, ...) are left out, and named in `ignored`, so
+ * that clients which always send them (Codex) still work.
+ */
+export function functionTools(tools: ResponsesRequest["tools"], ignored: string[] = []): ToolDefinition[] {
+  return (tools ?? []).flatMap((tool): ToolDefinition[] => {
     if (tool.type === "mcp") return [];
-    if (tool.type !== "function") throw new WireError(`tools[${index}]: tools of type "${tool.type}" are not supported here (function and mcp are)`);
+    if (tool.type !== "function") {
+      ignored.push(typeof (tool as { name?: unknown }).name === "string" ? `${tool.type}:${String((tool as { name: string }).name)}` : tool.type);
+      return [];
+    }
     const fn = tool as z.infer<typeof FunctionToolSchema>;
     const parameters = fn.parameters ?? { type: "object", properties: {} };
     return [fn.description == null ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters }];

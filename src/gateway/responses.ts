@@ -11,6 +11,9 @@ import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalRespons
 import type { ResponseStore, StoredResponse } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 
+/** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
+export const IGNORED_TOOLS_HEADER = "x-toolbridge-ignored-tools";
+
 /** Longest chain of `previous_response_id` links one request may follow. */
 export const MAX_CHAIN = 1000;
 
@@ -53,7 +56,12 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   try {
     input = inputItems(request.input);
     selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
-    clientTools = [...functionTools(request.tools), ...[...selection.needApproval.values()].map(toToolDefinition)];
+    const ignored: string[] = [];
+    clientTools = [...functionTools(request.tools, ignored), ...[...selection.needApproval.values()].map(toToolDefinition)];
+    if (ignored.length > 0) {
+      res.setHeader(IGNORED_TOOLS_HEADER, ignored.join(","));
+      context.log.log("warn", "hosted tools the gateway cannot run were left out", { requestId: context.requestId, tools: ignored });
+    }
   } catch (error) {
     throw asBadRequest(error);
   }

@@ -8,7 +8,7 @@ import { StateUnavailableError, type ApprovalRelay, type CallerLimits, type Gate
 const PREFIX = "toolbridge:";
 const APPROVALS_CHANNEL = `${PREFIX}approvals`;
 /** One Redis command may take this long before the request it serves gets its 503. */
-const COMMAND_TIMEOUT_MS = 2000;
+const COMMAND_TIMEOUT_MS = 5000;
 /** A running request holds a lease this long, renewed while it runs, so a replica that dies frees its places. */
 const LEASE_MS = 30_000;
 /** How long a starting gateway waits for Redis before it serves (503s until Redis answers). */
@@ -66,7 +66,8 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
       return await Promise.race([
         command(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(unavailable(`no answer within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+          // After the I/O already waiting is read: a busy process must not take its own delay for Redis's.
+          timer = setTimeout(() => setImmediate(() => reject(unavailable(`no answer within ${COMMAND_TIMEOUT_MS} ms`))), COMMAND_TIMEOUT_MS);
         }),
       ]);
     } catch (error) {

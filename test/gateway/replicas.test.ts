@@ -86,7 +86,7 @@ describe("two replicas on one Redis", () => {
     let approvalId: string | undefined;
     while (approvalId === undefined) {
       const { value, done } = await reader.read();
-      if (done) throw new Error(`the turn ended without asking: ${seen}`);
+      if (done) throw new Error(`the turn ended without asking: ${seen}\n${a.stderr().slice(-3000)}`);
       seen += value;
       approvalId = /"type":"approval","id":"([^"]+)"/.exec(seen)?.[1];
     }
