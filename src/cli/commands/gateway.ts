@@ -16,7 +16,7 @@ export const API_KEYS_ENV = "TOOLBRIDGE_API_KEYS";
 export function registerGateway(program: Command): void {
   program
     .command("gateway")
-    .description("serve an OpenAI-compatible API (/v1/chat/completions) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
+    .description("serve an OpenAI-compatible API (/v1/chat/completions, /v1/responses) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
     .option("--listen <[host:]port>", "address to listen on (default: gateway.listen, else 127.0.0.1:4000)", parseListenAddress)
     .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
