@@ -9,15 +9,14 @@
  *      second on the other with previous_response_id; errors (goal 0), conversations per
  *      second, each replica's RSS before, at peak and after (goal: within 10% after warm-up).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { REDIS_SERVER, startRedis } from "../test/support/redis-server.js";
 import { CLI, MODEL, percentile, rssMiB, startGateway, startHere, startUpstream } from "./gateway.js";
 
-const REDIS_SERVER = "/usr/bin/redis-server";
 const LATENCY_ROUNDS = 300;
 const WARMUP = 30;
 const CONVERSATIONS = 400;
@@ -72,29 +71,6 @@ async function addedLatency(upstream: string): Promise<void> {
   } finally {
     await gateway.stop();
   }
-}
-
-/** redis-server on a free port, no persistence; stopped by the returned function. */
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const { freePort } = await import("../test/support/free-port.js");
-  const port = await freePort();
-  const child = spawn(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "ignore"] });
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited ${code}`)));
-  });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
 }
 
 async function replicas(upstream: string, dir: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { ChatModel } from "../llm/types.js";
 import type { Logger } from "./log.js";
 import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, type FinishReason } from "./openai-wire.js";
-import type { TurnRunner } from "./turns.js";
+import { turnLogFields, type TurnRunner } from "./turns.js";
 import { HttpError, sendJson } from "./http.js";
 
 export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
@@ -105,16 +105,7 @@ function writeEvent(res: ServerResponse, data: unknown): void {
 }
 
 function logTurn(context: CompletionContext, turn: TurnResult): void {
-  context.log.log(turn.status === "failed" ? "warn" : "info", "chat completion", {
-    requestId: context.requestId,
-    status: turn.status,
-    stopReason: turn.stopReason,
-    rounds: turn.iterations,
-    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
-    usage: turn.usage,
-    durationMs: Math.round(turn.durationMs),
-    ...(turn.error ? { error: turn.error.code } : {}),
-  });
+  context.log.log(turn.status === "failed" ? "warn" : "info", "chat completion", { requestId: context.requestId, ...turnLogFields(turn) });
 }
 
 /**

@@ -137,16 +137,19 @@ function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
 
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
 
+/** An image a client sent as a data: URL; fetching a URL the client names would make the gateway a proxy to anywhere. */
+export function dataUrlImage(url: string, where: string): ContentPart {
+  const match = DATA_URL.exec(url);
+  if (!match) throw new WireError(`${where}: images are accepted as data: URLs (base64) only`);
+  return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+}
+
 function userContent(content: z.infer<typeof ContentSchema>, where: string): string | ContentPart[] {
   if (typeof content === "string") return content;
   return content.map((part, index): ContentPart => {
     if (part.type === "text") return { type: "text", text: (part as z.infer<typeof TextPartSchema>).text };
     if (part.type === "image_url") {
-      const url = (part as z.infer<typeof ImagePartSchema>).image_url.url;
-      const match = DATA_URL.exec(url);
-      // Fetching a URL the client names would make the gateway a proxy to anywhere.
-      if (!match) throw new WireError(`${where}.content[${index}]: images are accepted as data: URLs (base64) only`);
-      return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+      return dataUrlImage((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { WireError } from "./openai-wire.js";
+import { dataUrlImage, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -243,18 +243,11 @@ function textOf(content: string | z.infer<typeof PartSchema>[], where: string): 
     .join("");
 }
 
-const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
-
 function userContent(content: string | z.infer<typeof PartSchema>[], where: string): string | ContentPart[] {
   if (typeof content === "string") return content;
   const parts = content.map((part, index): ContentPart => {
     if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return { type: "text", text: part.text ?? "" };
-    if (part.type === "input_image") {
-      const match = DATA_URL.exec(part.image_url ?? "");
-      // Fetching a URL the client names would make the gateway a proxy to anywhere.
-      if (!match) throw new WireError(`${where}.content[${index}]: images are accepted as data: URLs (base64) only`);
-      return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
-    }
+    if (part.type === "input_image") return dataUrlImage(part.image_url ?? "", `${where}.content[${index}]`);
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
   // Text alone goes as a string, which every chat template reads.

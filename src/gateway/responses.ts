@@ -9,7 +9,7 @@ import { selectMcpTools } from "./responses-mcp.js";
 import { ResponseOutput } from "./responses-output.js";
 import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import type { ResponseStore, StoredResponse } from "./state.js";
-import type { TurnRunner } from "./turns.js";
+import { turnLogFields, type TurnRunner } from "./turns.js";
 
 /** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
 export const IGNORED_TOOLS_HEADER = "x-toolbridge-ignored-tools";
@@ -212,17 +212,7 @@ function asBadRequest(error: unknown): unknown {
 }
 
 function logTurn(context: ResponsesContext, id: string, turn: TurnResult): void {
-  context.log.log(turn.status === "failed" ? "warn" : "info", "response", {
-    requestId: context.requestId,
-    response: id,
-    status: turn.status,
-    stopReason: turn.stopReason,
-    rounds: turn.iterations,
-    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
-    usage: turn.usage,
-    durationMs: Math.round(turn.durationMs),
-    ...(turn.error ? { error: turn.error.code } : {}),
-  });
+  context.log.log(turn.status === "failed" ? "warn" : "info", "response", { requestId: context.requestId, response: id, ...turnLogFields(turn) });
 }
 
 /** `GET /v1/responses/{id}`, `DELETE …`, `GET …/input_items`. */

@@ -8,7 +8,7 @@ import { StateUnavailableError, type ApprovalRelay, type CallerLimits, type Gate
 const PREFIX = "toolbridge:";
 const APPROVALS_CHANNEL = `${PREFIX}approvals`;
 /** One Redis command may take this long before the request it serves gets its 503. */
-const COMMAND_TIMEOUT_MS = 5000;
+const COMMAND_TIMEOUT_MS = 10_000;
 /** A running request holds a lease this long, renewed while it runs, so a replica that dies frees its places. */
 const LEASE_MS = 30_000;
 /** How long a starting gateway waits for Redis before it serves (503s until Redis answers). */
@@ -43,7 +43,8 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
   const description = redactUrl(options.url);
   const unavailable = (why: string) => new StateUnavailableError(`The gateway's store (${description}) is unavailable: ${why}`);
   const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2000);
-  const client = createClient({ url: options.url, disableOfflineQueue: true, socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy } });
+  // The client's own command timeout (5 s from queueing) is off: ours below counts only once waiting I/O was read.
+  const client = createClient({ url: options.url, disableOfflineQueue: true, commandOptions: { timeout: 0 }, socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy } });
   const subscriber = client.duplicate();
   // Logged once per outage, not once per reconnection attempt.
   let down = false;

@@ -139,6 +139,19 @@ export class TurnRunner {
   }
 }
 
+/** What the log says of a finished turn (one JSON line per turn, whatever the API). */
+export function turnLogFields(turn: TurnResult): Record<string, unknown> {
+  return {
+    status: turn.status,
+    stopReason: turn.stopReason,
+    rounds: turn.iterations,
+    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
+    usage: turn.usage,
+    durationMs: Math.round(turn.durationMs),
+    ...(turn.error ? { error: turn.error.code } : {}),
+  };
+}
+
 function both(first: ToolFilter | undefined, second: ToolFilter | undefined): ToolFilter | undefined {
   if (!first || !second) return first ?? second;
   return (tool) => first(tool) && second(tool);
