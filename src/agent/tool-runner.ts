@@ -1,5 +1,5 @@
 import type { ToolCall } from "../llm/types.js";
-import { decideApproval, refusalMessage, type Approval } from "./approval.js";
+import { decideApproval, refusalMessage, toolIdentity, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
@@ -67,6 +67,12 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
   if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
   if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
+  // The hub routes by name at the call: if the registry changed since the model saw the list or
+  // while the person decided, that name may now be another server's tool, or a new definition.
+  const current = context.host.tools().find((candidate) => candidate.name === tool.name);
+  if (!current || toolIdentity(current) !== toolIdentity(tool)) {
+    return refuse("call-failed", `Not run: "${tool.name}" changed (its server or its definition) before it could run. Call it again if it is still the tool you need.`, parsed.arguments);
+  }
   try {
     const pending = context.host.callTool(tool.name, parsed.arguments, {
       ...(context.signal ? { signal: context.signal } : {}),
