@@ -95,6 +95,14 @@ export class ApprovalPolicy {
     this.sessionAllowed.add(toolIdentity(tool));
   }
 
+  /**
+   * Whether a server's resources and prompts may be read where nobody can be asked (the hub's
+   * MCP endpoint): with mode `all`, with `readonly` (reading is all they do), or from a trusted server.
+   */
+  readsUnasked(server: string): boolean {
+    return this.mode !== "ask" || (Object.hasOwn(this.servers, server) && this.servers[server]?.trust === true);
+  }
+
   /** Sampling runs unasked only with mode `all`, for a trusted server, or one allowed for the session. */
   samplingVerdict(server: string): PolicyVerdict {
     if (this.mode === "all") return { allowed: true, because: "all" };
