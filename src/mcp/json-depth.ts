@@ -18,6 +18,34 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
   return false;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Whether JSON text (UTF-8 bytes, parsed or not) opens more than `max` objects and arrays
+ * inside each other: one pass over the bytes, before JSON.parse spends its time on them.
+ * Brackets inside strings do not count; invalid JSON is left for the parser to refuse.
+ */
+export function jsonNestedDeeperThan(bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
+
 /** The one line for data nested past the limit. */
 export function tooDeep(what: string): string {
   return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`;
