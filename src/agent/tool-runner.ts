@@ -70,7 +70,8 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   // The hub routes by name at the call: if the registry changed since the model saw the list or
   // while the person decided, that name may now be another server's tool, or a new definition.
   const current = context.host.tools().find((candidate) => candidate.name === tool.name);
-  if (!current || toolIdentity(current) !== toolIdentity(tool)) {
+  // The same object while the registry is unchanged: the hashes are only for a rebuilt one.
+  if (current !== tool && (!current || toolIdentity(current) !== toolIdentity(tool))) {
     return refuse("call-failed", `Not run: "${tool.name}" changed (its server or its definition) before it could run. Call it again if it is still the tool you need.`, parsed.arguments);
   }
   try {
