@@ -18,13 +18,6 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
   return false;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-
 /**
  * Whether JSON text (UTF-8 bytes, parsed or not) opens more than `max` objects and arrays
  * inside each other: one pass over the bytes, before JSON.parse spends its time on them.
@@ -36,12 +29,24 @@ export function jsonNestedDeeperThan(bytes: Uint8Array, max: number = MAX_JSON_D
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i];
     if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
-    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++depth > max) return true;
-    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
+      // A backslash escapes the next byte; a quote ends the string.
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+      continue;
+    }
+    switch (byte) {
+      case 0x22: // "
+        inString = true;
+        break;
+      case 0x5b: // [
+      case 0x7b: // {
+        if (++depth > max) return true;
+        break;
+      case 0x5d: // ]
+      case 0x7d: // }
+        depth--;
+        break;
+    }
   }
   return false;
 }
