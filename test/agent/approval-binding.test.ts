@@ -75,10 +75,11 @@ describe("an approval for the session", () => {
     expect(turn.toolCalls[0]?.content).toContain("alpha:sync:destructive");
   });
 
-  it("does not run another tool when the name changes hands while the person decides", async () => {
+  it("asks again about the tool that would run when the name changes hands while the person decides", async () => {
     let hub: Hub | undefined;
-    const setupResult = await setup({ alpha: "readonly", beta: "none" }, async () => {
-      // While the dialog is open, the registry moves `sync` to beta.
+    const setupResult = await setup({ alpha: "readonly", beta: "none" }, async (request) => {
+      if (request.tool.server === "beta") return { decision: "deny" };
+      // While the dialog about alpha's sync is open, the registry moves `sync` to beta.
       await redefine(hub as Hub, "alpha", "none");
       await redefine(hub as Hub, "beta", "destructive");
       await waitUntil(() => hub?.tools().find((tool) => tool.name === "sync")?.server === "beta", 5000, "beta's sync in the registry");
@@ -87,8 +88,8 @@ describe("an approval for the session", () => {
     hub = setupResult.hub;
     const model = new FakeModel([calls(["c1", "sync", "{}"]), text("ok")]);
     const turn = await new Agent({ model, tools: hub, approval: setupResult.approval, toolCalling: identity }).send("sync");
-    expect(turn.toolCalls[0]?.outcome).toBe("call-failed");
-    expect(turn.toolCalls[0]?.content).toMatch(/"sync" changed \(its server or its definition\) before it could run/);
+    expect(setupResult.asked.map((request) => request.tool.server)).toEqual(["alpha", "beta"]);
+    expect(turn.toolCalls[0]?.outcome).toBe("denied");
     expect(await runsOf(hub, "beta")).toBe("0");
     expect(await runsOf(hub, "alpha")).toBe("0");
   });

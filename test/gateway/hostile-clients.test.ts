@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { isLoopback } from "../../src/gateway/server.js";
@@ -143,5 +144,50 @@ describe("approvals waiting at the web chat", () => {
     expect(count(second.events, "approval")).toBe(1);
     first.stop();
     second.stop();
+  }, 60_000);
+});
+
+describe("an approval for the session at the web chat", () => {
+  it("does not pass to another server's tool that takes the name during the turn", async () => {
+    const shifting = (name: string, sync: string) => ({ command: process.execPath, args: [join(import.meta.dirname, "../fixtures/servers/shifting-tool.mjs"), "--name", name, "--sync", sync] });
+    harness = await startHarness({
+      servers: { alpha: shifting("alpha", "readonly"), beta: shifting("beta", "none") },
+      // The second call comes late, after the servers swapped `sync`.
+      replies: [{ toolCalls: [{ name: "sync", arguments: {} }] }, { toolCalls: [{ name: "sync", arguments: {} }], delayMs: 4000 }, { text: "done" }],
+    });
+    const hub = harness.hub;
+    const response = await fetch(`${harness.gateway.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "sync twice" }),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const approvals: { id: string; server: string }[] = [];
+    const finished: { outcome: string; summary: string }[] = [];
+    let buffered = "";
+    while (finished.length < 2) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffered += new TextDecoder().decode(value);
+      const parts = buffered.split("\n\n");
+      buffered = parts.pop() ?? "";
+      for (const part of parts) {
+        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string };
+        if (event.type === "tool-call-finished") finished.push(event);
+        if (event.type !== "approval") continue;
+        approvals.push(event);
+        // Always for alpha's read-only sync; then alpha drops it and beta adds a destructive one.
+        const decision = event.server === "alpha" ? "allow-session" : "deny";
+        await post("/api/approvals", JSON.stringify({ id: event.id, decision }));
+        if (event.server === "alpha") {
+          await hub.callTool("alpha__set-sync", { kind: "none" });
+          await hub.callTool("beta__set-sync", { kind: "destructive" });
+        }
+      }
+    }
+    await reader.cancel();
+    expect(approvals.map((approval) => approval.server)).toEqual(["alpha", "beta"]);
+    expect(finished.map((call) => call.outcome)).toEqual(["ok", "denied"]);
+    expect(((await hub.callTool("beta__runs", {})).content[0] as { text: string }).text).toBe("0");
   }, 60_000);
 });
