@@ -6,8 +6,7 @@ import { HubError } from "../mcp/errors.js";
 import { Hub, type HubOptions } from "../mcp/hub.js";
 import { toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
-import { errorLine, ExitCode, UsageError, warn } from "./errors.js";
-import { openInBrowser } from "./open-browser.js";
+import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */
@@ -40,12 +39,6 @@ export interface OpenHubOptions {
    * shows each server's state). The chat's prompt opens at once this way.
    */
   background?: boolean;
-  /**
-   * Log in through the browser to servers that ask for it; default: when on a terminal and not
-   * `background` (whose servers are still connecting, so which ones ask would be a race: the
-   * front end offers their logins itself, with consent).
-   */
-  login?: boolean;
 }
 
 export interface OpenedHub {
@@ -135,7 +128,6 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
-    if (options.login ?? (!options.background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if ((options.warnFailures ?? true) && !options.background) {
@@ -204,19 +196,6 @@ function onlyServer(servers: Record<string, ServerConfig>, name: string): Record
   const config = servers[name];
   if (config === undefined) throw new UsageError(`unknown server "${name}"; servers: ${Object.keys(servers).join(", ") || "none"}`);
   return { [name]: config };
-}
-
-/**
- * The browser login, one server after the other, for each server that asks for one: at its first
- * use, and in chat after a turn in which a server wanted a new login (a refresh that failed, more scope).
- */
-export async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  for (const state of hub.servers()) {
-    if (!state.needsLogin) continue;
-    await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {
-      warn(`could not log in to server "${state.name}": ${errorLine(error)}`, env);
-    });
-  }
 }
 
 function unavailable(state: ServerState): string {
