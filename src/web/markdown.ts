@@ -21,7 +21,7 @@ const marked = new Marked({
       const language = (lang ?? "").trim().split(/\s+/)[0] ?? "";
       return (
         `<div class="code-block"><div class="code-bar"><span class="code-lang">${escapeHtml(language || "text")}</span>` +
-        `<button type="button" class="copy-code" aria-label="Copy code">Copy</button></div>` +
+        `<button type="button" class="copy-code">Copy</button></div>` +
         `<pre><code class="hljs">${highlight(text, language)}</code></pre></div>`
       );
     },

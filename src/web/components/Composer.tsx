@@ -34,6 +34,7 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
   const [closed, setClosed] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
 
+  useEffect(() => box.current?.focus(), []);
   useEffect(() => {
     if (draft === undefined) return;
     setText(draft);

@@ -5,7 +5,7 @@ export function EmptyState({ status, onExample }: { status: Status | undefined; 
   const tools = status?.tools ?? [];
   const examples = [
     "What can you do with the tools you have?",
-    ...tools.slice(0, 3).map((tool) => `Use ${tool.name}${tool.description ? ` (${firstSentence(tool.description)})` : ""} and show me the result.`),
+    ...tools.slice(0, 2).map((tool) => `Use ${tool.name} and show me the result.`),
     "Write a small table comparing three sorting algorithms.",
   ].slice(0, 4);
   return (
@@ -46,9 +46,4 @@ export function EmptyState({ status, onExample }: { status: Status | undefined; 
       )}
     </section>
   );
-}
-
-function firstSentence(text: string): string {
-  const sentence = text.split(/(?<=[.!?])\s/)[0] ?? text;
-  return sentence.length > 60 ? `${sentence.slice(0, 57)}…` : sentence.replace(/\.$/, "");
 }

@@ -57,7 +57,7 @@ export function Header(props: {
           tools: {status.toolMode} · approve: {status.approve}
         </span>
       )}
-      <button type="button" class="icon-btn" aria-label="Servers" title="Servers" aria-expanded={props.serversOpen} aria-controls="servers" onClick={props.onServers}>
+      <button type="button" class="icon-btn" aria-label={status ? `Servers ${connected}/${status.servers.length} connected` : "Servers"} title="Servers" aria-expanded={props.serversOpen} aria-controls="servers" onClick={props.onServers}>
         <Icon name="server" />
         {status && <span class="count">{connected}/{status.servers.length}</span>}
       </button>
