@@ -94,7 +94,7 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
     const start = before.length - menu.query.length - 1;
     setText(text.slice(0, start) + text.slice(caret));
     try {
-      const read = await readResource(chosen);
+      const read = await readResource({ uri: chosen.uri, server: chosen.server });
       const body = read.contents.map((content) => content.text ?? `[${content.mimeType ?? "binary"} content, ${content.blob?.length ?? 0} base64 characters]`).join("\n");
       const cut = body.length > MAX_ATTACHED_CHARS ? `${body.slice(0, MAX_ATTACHED_CHARS)}\n[cut at ${MAX_ATTACHED_CHARS} characters]` : body;
       setAttachments((list) => [...list.filter((a) => a.uri !== chosen.uri), { uri: chosen.uri, name: chosen.title ?? chosen.name, text: cut }]);

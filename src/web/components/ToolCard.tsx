@@ -34,6 +34,8 @@ export function ToolCard({ call, tool, onApproval }: { call: CallView; tool?: To
   const progress = call.progress;
   const percent = progress?.total ? Math.min(100, Math.round((progress.progress / progress.total) * 100)) : undefined;
   const bodyId = `call-${call.id}`;
+  // Images a tool returned are shown on the card itself; the rest of the result when it is opened.
+  const images = typeof call.result === "string" || call.result === undefined ? [] : call.result.filter((part) => part.type === "image");
   return (
     <div class={`tool-card${failed ? " failed" : ""}${call.outcome ? "" : " running"}`} data-call={call.id}>
       <button type="button" class="tool-head" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
@@ -50,6 +52,11 @@ export function ToolCard({ call, tool, onApproval }: { call: CallView; tool?: To
         <div class="tool-progress">
           <progress max={progress.total ?? undefined} value={progress.total ? progress.progress : undefined} aria-label={`${call.name} progress`} />
           <span>{percent !== undefined ? `${percent}%` : progress.progress}{progress.message ? ` · ${progress.message}` : ""}</span>
+        </div>
+      )}
+      {!open && images.length > 0 && (
+        <div class="tool-images">
+          <Content content={images} />
         </div>
       )}
       {call.approval && onApproval && <Approval question={call.approval} onAnswer={onApproval} />}
