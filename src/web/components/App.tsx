@@ -1,3 +1,4 @@
+import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { answerApproval, apiKey, exportTranscript, fetchStatus, runTurn, setApiKey, stopTurn, Unauthorized, type ApprovalDecision, type Status, type TurnEvent } from "../api.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
@@ -7,7 +8,7 @@ import { EmptyState } from "./EmptyState.js";
 import { Header } from "./Header.js";
 import { ServersPanel } from "./ServersPanel.js";
 import { Sidebar } from "./Sidebar.js";
-import { TurnBlock } from "./TurnBlock.js";
+import { TurnBlock, type TurnActions } from "./TurnBlock.js";
 
 /** The turn in progress: where it goes, its id on the gateway (for Stop), and what has arrived. */
 interface Running {
@@ -277,10 +278,12 @@ export function App() {
             {turns.map((turn, index) => {
               const last = index === turns.length - 1 && !live;
               return (
-                <TurnBlock
+                <StoredTurn
                   key={turn.id}
-                  view={viewOfTurn(turn)}
+                  turn={turn}
                   tools={tools}
+                  last={last}
+                  index={index}
                   actions={{
                     ...(last ? { onRegenerate: () => void send(turn.input, index) } : {}),
                     onEdit: (input) => void send(input, index),
@@ -318,6 +321,16 @@ export function App() {
     </div>
   );
 }
+
+/**
+ * A finished turn, drawn again only when it, the tools or its place (last or not) change: while an
+ * answer streams, the turns before it cost nothing per frame. Its actions are new closures each
+ * time; they depend only on the turn and its index, which are compared.
+ */
+const StoredTurn = memo(
+  ({ turn, tools, actions }: { turn: Turn; tools: Status["tools"]; last: boolean; index: number; actions: TurnActions }) => <TurnBlock view={viewOfTurn(turn)} tools={tools} actions={actions} />,
+  (before, after) => before.turn === after.turn && before.tools === after.tools && before.last === after.last && before.index === after.index,
+);
 
 function titleOf(input: string): string {
   const line = input.trim().split("\n")[0] ?? "";
