@@ -7,6 +7,7 @@ import { MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import type { TurnRunner } from "./turns.js";
+import type { ApprovalQuestion } from "./web-chat-questions.js";
 
 /**
  * The web chat's turns: each streamed as the agent's own events (the page shows tool calls,
@@ -20,19 +21,6 @@ const MAX_RUNNING_TURNS = 256;
 /** A deny reason goes back to the model; it is a sentence, not a document. */
 const MAX_REASON_CHARS = 2000;
 
-/** What the page is asked: the tool as defined now (its fingerprint lets "allow for this session" bind to that definition). */
-export interface ApprovalQuestion {
-  type: "approval";
-  id: string;
-  callId: string;
-  tool: string;
-  server: string;
-  title?: string;
-  description?: string;
-  fingerprint: string;
-  arguments: Record<string, unknown>;
-}
-
 /** A hash of what the person approves: the server, the tool's names, description and schemas. */
 export function toolFingerprint(tool: HubTool): string {
   const defined = { server: tool.server, name: tool.name, originalName: tool.originalName, description: tool.description ?? "", inputSchema: tool.inputSchema, annotations: tool.annotations ?? {} };
@@ -44,7 +32,7 @@ export class PendingApprovals {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
 
   /** The `ask` for one turn: each question goes to `announce`, and waits for `answer` (or the turn's end). */
-  asker(announce: (question: ApprovalQuestion) => void): ApproveCallback {
+  asker(announce: (question: { type: "approval" } & ApprovalQuestion) => void): ApproveCallback {
     return (request, signal) =>
       new Promise<ApprovalAnswer>((resolve, reject) => {
         if (this.waiting.size >= MAX_PENDING_APPROVALS) {

@@ -1,4 +1,5 @@
 import type { ContentPart, Message, Usage } from "../llm/types.js";
+import type { ApprovalQuestion } from "../gateway/web-chat-questions.js";
 import type { CallToolResult } from "../mcp/types.js";
 
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */
@@ -36,17 +37,6 @@ export interface Status {
   toolMode: "native" | "prompt";
   approve: string;
   roots: { uri: string; name?: string }[];
-}
-
-export interface ApprovalQuestion {
-  id: string;
-  callId: string;
-  tool: string;
-  server: string;
-  title?: string;
-  description?: string;
-  fingerprint: string;
-  arguments: Record<string, unknown>;
 }
 
 export interface Progress {
@@ -94,7 +84,7 @@ export interface ResourceView {
   mimeType?: string;
 }
 
-export type { CallToolResult, ContentPart, Message, Usage };
+export type { ApprovalQuestion, CallToolResult, ContentPart, Message, Usage };
 
 export function apiKey(): string | undefined {
   return localStorage.getItem(KEY_STORE) ?? undefined;

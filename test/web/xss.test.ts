@@ -82,13 +82,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat with hostile text", () => {
     expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
     const found = await page.evaluate(() => {
       const log = document.querySelector("#log") as HTMLElement;
-      const all = [...log.querySelectorAll("*"), ...document.querySelectorAll("#conversations *")];
+      const all = [...Array.from(log.querySelectorAll("*")), ...Array.from(document.querySelectorAll("#conversations *"))];
       return {
-        handlers: all.filter((el) => [...el.attributes].some((attribute) => attribute.name.startsWith("on"))).map((el) => el.outerHTML.slice(0, 80)),
+        handlers: all.filter((el) => Array.from(el.attributes).some((attribute) => attribute.name.startsWith("on"))).map((el) => el.outerHTML.slice(0, 80)),
         elements: all.filter((el) => ["SCRIPT", "IFRAME", "OBJECT", "EMBED", "FORM", "META", "BASE", "STYLE", "VIDEO", "MARQUEE", "X", "INPUT", "MATH"].includes(el.tagName) && !el.closest(".edit-form")).map((el) => el.tagName),
         svgs: all.filter((el) => el.tagName === "svg" && !el.classList.contains("icon")).length,
-        links: [...log.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")).filter((href) => !/^(https?:|mailto:)/i.test(href ?? "")),
-        images: [...log.querySelectorAll("img")].map((img) => img.getAttribute("src")).filter((src) => !(src ?? "").startsWith("data:image/")),
+        links: Array.from(log.querySelectorAll("a[href]")).map((a) => a.getAttribute("href")).filter((href) => !/^(https?:|mailto:)/i.test(href ?? "")),
+        images: Array.from(log.querySelectorAll("img")).map((img) => img.getAttribute("src")).filter((src) => !(src ?? "").startsWith("data:image/")),
       };
     });
     expect(found).toEqual({ handlers: [], elements: [], svgs: 0, links: [], images: [] });
