@@ -41,3 +41,10 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   const found = (await page.evaluate(`(async () => { ${AXE}\n const r = await axe.run(document, { resultTypes: ["violations"] }); return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id + ": " + v.nodes[0].target.join(" ") + " " + v.nodes[0].failureSummary); })()`)) as string[];
   return found;
 }
+
+/** Types a message and sends it, with the keyboard alone (the message box has the focus when the page is ready). */
+export async function say(page: Page, text: string): Promise<void> {
+  await page.locator("#input").focus();
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}

@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, seriousViolations, shot } from "./browser.js";
+import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
 
 /**
  * The web chat in headless Chromium against the gateway over the scripted vLLM server (test
@@ -46,12 +46,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await harness?.close();
   });
 
-  async function say(text: string): Promise<void> {
-    // The keyboard alone: the message box has the focus when the page is ready.
-    await page.locator("#input").focus();
-    await page.keyboard.type(text);
-    await page.keyboard.press("Enter");
-  }
+  const say = (text: string) => sayIn(page, text);
   const answers = () => page.locator("#log .msg.assistant");
   const lastAnswer = () => answers().last();
 

@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, seriousViolations, shot } from "./browser.js";
+import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
 
 /**
  * The web chat's tools and MCP features in headless Chromium: tool cards, the three-way
@@ -38,11 +38,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     await harness?.close();
   });
 
-  async function say(text: string): Promise<void> {
-    await page.locator("#input").focus();
-    await page.keyboard.type(text);
-    await page.keyboard.press("Enter");
-  }
+  const say = (text: string) => sayIn(page, text);
   const lastAnswer = () => page.locator("#log .msg.assistant").last();
   const lastRequest = () => JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages);
 
