@@ -6,20 +6,20 @@ import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPol
 import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
-import { createHubServer, type HubServerSource } from "./hub-server.js";
+import { createHubServer } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
-import type { Hub } from "../mcp/hub.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
-import { ApprovalAnswerSchema, parseBody, PendingApprovals, sendTranscript, sendWebFile, streamWebTurn, TranscriptRequestSchema, WebTurnSchema } from "./web-chat.js";
+import { sendWebFile, WebChat } from "./web-chat.js";
+import type { WebChatHub } from "./web-chat-mcp.js";
 
 export const DEFAULT_GATEWAY_PORT = 4000;
 export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_PER_KEY = 32;
 
-/** The part of the hub the gateway uses. */
-export type GatewayHub = HubServerSource & Pick<Hub, "servers">;
+/** The part of the hub the gateway uses; the web chat also shows completion, roots and log lines where the hub has them. */
+export type GatewayHub = WebChatHub;
 
 export interface GatewayOptions {
   hub: GatewayHub;
@@ -78,13 +78,13 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
   // beyond loopback, keys are required and the Host is whatever the load balancer says.
   let policy: HostPolicy | undefined;
-  const approvals = new PendingApprovals();
   const requireModel = async (name: string) => {
     const model = await options.models.get(name);
     if (!model) throw new HttpError(404, `The model "${name}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
     return model;
   };
 
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel });
   const routes: Record<string, Route | undefined> = {
     "GET /v1/models": async (_req, res) => {
       const created = Math.floor(Date.now() / 1000);
@@ -116,28 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
-    // The web chat's API.
-    "GET /api/status": async (_req, res) => {
-      const primary = options.models.primary;
-      sendJson(res, 200, {
-        servers: options.hub.servers().map(({ name, status, toolCount, error }) => ({ name, status, toolCount, ...(error ? { error } : {}) })),
-        tools: runner.offered().map(({ name, server, description }) => ({ name, server, ...(description ? { description } : {}) })),
-        models: await options.models.list(),
-        model: primary.modelId,
-        toolMode: runner.toolMode(primary),
-        approve: options.settings.approve,
-      });
-    },
-    "POST /api/chat": async (req, res, { signal, caller }) => {
-      const turn = parseBody(WebTurnSchema, await readJsonBody(req, maxBytes));
-      await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals, caller });
-    },
-    "POST /api/approvals": async (req, res) => {
-      const { id, decision } = parseBody(ApprovalAnswerSchema, await readJsonBody(req, maxBytes));
-      if (!approvals.answer(id, { decision })) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
-      sendJson(res, 200, { ok: true });
-    },
-    "POST /api/transcript": async (req, res) => sendTranscript(res, parseBody(TranscriptRequestSchema, await readJsonBody(req, maxBytes))),
+    ...web.routes(),
     "GET /metrics": async (_req, res) => {
       res.writeHead(200, { "content-type": metrics.registry.contentType });
       res.end(await metrics.registry.metrics());
@@ -175,7 +154,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       return "anonymous";
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
-    if (req.method === "GET" && (await sendWebFile(path, res))) return "anonymous";
+    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return "anonymous";
     const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
     if (!route) throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
     const caller = keys.identify(req.headers);
@@ -248,6 +227,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     url: `http://${urlHost(host)}:${port}`,
     metrics,
     close: async () => {
+      web.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { isLoopback } from "../../src/gateway/server.js";
-import { MAX_PENDING_APPROVALS_PER_CLIENT } from "../../src/gateway/web-chat.js";
+import { MAX_PENDING_APPROVALS_PER_CLIENT } from "../../src/gateway/web-chat-turns.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { startHarness, type Harness } from "./harness.js";
 
