@@ -1,9 +1,10 @@
-import { Box, Static, Text, useApp } from "ink";
+import { Box, Static, Text, useApp, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
-import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
-import { ApprovalDialogView } from "./ApprovalDialogView.js";
+import { applyApprovalKey, argumentsHeight, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState, type ArgumentsView } from "./approval-dialog.js";
+import { ApprovalDialogView, DIALOG_FRAME_COLUMNS } from "./ApprovalDialogView.js";
+import { argumentLines, type ArgumentLines } from "./argument-lines.js";
 import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
 import type { CompletionMenu } from "./completion-menu.js";
@@ -51,6 +52,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
   const { columns: width, generation } = useRedrawOnResize();
+  const { stdout } = useStdout();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
   const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
@@ -91,7 +93,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
 
   function approvalKey(pending: PendingApproval, key: Key | Paste): void {
     const current = ui.get().dialog;
-    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key);
+    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key, argumentsOf(pending).view);
     change({ dialog: { for: pending, state: step.state } });
     if (step.answer) pending.answer(step.answer);
   }
@@ -104,6 +106,12 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
       change({ choiceIndex: 0 });
       pending.answer(selected);
     } else if (key.kind === "escape") pending.answer(undefined);
+  }
+
+  // The approval's arguments laid out for the dialog (cached per call and width), and how many lines fit.
+  function argumentsOf(pending: PendingApproval): { shown: ArgumentLines; view: ArgumentsView } {
+    const shown = argumentLines(pending.request.arguments, width - DIALOG_FRAME_COLUMNS);
+    return { shown, view: { lines: shown.lines.length, height: argumentsHeight(stdout.rows || 24), whole: shown.whole } };
   }
 
   const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
@@ -125,7 +133,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
           <Text dimColor>↑/↓ choose · Enter opens · Esc starts a new conversation</Text>
         </Box>
       )}
-      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
+      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} {...argumentsOf(state.approval)} />}
       {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} />}
       {!state.exiting && (
         <>

@@ -49,7 +49,6 @@ export interface LiveTurn {
 
 export interface PendingApproval {
   request: ToolApprovalRequest;
-  argsSummary: string;
   answer(answer: ApprovalAnswer): void;
 }
 
@@ -197,7 +196,7 @@ export class ChatController {
         resolve(answer);
       };
       const onAbort = (): void => done({ decision: "deny" });
-      const pending: PendingApproval = { request, argsSummary: summarizeArguments(request.arguments), answer: done };
+      const pending: PendingApproval = { request, answer: done };
       if (signal?.aborted) return resolve({ decision: "deny" });
       signal?.addEventListener("abort", onAbort, { once: true });
       this.update({ approval: pending });

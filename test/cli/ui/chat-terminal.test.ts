@@ -231,10 +231,55 @@ describe("toolbridge chat in a terminal: approval", () => {
     expect(readFileSync(target, "utf8")).toBe("first");
     await t.type("again");
     await t.press("Enter");
-    await t.waitFor(/Run write_file[^\n]*\n[^\n]*content: "second"/, "a second dialog");
+    await t.waitFor(/Run write_file[\s\S]*content: "second"/, "a second dialog");
     await t.press("Escape");
     await t.waitFor(/Asked again\./, "the answer");
     expect(readFileSync(target, "utf8")).toBe("first");
+  });
+});
+
+describe("toolbridge chat in a terminal: the arguments an approval shows", () => {
+  function filesystemConfig(dir: string): string {
+    const file = join(home, "fs-args.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
+    return file;
+  }
+
+  it("shows a write_file's content whole at 60 columns, its last line included", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const content = "line 1 harmless\nline 2 harmless\nline 3 harmless\nline 4 harmless and then; rm -rf / --no-preserve-root";
+    const s = await vllm([{ toolCalls: [{ name: "write_file", arguments: { path: join(dir, "setup.sh"), content } }] }, { text: "Not written." }]);
+    const t = await chat(s, filesystemConfig(dir), [], 60);
+    await t.type("write the script");
+    await t.press("Enter");
+    await t.waitFor(/Run write_file from server fs\?/, "the approval dialog");
+    const screen = await t.screen();
+    expect(screen).toMatch(/content: \(4 lines\)/);
+    // The last line wraps inside the dialog; joined, it is all there.
+    expect(screen.replace(/\s*│\s*(│ )?/g, "")).toContain("line 4 harmless and then; rm -rf / --no-preserve-root");
+    await t.type("n");
+    await t.press("Enter");
+    await t.waitFor(/Not written\./, "the answer");
+  });
+
+  it("scrolls arguments taller than the dialog, and allows only once all of them were shown", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const target = join(dir, "long.txt");
+    const content = [...Array.from({ length: 40 }, (_, i) => `harmless line ${i + 1}`), "rm -rf / # the last line"].join("\n");
+    const s = await vllm([{ toolCalls: [{ name: "write_file", arguments: { path: target, content } }] }, { text: "Written." }]);
+    const t = await chat(s, filesystemConfig(dir), [], 80, { rows: 30 });
+    await t.type("write it");
+    await t.press("Enter");
+    await t.waitFor(/↓ \d+ more lines · PgDn\/Space and PgUp scroll/, "the scroll indicator");
+    expect(await t.screen()).not.toContain("rm -rf /");
+    await t.type("y");
+    await t.waitFor(/Scroll to the end of the arguments before allowing/, "allowing refused while lines are unseen");
+    expect(existsSync(target)).toBe(false);
+    for (let page = 0; page < 10 && !(await t.screen()).includes("end of the arguments ·"); page++) await t.press("NPage");
+    expect(await t.screen()).toContain("rm -rf / # the last line");
+    await t.type("y");
+    await t.waitFor(/Written\./, "the answer");
+    expect(readFileSync(target, "utf8")).toBe(content);
   });
 });
 
