@@ -25,7 +25,8 @@ export function runToolCalls(calls: readonly ParsedToolCall[], context: RunTools
 }
 
 async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
-  const started = performance.now();
+  // The call's duration is the tool's: it starts again once the call is approved, so time spent asking is not counted.
+  let started = performance.now();
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
 
   // `shown` is what a display summarises: the tool's own words, without what marks them for the model.
@@ -65,6 +66,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
 
   if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
   const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+  started = performance.now();
   if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
   if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
   try {

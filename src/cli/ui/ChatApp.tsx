@@ -119,7 +119,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     <Box flexDirection="column">
       <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
-      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} />}
       <QueuedView queue={state.queue} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>

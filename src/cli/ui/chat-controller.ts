@@ -10,8 +10,10 @@ import { ToolResults } from "../chat/tool-results.js";
 import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
 import { describeMediaIn } from "../render/media.js";
+import { progressText } from "../render/progress-text.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
+import { DialogClock, type ClockMark } from "./dialog-clock.js";
 import { ServerQuestions } from "./server-questions.js";
 import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
@@ -43,8 +45,16 @@ export interface LiveTurn {
   /** The part of the answer not yet moved to the static region. */
   text: string;
   reasoning: string;
-  /** Tool calls running now. */
-  running: Array<{ id: string; name: string; args: string }>;
+  /** Tool calls running now: since when, and the last progress their server reported (cleaned). */
+  running: RunningCall[];
+}
+
+export interface RunningCall {
+  id: string;
+  name: string;
+  args: string;
+  started: ClockMark;
+  progress?: string;
 }
 
 export interface PendingApproval {
@@ -95,6 +105,12 @@ export class ChatController {
   readonly questions = new ServerQuestions((text) => this.show({ kind: "notice", tone: "info", text }));
   /** Each tool call's result, for /result and /image. */
   readonly toolResults = new ToolResults();
+  /** Time with any dialog on screen, left out of the turn's duration and of a running tool's seconds. */
+  readonly dialogs = new DialogClock();
+  /** Time with a server's question on screen, left out of a tool call's duration (the agent already leaves out its approval). */
+  private readonly serverQuestions = new DialogClock();
+  private turnStarted: ClockMark | undefined;
+  private readonly questionsAtStart = new Map<string, ClockMark>();
 
   constructor(
     private readonly session: AgentSession,
@@ -102,7 +118,9 @@ export class ChatController {
     private readonly columns: () => number,
     /** Called after each turn and command, to save the conversation as it goes. */
     private readonly onConversation: () => void = () => undefined,
-  ) {}
+  ) {
+    this.questions.subscribe(() => this.timeDialogs());
+  }
 
   /** Shows a list to choose from and waits for the choice. */
   choose(title: string, options: readonly string[]): Promise<number | undefined> {
@@ -269,6 +287,7 @@ export class ChatController {
         for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
+      this.turnStarted = this.dialogs.mark();
       await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
@@ -279,7 +298,9 @@ export class ChatController {
     }
   }
 
-  private onEvent(event: AgentEvent): void {
+  private onEvent(received: AgentEvent): void {
+    // The turn's time is the model's and the tools', not the time a dialog waited for the person.
+    const event: AgentEvent = received.type === "turn-end" && this.turnStarted ? { ...received, turn: { ...received.turn, durationMs: Math.max(0, received.turn.durationMs - this.dialogs.waitedSince(this.turnStarted)) } } : received;
     this.session.usage.observe(event);
     const live = this.state.live;
     if (!live) return;
@@ -304,14 +325,21 @@ export class ChatController {
         this.flushLive();
         const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
         const current = this.state.live ?? live;
-        this.update({ live: { ...current, answered: true, running: [...current.running, { id: event.id, name: cleanTerminalText(event.name), args }] } });
+        const call: RunningCall = { id: event.id, name: cleanTerminalText(event.name), args, started: this.dialogs.mark() };
+        this.questionsAtStart.set(event.id, this.serverQuestions.mark());
+        this.update({ live: { ...current, answered: true, running: [...current.running, call] } });
         break;
       }
-      case "tool-progress":
+      case "tool-progress": {
+        const progress = cleanTerminalText(progressText(event.progress)).replace(/\s+/g, " ");
+        this.updateSoon({ live: { ...live, running: live.running.map((call) => (call.id === event.id ? { ...call, progress } : call)) } });
         break;
+      }
       case "tool-call-finished": {
         const current = this.state.live ?? live;
         const started = current.running.find((call) => call.id === event.id);
+        const questionsAt = this.questionsAtStart.get(event.id);
+        this.questionsAtStart.delete(event.id);
         this.show({
           kind: "tool",
           number: this.toolResults.add(event.name, event.result, event.summary),
@@ -320,7 +348,7 @@ export class ChatController {
           summary: cleanTerminalText(event.summary),
           media: describeMediaIn(event.result),
           isError: event.isError,
-          durationMs: event.durationMs,
+          durationMs: Math.max(0, event.durationMs - (questionsAt ? this.serverQuestions.waitedSince(questionsAt) : 0)),
           denied: event.outcome === "denied" || event.outcome === "not-approved",
         });
         this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
@@ -368,7 +396,14 @@ export class ChatController {
 
   private update(patch: Partial<ChatState>): void {
     this.state = { ...this.state, ...patch };
+    this.timeDialogs();
     this.notify();
+  }
+
+  private timeDialogs(): void {
+    const asking = this.questions.getState().current !== undefined;
+    this.serverQuestions.open = asking;
+    this.dialogs.open = asking || this.state.approval !== undefined;
   }
 
   /**

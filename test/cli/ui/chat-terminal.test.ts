@@ -305,6 +305,17 @@ describe("toolbridge chat in a terminal: hostile text", () => {
 });
 
 describe("toolbridge chat in a terminal: status and width", () => {
+  it("shows a running tool's seconds and the progress server-everything reports", async () => {
+    const config = join(home, "everything-progress.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
+    const s = await vllm([{ toolCalls: [{ name: "trigger-long-running-operation", arguments: { duration: 4, steps: 4 } }] }, { text: "All done." }]);
+    const t = await chat(s, config);
+    await t.type("run the long one");
+    await t.press("Enter");
+    await t.waitFor(/trigger-long-running-operation\(duration: 4, steps: 4\) · [1-9] s · (25|50|75)%/, "the seconds and the progress in the live block");
+    await t.waitFor(/All done\./, "the answer");
+  });
+
   it("opens the prompt while a server hangs, shows each server as it starts, and sends a turn once the hung one has failed", async () => {
     const config = join(home, "hanging.json");
     const hang = fileURLToPath(new URL("../../fixtures/servers/hang-on-initialize.mjs", import.meta.url));
