@@ -12,6 +12,7 @@ import { CompletionListView } from "./CompletionListView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
+import { bufferOf } from "./input-buffer.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
@@ -70,11 +71,19 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
     if (completionKey(key)) return;
+    const empty = ui.get().prompt.buffer.text === "";
     if (key.kind === "escape") {
-      controller.cancel();
+      if (!controller.cancel()) controller.dropQueue();
       return;
     }
-    if (key.kind === "ctrl" && key.letter === "d" && ui.get().prompt.buffer.text === "") return controller.exit();
+    if (key.kind === "ctrl" && key.letter === "d" && empty) return controller.exit();
+    // A paused queue: Enter at an empty prompt sends it; ↑ at an empty prompt takes the last queued message back to edit.
+    if (key.kind === "enter" && !key.shift && empty && controller.resumeQueue()) return;
+    if (key.kind === "up" && empty && current.queue.length > 0) {
+      const last = controller.unqueueLast();
+      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last) } });
+      return;
+    }
     const step = applyKey(ui.get().prompt, key, history.all);
     change({ prompt: step.state, exitArmed: false });
     if (step.submit !== undefined) {
@@ -120,7 +129,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
       <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
       {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} />}
-      <QueuedView queue={state.queue} />
+      <QueuedView queue={state.queue} paused={state.queuePaused} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
           <Text bold>{state.choice.title}</Text>
@@ -139,7 +148,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
-          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}
     </Box>

@@ -76,6 +76,8 @@ export interface ChatState {
   live: LiveTurn | undefined;
   /** Messages typed during a turn, sent in order after it. */
   queue: readonly string[];
+  /** The turn was cancelled with messages queued: they wait until the person sends them (or drops them). */
+  queuePaused: boolean;
   approval: PendingApproval | undefined;
   /** The chat is ending: the input is no longer drawn. */
   exiting: boolean;
@@ -93,7 +95,7 @@ const FRAME_MS = 40;
  * and send it the user's acts; it runs turns and slash commands one at a time, in order.
  */
 export class ChatController {
-  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
+  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], queuePaused: false, approval: undefined, exiting: false, starting: [] };
   private readonly listeners = new Set<() => void>();
   private nextId = 1;
   private pendingFrame: NodeJS.Timeout | undefined;
@@ -178,24 +180,46 @@ export class ChatController {
     this.update({ items: [...this.state.items, { ...item, id: this.nextId++ }] });
   }
 
-  /** A message or a /command from the prompt: run now, or queued behind the turn in progress. */
+  /** A message or a /command from the prompt: run now, or queued behind the turn in progress (a paused queue goes on with it). */
   submit(text: string): void {
     if (text.trim() === "") return;
-    this.update({ queue: [...this.state.queue, text] });
+    this.update({ queue: [...this.state.queue, text], queuePaused: false });
     void this.drain();
   }
 
-  /** Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there was none. */
+  /**
+   * Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there
+   * was none. Messages queued behind it are not sent: they wait, paused, for `resumeQueue`,
+   * `submit` or `dropQueue` (what was typed after seeing the answer may no longer fit).
+   */
   cancel(): boolean {
     if (!this.turn) return false;
+    if (this.state.queue.length > 0) this.update({ queuePaused: true });
     this.turn.abort();
+    return true;
+  }
+
+  /** Sends the paused queue; false when it was not paused. */
+  resumeQueue(): boolean {
+    if (!this.state.queuePaused) return false;
+    this.update({ queuePaused: false });
+    void this.drain();
+    return true;
+  }
+
+  /** Drops the paused queue, saying so; false when it was not paused. */
+  dropQueue(): boolean {
+    const count = this.state.queue.length;
+    if (!this.state.queuePaused || count === 0) return false;
+    this.update({ queue: [], queuePaused: false });
+    this.show({ kind: "notice", tone: "info", text: `${count} queued message${count === 1 ? "" : "s"} dropped` });
     return true;
   }
 
   /** Takes back the last queued message (to edit it), if any. */
   unqueueLast(): string | undefined {
     const last = this.state.queue.at(-1);
-    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1) });
+    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1), queuePaused: this.state.queuePaused && this.state.queue.length > 1 });
     return last;
   }
 
@@ -226,7 +250,7 @@ export class ChatController {
     try {
       for (;;) {
         const next = this.state.queue[0];
-        if (next === undefined || this.state.exiting) break;
+        if (next === undefined || this.state.exiting || this.state.queuePaused) break;
         this.update({ queue: this.state.queue.slice(1) });
         if (next.trim().startsWith("/")) {
           this.show({ kind: "user", text: cleanTerminalText(next) });

@@ -163,4 +163,49 @@ describe("ChatApp", () => {
     expect(Number(line?.[2])).toBeGreaterThanOrEqual(16);
     expect(controller.getState().live).toBeUndefined();
   });
+
+  it("cancels the turn on Esc and keeps the queue waiting, paused, until Enter at an empty prompt sends it", async () => {
+    const { app, stream, sent } = mount();
+    await tick();
+    app.stdin.write("first\r");
+    await tick();
+    stream("The answer ");
+    app.stdin.write("second\r");
+    app.stdin.write("third\r");
+    await tick();
+    app.stdin.write("\x1b");
+    await tick();
+    expect(sent).toEqual(["first"]);
+    const frame = app.lastFrame() ?? "";
+    expect(frame).toContain("(cancelled)");
+    expect(frame).toMatch(/queued \(paused\): second\s*\n\s*queued \(paused\): third/);
+    expect(frame).toContain("Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them");
+    app.stdin.write("\r");
+    await tick();
+    expect(sent).toEqual(["first", "second"]);
+    expect(app.lastFrame()).toContain("queued: third");
+  });
+
+  it("drops a paused queue on a second Esc, and ↑ takes the last queued message back to edit", async () => {
+    const { app, stream, sent, controller } = mount();
+    await tick();
+    app.stdin.write("first\r");
+    await tick();
+    stream("The answer ");
+    app.stdin.write("second\r");
+    app.stdin.write("third\r");
+    await tick();
+    app.stdin.write("\x1b[A");
+    await tick();
+    expect(app.lastFrame()).toContain("› third");
+    expect(controller.getState().queue).toEqual(["second"]);
+    app.stdin.write("\x15");
+    app.stdin.write("\x1b");
+    await tick();
+    app.stdin.write("\x1b");
+    await tick();
+    expect(app.lastFrame()).toContain("(1 queued message dropped)");
+    expect(controller.getState().queue).toEqual([]);
+    expect(sent).toEqual(["first"]);
+  });
 });

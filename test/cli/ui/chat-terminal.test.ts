@@ -46,6 +46,24 @@ describe("toolbridge chat in a terminal: typing during an answer", () => {
     for (const line of screen.split("\n").filter((l) => l.includes("word"))) expect(line).toMatch(/^(word ?)+$/);
   });
 
+  it("cancels the answer on Esc without sending what was queued; Enter at the empty prompt sends it", async () => {
+    const s = await vllm([longAnswer(400), { text: "Queued one answered." }]);
+    const t = await chat(s);
+    await t.type("tell me a story");
+    await t.press("Enter");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.type("actually, stop");
+    await t.press("Enter");
+    await t.waitFor(/queued: actually, stop/, "the line queued");
+    await t.press("Escape");
+    await t.waitFor(/\(cancelled\)[\s\S]*queued \(paused\): actually, stop[\s\S]*Enter sends the queued messages/, "the queue kept, paused");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(s.chatRequests).toHaveLength(1);
+    await t.press("Enter");
+    await t.waitFor(/Queued one answered\./, "the queued message's answer");
+    expect(lastUser(s.chatRequests[1])).toBe("actually, stop");
+  });
+
   it("sends a bracketed paste of three lines as one message", async () => {
     const s = await vllm([{ text: "Three lines received." }]);
     const t = await chat(s);
