@@ -139,7 +139,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
               {option}
             </Text>
           ))}
-          <Text dimColor>↑/↓ choose · Enter opens · Esc starts a new conversation</Text>
+          <Text dimColor>{state.choice.hint}</Text>
         </Box>
       )}
       {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} {...argumentsOf(state.approval)} />}

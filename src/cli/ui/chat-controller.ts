@@ -62,10 +62,12 @@ export interface PendingApproval {
   answer(answer: ApprovalAnswer): void;
 }
 
-/** A question with a list of answers (the --resume picker). */
+/** A question with a list of answers (the --resume picker, replacing a file). */
 export interface PendingChoice {
   title: string;
   options: readonly string[];
+  /** The keys, and what Esc does. */
+  hint: string;
   /** The index chosen, or undefined when the user cancelled. */
   answer(index: number | undefined): void;
 }
@@ -120,17 +122,20 @@ export class ChatController {
     private readonly columns: () => number,
     /** Called after each turn and command, to save the conversation as it goes. */
     private readonly onConversation: () => void = () => undefined,
+    /** Called when a command replaced the conversation (/clear, /load): it is saved anew from then on. */
+    private readonly onNewConversation: () => void = () => undefined,
   ) {
     this.questions.subscribe(() => this.timeDialogs());
   }
 
   /** Shows a list to choose from and waits for the choice. */
-  choose(title: string, options: readonly string[]): Promise<number | undefined> {
+  choose(title: string, options: readonly string[], hint: string): Promise<number | undefined> {
     return new Promise((resolve) => {
       this.update({
         choice: {
           title,
           options,
+          hint,
           answer: (index) => {
             this.update({ choice: undefined });
             resolve(index);
@@ -271,6 +276,8 @@ export class ChatController {
               columns: this.columns(),
               signal: this.turn.signal,
               toolResults: this.toolResults,
+              newConversation: this.onNewConversation,
+              confirm: async (question) => (await this.choose(cleanTerminalText(question), ["Yes", "No"], "↑/↓ choose · Enter answers · Esc is no")) === 0,
             }).finally(() => (this.turn = undefined));
             if (result === "exit") return this.exit();
           }

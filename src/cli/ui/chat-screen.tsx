@@ -44,10 +44,17 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
   };
   // Set below, once the controller exists: after each turn, a server that wants a login is offered one.
   let afterTurn = (): void => undefined;
-  const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80, () => {
-    autosave();
-    afterTurn();
-  });
+  const controller = new ChatController(
+    session,
+    colors,
+    () => io.stdout.columns ?? 80,
+    () => {
+      autosave();
+      afterTurn();
+    },
+    // /clear and /load start a new saved session; the one before stays as it was, for --resume.
+    () => (id = SavedSessions.newId()),
+  );
   connectAsk(controller.ask);
   const questions = connectQuestions(session, controller.questions, (item) => controller.show(item), io.env);
   afterTurn = questions.afterTurn;
@@ -99,6 +106,7 @@ async function pickSession(sessions: SavedSessions, controller: ChatController, 
   const index = await controller.choose(
     "Resume which conversation?",
     list.map((s) => `${s.modifiedAt.toLocaleString()}  ${cleanTerminalText(s.title)}  (${s.messages} messages)`),
+    "↑/↓ choose · Enter opens · Esc starts a new conversation",
   );
   return index === undefined ? undefined : list[index]?.id;
 }

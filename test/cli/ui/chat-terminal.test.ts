@@ -184,6 +184,28 @@ describe("toolbridge chat in a terminal: sessions", () => {
     expect(messagesOf(s.chatRequests[1]).map((m) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"]);
   });
 
+  it("starts a new saved session on /clear, leaving the one before as it was", async () => {
+    const s = await vllm([{ text: "Noted: red." }, { text: "Fresh start." }]);
+    const t = await chat(s);
+    const dir = join(home, "state", "toolbridge", "sessions");
+    const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+    await t.type("my colour is red");
+    await t.press("Enter");
+    await t.waitFor(/Noted: red\./, "the answer");
+    await t.type("/clear");
+    await t.press("Enter");
+    await t.waitFor(/conversation cleared/, "the clear");
+    await t.type("hello again");
+    await t.press("Enter");
+    await t.waitFor(/Fresh start\./, "the answer");
+    await t.until(() => readdirSync(dir).filter((name) => !before.has(name) && name.endsWith(".jsonl")).length === 2, "two saved sessions");
+    const texts = readdirSync(dir)
+      .filter((name) => !before.has(name) && name.endsWith(".jsonl"))
+      .map((name) => readFileSync(join(dir, name), "utf8"));
+    expect(texts.some((text) => text.includes("my colour is red") && !text.includes("hello again"))).toBe(true);
+    expect(texts.some((text) => text.includes("hello again") && !text.includes("my colour is red"))).toBe(true);
+  });
+
   it("saves with /save under a default name, expands ~, and /load shows what it loaded", async () => {
     const s = await vllm([{ text: "First answer." }]);
     const t = await chat(s);
