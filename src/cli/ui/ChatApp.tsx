@@ -143,7 +143,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
         </Box>
       )}
       {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} {...argumentsOf(state.approval)} />}
-      {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} />}
+      {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} declined={asking.declined} />}
       {!state.exiting && (
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
