@@ -73,6 +73,19 @@ function mount() {
   return { ...fake, controller, app };
 }
 
+/** A turn answering "first", with "second" and "third" typed and queued behind it. */
+async function twoQueuedBehindAnAnswer() {
+  const mounted = mount();
+  await tick();
+  mounted.app.stdin.write("first\r");
+  await tick();
+  mounted.stream("The answer ");
+  mounted.app.stdin.write("second\r");
+  mounted.app.stdin.write("third\r");
+  await tick();
+  return mounted;
+}
+
 describe("ChatApp", () => {
   it("shows what is typed during an answer as queued, apart from the answer, and sends it after", async () => {
     const { app, stream, finish, sent } = mount();
@@ -165,14 +178,7 @@ describe("ChatApp", () => {
   });
 
   it("cancels the turn on Esc and keeps the queue waiting, paused, until Enter at an empty prompt sends it", async () => {
-    const { app, stream, sent } = mount();
-    await tick();
-    app.stdin.write("first\r");
-    await tick();
-    stream("The answer ");
-    app.stdin.write("second\r");
-    app.stdin.write("third\r");
-    await tick();
+    const { app, sent } = await twoQueuedBehindAnAnswer();
     app.stdin.write("\x1b");
     await tick();
     expect(sent).toEqual(["first"]);
@@ -187,14 +193,7 @@ describe("ChatApp", () => {
   });
 
   it("drops a paused queue on a second Esc, and ↑ takes the last queued message back to edit", async () => {
-    const { app, stream, sent, controller } = mount();
-    await tick();
-    app.stdin.write("first\r");
-    await tick();
-    stream("The answer ");
-    app.stdin.write("second\r");
-    app.stdin.write("third\r");
-    await tick();
+    const { app, sent, controller } = await twoQueuedBehindAnAnswer();
     app.stdin.write("\x1b[A");
     await tick();
     expect(app.lastFrame()).toContain("› third");

@@ -17,6 +17,13 @@ const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextpro
 
 useChatTerminal();
 
+/** A config with server-filesystem over `dir`, untrusted: its writes ask first. */
+function filesystemConfig(dir: string): string {
+  const file = join(home, "fs.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
+  return file;
+}
+
 type WireMessage = { role: string; content: unknown; tool_call_id?: string };
 const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
 const lastUser = (request: RecordedRequest | undefined) => messagesOf(request).filter((m) => m.role === "user").at(-1)?.content;
@@ -228,11 +235,6 @@ describe("toolbridge chat in a terminal: sessions", () => {
 });
 
 describe("toolbridge chat in a terminal: approval", () => {
-  function filesystemConfig(dir: string): string {
-    const file = join(home, "fs.json");
-    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
-    return file;
-  }
 
   it("asks before server-filesystem's write_file runs; a denial with a reason reaches the model and the file is untouched", async () => {
     const dir = mkdtempSync(join(home, "files-"));
@@ -279,11 +281,6 @@ describe("toolbridge chat in a terminal: approval", () => {
 });
 
 describe("toolbridge chat in a terminal: the arguments an approval shows", () => {
-  function filesystemConfig(dir: string): string {
-    const file = join(home, "fs-args.json");
-    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
-    return file;
-  }
 
   it("shows a write_file's content whole at 60 columns, its last line included", async () => {
     const dir = mkdtempSync(join(home, "files-"));
