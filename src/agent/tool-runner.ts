@@ -1,5 +1,6 @@
 import type { ToolCall } from "../llm/types.js";
-import { decideApproval, refusalMessage, type Approval } from "./approval.js";
+import type { HubTool } from "../mcp/types.js";
+import { decideApproval, refusalMessage, toolIdentity, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
@@ -16,6 +17,9 @@ export interface RunToolsContext {
   /** Calls the agent decided not to run (the repeat guard), with the reason the model gets. */
   skipped: ReadonlyMap<ToolCall, string>;
 }
+
+/** A tool that keeps changing under its approval is given up after this many decisions. */
+const MAX_DECISIONS = 3;
 
 export const CANCELLED_RESULT = "Cancelled: the user stopped this turn before the tool finished.";
 
@@ -50,7 +54,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   const skipReason = context.skipped.get(call);
   if (skipReason !== undefined) return refuse("repeated", skipReason, parsed.ok ? parsed.arguments : undefined);
 
-  const tool = context.catalog.get(call.name);
+  let tool = context.catalog.get(call.name);
   if (!tool) {
     const names = context.catalog.tools.map((t) => t.name);
     return refuse(
@@ -61,14 +65,26 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     );
   }
   if (!parsed.ok) return refuse(parsed.outcome, parsed.message);
-  const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
-  if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
-
-  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
-  const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+  // The hub routes by name at the call: if the registry changed since the model saw the list, or
+  // while the person decided, that name may now be another server's tool or a new definition.
+  // What would run now is decided about (asked about) again, a few times at most.
+  for (let decisions = 1; ; decisions++) {
+    const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
+    if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
+    if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+    const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+    if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+    if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
+    const decided: HubTool = tool;
+    const current = context.host.tools().find((candidate) => candidate.name === decided.name);
+    // The same object while the registry is unchanged: the hashes are only for a rebuilt one.
+    if (current === tool || (current && toolIdentity(current) === toolIdentity(tool))) break;
+    if (!current || decisions === MAX_DECISIONS) {
+      return refuse("call-failed", `Not run: "${tool.name}" changed (its server or its definition) before it could run. Call it again if it is still the tool you need.`, parsed.arguments);
+    }
+    tool = current;
+  }
   started = performance.now();
-  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
-  if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
   try {
     const pending = context.host.callTool(tool.name, parsed.arguments, {
       ...(context.signal ? { signal: context.signal } : {}),

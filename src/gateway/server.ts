@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
+import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
 import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
-import { HttpError, readJsonBody, sendError, sendJson } from "./http.js";
+import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer, type HubServerSource } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
@@ -34,6 +34,8 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   allowedHosts?: readonly string[];
   maxRequestBytes?: number;
+  /** How long a client may take to send a request's body (default 30 s). */
+  bodyTimeoutMs?: number;
   maxConcurrentPerKey?: number;
   log?: Logger;
 }
@@ -46,17 +48,16 @@ export interface GatewayHandle {
 }
 
 /** A route's work once the caller is known and admitted. */
-type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal }) => Promise<void>;
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
 /** A stateless MCP endpoint has no stream to open and no session to end. */
 function mcpMethodNotAllowed(res: ServerResponse): void {
   sendJson(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint is stateless; POST requests only" }, id: null }, { allow: "POST" });
 }
 
+/** Whether the address to listen on is this machine's own: parsed, so `127.0.0.1.attacker.example` is not. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\./.test(host);
+  return isLoopbackHost(host);
 }
 
 /**
@@ -71,6 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   const keys = new ApiKeys(options.apiKeys ?? []);
   const limit = new ConcurrencyLimit(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const cors = new Set(options.corsOrigins ?? []);
   const runner = new TurnRunner({ ...options.settings, tools: options.hub }, metrics);
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
@@ -126,9 +128,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         approve: options.settings.approve,
       });
     },
-    "POST /api/chat": async (req, res, { signal }) => {
+    "POST /api/chat": async (req, res, { signal, caller }) => {
       const turn = parseBody(WebTurnSchema, await readJsonBody(req, maxBytes));
-      await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals });
+      await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals, caller });
     },
     "POST /api/approvals": async (req, res) => {
       const { id, decision } = parseBody(ApprovalAnswerSchema, await readJsonBody(req, maxBytes));
@@ -169,7 +171,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const key = `${req.method ?? "GET"} ${path}`;
     const free = open[key];
     if (free) {
-      await free(req, res, { requestId, signal });
+      await free(req, res, { requestId, signal, caller: "anonymous" });
       return "anonymous";
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
@@ -180,12 +182,14 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     if (caller === undefined) {
       throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key>", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
     }
+    // The body first, within its time: a client that trickles it holds a connection, not a slot.
+    if (req.method === "POST") await readJsonBody(req, maxBytes, bodyTimeoutMs);
     const release = limit.acquire(caller);
     if (!release) {
       throw new HttpError(429, `Too many requests at once for this key (at most ${limit.perCaller}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
     }
     try {
-      await route(req, res, { requestId, signal });
+      await route(req, res, { requestId, signal, caller });
     } finally {
       release();
     }
@@ -233,7 +237,12 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const { port, address } = server.address() as AddressInfo;
+  // The name said loopback; the address bound must be too (a name can resolve anywhere).
+  if (isLoopback(host) && !isLoopback(address)) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw new Error(`${host} resolved to ${address}, which is not this machine's loopback; give an address, and API keys to listen beyond loopback`);
+  }
   policy = hostPolicy(host, port, options.allowedHosts);
   return {
     url: `http://${urlHost(host)}:${port}`,

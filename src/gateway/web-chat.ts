@@ -42,28 +42,50 @@ export async function sendWebFile(path: string, res: ServerResponse): Promise<bo
 }
 
 const MAX_PENDING_APPROVALS = 256;
+/** One client (one API key; every caller, without keys) may hold this many: the others keep room to ask. */
+export const MAX_PENDING_APPROVALS_PER_CLIENT = 32;
 
 /** Approvals waiting for the person at the page, by id. */
 export class PendingApprovals {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+  private readonly perCaller = new Map<string, number>();
 
-  /** The `ask` for one turn: each question goes to `announce`, and waits for `answer` (or the turn's end). */
-  asker(announce: (question: { type: "approval"; id: string; callId: string; tool: string; server: string; arguments: Record<string, unknown> }) => void): ApproveCallback {
+  /** The `ask` for one turn of `caller`: each question goes to `announce`, and waits for `answer` (or the turn's end). */
+  asker(
+    caller: string,
+    announce: (question: { type: "approval"; id: string; callId: string; tool: string; server: string; arguments: Record<string, unknown> }) => void,
+  ): ApproveCallback {
     return (request, signal) =>
       new Promise<ApprovalAnswer>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return;
+        }
         if (this.waiting.size >= MAX_PENDING_APPROVALS) {
           reject(new Error("too many approvals waiting"));
           return;
         }
+        const held = this.perCaller.get(caller) ?? 0;
+        if (held >= MAX_PENDING_APPROVALS_PER_CLIENT) {
+          reject(new Error(`too many approvals waiting for this client (at most ${MAX_PENDING_APPROVALS_PER_CLIENT})`));
+          return;
+        }
+        this.perCaller.set(caller, held + 1);
         const id = randomUUID();
+        const settle = () => {
+          signal?.removeEventListener("abort", onAbort);
+          if (!this.waiting.delete(id)) return;
+          const left = (this.perCaller.get(caller) ?? 1) - 1;
+          if (left === 0) this.perCaller.delete(caller);
+          else this.perCaller.set(caller, left);
+        };
         const onAbort = () => {
-          this.waiting.delete(id);
+          settle();
           reject(signal?.reason);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
         this.waiting.set(id, (answer) => {
-          signal?.removeEventListener("abort", onAbort);
-          this.waiting.delete(id);
+          settle();
           resolve(answer);
         });
         announce({ type: "approval", id, callId: request.callId, tool: request.tool.name, server: request.tool.server, arguments: request.arguments });
@@ -107,7 +129,7 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
  */
 export async function streamWebTurn(
   turn: z.infer<typeof WebTurnSchema>,
-  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals },
+  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; caller: string },
 ): Promise<void> {
   const { res } = context;
   const send = (event: unknown) => {
@@ -120,7 +142,7 @@ export async function streamWebTurn(
     {
       model: context.model,
       signal: context.signal,
-      ask: context.approvals.asker(send),
+      ask: context.approvals.asker(context.caller, send),
       onEvent: (event: AgentEvent) => {
         if (event.type === "tool-call-finished") {
           // The page shows the summary; the whole result (images too) is in turn-end's messages.

@@ -1,5 +1,6 @@
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
+import { openableUrl } from "../../mcp/openable-url.js";
 import { formFields } from "../prompts/elicitation-fields.js";
 import type { QuestionDialogs } from "../prompts/prompter.js";
 import { oneLine } from "../render/one-line.js";
@@ -79,14 +80,20 @@ export class ServerQuestions implements QuestionDialogs {
     );
 
   elicitUrl = async (request: ElicitRequestURLParams, server: string): Promise<ElicitResult> => {
+    // What the dialog shows is what opens: the parsed URL, never a cleaned copy of the server's string.
+    const url = openableUrl(request.url);
+    if (!url.ok) {
+      this.notice(`server "${oneLine(server)}" asked you to open a page; declined: ${url.reason}`);
+      return { action: "decline" };
+    }
     const open = await this.ask<boolean | "done" | undefined>(
-      { kind: "url", server: oneLine(server), message: message(request.message), url: oneLine(request.url), elicitationId: request.elicitationId, selected: 0 },
+      { kind: "url", server: oneLine(server), message: message(request.message), url: url.href, elicitationId: request.elicitationId, selected: 0 },
       undefined,
     );
     if (open === undefined) return { action: "cancel" };
     if (!open) return { action: "decline" };
     if (open === "done") return { action: "accept" };
-    if (/^https?:\/\//i.test(request.url)) this.openUrl(request.url);
+    this.openUrl(url.href);
     return { action: "accept" };
   };
 
