@@ -29,7 +29,8 @@ export function runToolCalls(calls: readonly ParsedToolCall[], context: RunTools
 }
 
 async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
-  const started = performance.now();
+  // The call's duration is the tool's: it starts again once the call is approved, so time spent asking is not counted.
+  let started = performance.now();
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
 
   // `shown` is what a display summarises: the tool's own words, without what marks them for the model.
@@ -83,6 +84,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     }
     tool = current;
   }
+  started = performance.now();
   try {
     const pending = context.host.callTool(tool.name, parsed.arguments, {
       ...(context.signal ? { signal: context.signal } : {}),

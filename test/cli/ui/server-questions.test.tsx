@@ -7,6 +7,7 @@ import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
 import { ChatController } from "../../../src/cli/ui/chat-controller.js";
 import { InputHistory } from "../../../src/cli/ui/history.js";
 import { ServerQuestions } from "../../../src/cli/ui/server-questions.js";
+import { ServerQuestionView } from "../../../src/cli/ui/ServerQuestionView.js";
 import type { HubTool } from "../../../src/mcp/types.js";
 
 const form: ElicitRequestFormParams = {
@@ -102,6 +103,22 @@ describe("the question queue", () => {
     for (let i = 0; i < 20; i++) void q.elicitForm(form, "flood");
     expect(await q.elicitForm(form, "flood")).toEqual({ action: "decline" });
     expect(notices).toEqual(["a server question was declined: 20 are already waiting"]);
+  });
+
+  it("coalesces a flood of a thousand form requests into two lines: one when the queue fills, one summing up once it has room", async () => {
+    const notices: string[] = [];
+    const q = new ServerQuestions((text) => notices.push(text));
+    const answers = Array.from({ length: 1000 }, () => q.elicitForm(form, "flood"));
+    expect(await Promise.all(answers.slice(20))).toEqual(Array.from({ length: 980 }, () => ({ action: "decline" })));
+    expect(notices).toEqual(["a server question was declined: 20 are already waiting"]);
+    expect(q.getState()).toMatchObject({ waiting: 19, declined: 979 });
+    const app = render(<ServerQuestionView question={q.getState().current!} waiting={q.getState().waiting} declined={q.getState().declined} />);
+    expect(app.lastFrame()).toContain("19 more questions waiting · 979 more declined");
+    app.unmount();
+    q.key({ kind: "escape" });
+    await answers[0];
+    expect(notices).toEqual(["a server question was declined: 20 are already waiting", "979 more server questions were declined"]);
+    expect(q.getState()).toMatchObject({ waiting: 18, declined: 0 });
   });
 
   it("passes a denial's reason, and Ctrl-C denies", async () => {
