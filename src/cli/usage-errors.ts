@@ -12,7 +12,10 @@ export function reportUsageErrors(program: Command, stderr: NodeJS.WritableStrea
     command.exitOverride((error: CommanderError) => {
       if (error.exitCode === 0 || error.code === "commander.help") process.exit(error.exitCode);
       const path = command === program ? program.name() : `${program.name()} ${command.name()}`;
-      const message = error.message.replace(/^error: /, "").split("\n")[0];
+      // Commander puts its suggestion on a second line: "(Did you mean tools?)".
+      const [first, ...rest] = error.message.replace(/^error: /, "").split("\n");
+      const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(" ").trim())?.[1];
+      const message = suggestion ? `${first} (did you mean ${suggestion}?)` : first;
       stderr.write(`${program.name()}: ${message} (see \`${path} --help\`)\n`);
       process.exit(ExitCode.usage);
     });
