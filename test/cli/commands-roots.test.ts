@@ -27,7 +27,7 @@ let flagged: string;
 let elsewhere: string;
 let everythingConfig: string;
 
-function text(result: { content?: unknown }): string {
+function text(result: Record<string, unknown>): string {
   return ((result.content ?? []) as { type: string; text?: string }[]).map((part) => part.text ?? "").join("\n");
 }
 
