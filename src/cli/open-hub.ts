@@ -4,7 +4,7 @@ import { userOAuthDir } from "../config/locate.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub, type HubOptions } from "../mcp/hub.js";
-import { toRoot } from "../mcp/roots.js";
+import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
 
@@ -73,7 +73,9 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const loaded = loadConfig({ file: options.config, cwd: options.cwd ?? process.cwd(), env });
   for (const warning of loaded.warnings) warn(`${loaded.path}: ${warning}`, env);
   const only = options.only ?? options.serverFor?.(Object.keys(loaded.config.mcpServers));
-  const servers = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
+  const chosen = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
+  // With no roots given anywhere, a server keeps the directories its arguments name (see directoryArguments).
+  const servers = options.roots?.length || loaded.config.roots ? chosen : withArgumentRoots(chosen);
   // Started first, so that what it throws at once (a bad flag) comes before any server starts.
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
   const controller = new AbortController();
@@ -190,6 +192,15 @@ function unmatchedToolNames(hub: Hub, config: ResolvedConfig): string[] {
     if (unmatched.length > 0) lines.push(`tools.enabled: ${quoted(unmatched)} match${unmatched.length === 1 ? "es" : ""} no tool`);
   }
   return lines;
+}
+
+function withArgumentRoots(servers: Record<string, ServerConfig>): Record<string, ServerConfig> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, config]) => {
+      const named = config.roots ? [] : directoryArguments(config);
+      return [name, named.length > 0 ? { ...config, roots: named } : config];
+    }),
+  );
 }
 
 function onlyServer(servers: Record<string, ServerConfig>, name: string): Record<string, ServerConfig> {

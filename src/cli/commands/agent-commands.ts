@@ -28,7 +28,7 @@ export function registerAgentCommands(program: Command): void {
     program
       .command("run")
       .description("ask the model one question; it may use the MCP tools. The answer streams to stdout, progress to stderr; piped stdin is added as context")
-      .argument("[prompt]", "the question (may be left out when the text is piped in)"),
+      .argument("[prompt]", "the question (may be left out when the text is piped in; - reads it from stdin)"),
   )
     .option("--output-format <format>", "text (the answer as it streams), json (the whole turn at the end) or stream-json (one JSON event per line)")
     .option("--json", "the same as --output-format json")
