@@ -84,11 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   };
 
   const routes: Record<string, Route | undefined> = {
-    "GET /v1/models": async (_req, res) => {
-      const created = Math.floor(Date.now() / 1000);
-      const ids = await options.models.list();
-      sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created, owned_by: "toolbridge" })) });
-    },
+    "GET /v1/models": async (_req, res) => sendJson(res, 200, { object: "list", data: await options.models.entries() }),
     "POST /v1/chat/completions": async (req, res, { requestId, signal }) => {
       const body = await readJsonBody(req, maxBytes);
       const header = req.headers[TOOL_ACTIVITY_HEADER];
