@@ -19,8 +19,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-export function sendError(res: ServerResponse, error: HttpError): void {
-  sendJson(res, error.status, errorBody(error.message, error.type, error.code), error.headers);
+/** An error body in a wire format's shape; OpenAI's by default. */
+export type ErrorShape = (error: HttpError) => unknown;
+
+export function sendError(res: ServerResponse, error: HttpError, shape: ErrorShape = (e) => errorBody(e.message, e.type, e.code)): void {
+  sendJson(res, error.status, shape(error), error.headers);
 }
 
 /** The JSON body, refused with 413 past `maxBytes` (before reading it all when Content-Length says so). */

@@ -154,15 +154,7 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
       }
     }
   });
-  const last = history.at(-1);
-  if (last === undefined) throw new WireError("messages: no user message");
-  let input: AgentRequest["input"] = null;
-  if (last.role === "user") {
-    history.pop();
-    input = last.content;
-  } else if (last.role !== "tool") {
-    throw new WireError(`messages[${request.messages.length - 1}]: the last message must be from the user or a tool result`);
-  }
+  const input = takeInput(history, request.messages.length);
   const clientTools = (request.tools ?? []).map(({ function: fn }): ToolDefinition => {
     const parameters = fn.parameters ?? { type: "object", properties: {} };
     return fn.description === undefined ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters };
@@ -175,6 +167,22 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
   const format = responseFormatOf(request);
   if (format) out.responseFormat = format;
   return out;
+}
+
+/**
+ * Takes the new input off the end of a conversation: the last user message, or null when the
+ * conversation ends with tool results (the loop goes on from them). `count` is the number of
+ * wire messages, for the error.
+ */
+export function takeInput(history: Message[], count: number): AgentRequest["input"] {
+  const last = history.at(-1);
+  if (last === undefined) throw new WireError("messages: no user message");
+  if (last.role === "user") {
+    history.pop();
+    return last.content;
+  }
+  if (last.role !== "tool") throw new WireError(`messages[${count - 1}]: the last message must be from the user or a tool result`);
+  return null;
 }
 
 function generationOf(request: ChatCompletionRequest): GenerationSettings {
