@@ -36,7 +36,8 @@ const ClientToolSchema = z.looseObject({
 export const MessagesRequestSchema = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(BlockSchema)]) })).min(1),
+  // "system" in the conversation: what Claude Code sends for instructions that arrive mid-session.
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(BlockSchema)]) })).min(1),
   system: z.union([z.string(), z.array(TextBlockSchema)]).optional(),
   stream: z.boolean().optional(),
   stop_sequences: z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`).optional(),
@@ -61,13 +62,18 @@ type ConversationRequest = z.infer<typeof CountTokensRequestSchema>;
 type Block = z.infer<typeof BlockSchema>;
 
 export function toAgentRequest(request: ConversationRequest): AgentRequest {
-  const system = typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n");
+  const system = [typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n")];
   const history: Message[] = [];
   // A tool_result names only the call it answers; the call names the tool.
   const callNames = new Map<string, string>();
   request.messages.forEach((message, index) => {
     const where = `messages[${index}]`;
     const blocks: Block[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (message.role === "system") {
+      // The model gets one system prompt; instructions given later in the conversation join it.
+      system.push(blocks.map((block, at) => (block.type === "text" ? (block as z.infer<typeof TextBlockSchema>).text : unsupported(block, `${where}.content[${at}]`))).join(""));
+      return;
+    }
     if (message.role === "assistant") {
       history.push(assistantMessage(blocks, where, callNames));
       return;
@@ -89,7 +95,7 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
   });
   const input = takeInput(history, request.messages.length);
   const clientTools = (request.tools ?? []).map((tool): ToolDefinition => ({ name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.input_schema }));
-  const out: AgentRequest = { system, history, input, clientTools };
+  const out: AgentRequest = { system: system.filter((text) => text !== "").join("\n\n"), history, input, clientTools };
   const choice = request.tool_choice;
   if (choice) out.toolChoice = choice.type === "any" ? "required" : choice.type === "tool" ? { name: choice.name ?? "" } : choice.type;
   const generation: GenerationSettings = {};
@@ -128,6 +134,10 @@ function contentPart(block: { type: string }, where: string): ContentPart {
     }
     return { type: "image", mimeType: source.media_type, data: source.data };
   }
+  return unsupported(block, where);
+}
+
+function unsupported(block: { type: string }, where: string): never {
   throw new WireError(`${where}: content blocks of type "${block.type}" are not supported`);
 }
 

@@ -27,11 +27,10 @@ describe("Anthropic Messages API", () => {
       model: DEFAULT_VLLM_MODEL,
       max_tokens: 512,
       system: "Answer briefly.",
-      temperature: 0.2,
-      top_p: 0.9,
-      top_k: 20,
       stop_sequences: ["END"],
       messages: [{ role: "user", content: "What is the date today?" }],
+      // Sampling settings this SDK's types leave out (newer Claude models refuse them); the API takes them.
+      ...{ temperature: 0.2, top_p: 0.9, top_k: 20 },
     });
     expect(message).toMatchObject({ type: "message", role: "assistant", model: DEFAULT_VLLM_MODEL, stop_reason: "end_turn", usage: { input_tokens: 250, output_tokens: 18 } });
     expect(message.id).toMatch(/^msg_/);
@@ -101,6 +100,19 @@ describe("Anthropic Messages API", () => {
     const sent = harness.upstream.chatRequests[1]?.body.messages;
     expect(sent.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: use?.id, function: { name: "get_weather" } }] });
     expect(sent.at(-1)).toEqual({ role: "tool", tool_call_id: use?.id, content: "25°C, sunny" });
+  });
+
+  it("joins system messages sent inside the conversation (as Claude Code does) to the system prompt", async () => {
+    harness = await startHarness({ replies: [{ text: "ok" }], servers: {} });
+    await client(harness).messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 16,
+      system: "First.",
+      messages: [{ role: "user", content: "hi" }, { role: "system", content: "Second." } as unknown as Anthropic.MessageParam, { role: "user", content: "again" }],
+    });
+    const sent = harness.upstream.chatRequests[0]?.body.messages;
+    expect(sent[0]).toEqual({ role: "system", content: "First.\n\nSecond." });
+    expect(sent.slice(1).map((m: { role: string }) => m.role)).toEqual(["user", "user"]);
   });
 
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
