@@ -382,6 +382,9 @@ export class Agent {
               reply.reasoning += event.text;
               emit(event);
               break;
+            case "logprobs":
+              emit(event);
+              break;
             case "tool-call":
               reply.toolCalls.push(event.call);
               break;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { ChatModel, Usage } from "../llm/types.js";
+import type { ChatModel, TokenLogprob, Usage } from "../llm/types.js";
 import type { Logger } from "./log.js";
 import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, wireToolCalls, type Answer } from "./openai-wire.js";
 import type { TurnRunner } from "./turns.js";
@@ -74,6 +74,11 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
         ...(request.temperature != null ? { temperature: request.temperature } : {}),
         ...((request.max_completion_tokens ?? request.max_tokens) != null ? { maxTokens: (request.max_completion_tokens ?? request.max_tokens) as number } : {}),
         onEvent: (event) => {
+          if (event.type === "logprobs") {
+            answer.logprobs.push(...event.content);
+            if (stream && !res.writableEnded) writeEvent(res, chunks.delta({}, null, index, event.content));
+            return;
+          }
           const delta = answer.add(event);
           if (stream && delta && !res.writableEnded) writeEvent(res, chunks.delta(delta, null, index));
         },
@@ -91,7 +96,7 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
   const usage = sumUsage(choices.map(({ turn }) => turn.usage));
   const answers = choices.map(({ answer, turn }): Answer => {
     const toolCalls = turn.clientToolCalls ?? [];
-    return { content: answer.content, reasoning: answer.reasoning, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : "stop", usage: turn.usage };
+    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : "stop", usage: turn.usage };
   });
   if (!stream) {
     if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);
@@ -123,8 +128,9 @@ function writeEvent(res: ServerResponse, data: unknown): void {
   res.write(`data: ${JSON.stringify(data)}\n\n`);
 }
 
-function logTurn(context: CompletionContext, turn: TurnResult): void {
-  context.log.log(turn.status === "failed" ? "warn" : "info", "chat completion", {
+/** One log line per turn; `what` names the API ("chat completion", "message"). */
+export function logTurn(context: CompletionContext, turn: TurnResult, what = "chat completion"): void {
+  context.log.log(turn.status === "failed" ? "warn" : "info", what, {
     requestId: context.requestId,
     status: turn.status,
     stopReason: turn.stopReason,
@@ -144,6 +150,8 @@ function logTurn(context: CompletionContext, turn: TurnResult): void {
 export class AnswerBuilder {
   content = "";
   reasoning = "";
+  /** The tokens' log probabilities, every round's, when the request asked for them. */
+  readonly logprobs: TokenLogprob[] = [];
   private separate = false;
 
   constructor(private readonly activity: boolean) {}

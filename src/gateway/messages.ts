@@ -15,10 +15,10 @@ import {
   type ContentBlock,
   type StopReason,
 } from "./anthropic-wire.js";
-import { SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
+import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
 import { HttpError, sendJson } from "./http.js";
 import { WireError, type AgentRequest } from "./openai-wire.js";
-import type { z } from "zod";
+import { parseBody } from "./web-chat.js";
 
 /** Anthropic streams send a ping now and then, so proxies keep a quiet stream (tools running) open. */
 const PING_INTERVAL_MS = 10_000;
@@ -29,7 +29,7 @@ const PING_INTERVAL_MS = 10_000;
  * thinking arrive as they are made, each round in blocks of its own.
  */
 export async function handleMessages(context: CompletionContext): Promise<void> {
-  const request = parse(MessagesRequestSchema, context.body);
+  const request = parseBody(MessagesRequestSchema, context.body);
   const agentRequest = agentRequestOf(request);
   const model = await context.model(request.model);
   const shadowed = context.runner.shadowed(agentRequest);
@@ -62,16 +62,7 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   } finally {
     clearInterval(ping);
   }
-  context.log.log(turn.status === "failed" ? "warn" : "info", "message", {
-    requestId: context.requestId,
-    status: turn.status,
-    stopReason: turn.stopReason,
-    rounds: turn.iterations,
-    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
-    usage: turn.usage,
-    durationMs: Math.round(turn.durationMs),
-    ...(turn.error ? { error: turn.error.code } : {}),
-  });
+  logTurn(context, turn, "message");
   if (turn.status === "aborted" || res.writableEnded) {
     res.end();
     return;
@@ -101,20 +92,12 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
  * OpenAI-compatible upstream has no endpoint that counts.
  */
 export async function handleCountTokens(context: Pick<CompletionContext, "body" | "res" | "runner" | "model">): Promise<void> {
-  const request = parse(CountTokensRequestSchema, context.body);
+  const request = parseBody(CountTokensRequestSchema, context.body);
   const agentRequest = agentRequestOf(request);
   await context.model(request.model);
   const prompt = JSON.stringify([agentRequest.system, agentRequest.history, agentRequest.input]);
   const tools = [...context.runner.offered().map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema })), ...agentRequest.clientTools];
   sendJson(context.res, 200, { input_tokens: Math.ceil(prompt.length / 4) + estimateToolTokens(tools) });
-}
-
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? issue.path.join(".") : "body";
-  throw new HttpError(400, `${where}: ${issue?.message ?? "invalid request"}`, "invalid_request_error");
 }
 
 function agentRequestOf(request: Parameters<typeof toAgentRequest>[0]): AgentRequest {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
@@ -275,6 +275,7 @@ export function wireToolCalls(calls: readonly ToolCall[]) {
 export interface Answer {
   content: string;
   reasoning: string;
+  logprobs: readonly TokenLogprob[];
   toolCalls: readonly ToolCall[];
   finishReason: FinishReason;
   usage: Usage;
@@ -291,7 +292,7 @@ export function completionObject(id: string, model: string, created: number, ans
       const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
       if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
       if (answer.toolCalls.length > 0) message.tool_calls = wireToolCalls(answer.toolCalls).map(({ index: _index, ...call }) => call);
-      return { index, message, logprobs: null, finish_reason: answer.finishReason };
+      return { index, message, logprobs: answer.logprobs.length > 0 ? { content: answer.logprobs } : null, finish_reason: answer.finishReason };
     }),
     usage: wireUsage(usage),
   };
@@ -305,13 +306,13 @@ export class ChunkWriter {
     private readonly created: number,
   ) {}
 
-  delta(delta: Record<string, unknown>, finishReason: FinishReason | null = null, index = 0) {
+  delta(delta: Record<string, unknown>, finishReason: FinishReason | null = null, index = 0, logprobs?: readonly TokenLogprob[]) {
     return {
       id: this.id,
       object: "chat.completion.chunk",
       created: this.created,
       model: this.model,
-      choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index, delta, logprobs: logprobs ? { content: logprobs } : null, finish_reason: finishReason }],
     };
   }
 

@@ -148,6 +148,8 @@ class ChunkReader {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning-delta", text: reasoning };
     if (typeof delta.content === "string" && delta.content !== "") yield { type: "text-delta", text: delta.content };
+    const logprobs = choice.logprobs?.content;
+    if (logprobs && logprobs.length > 0) yield { type: "logprobs", content: logprobs };
     for (const fragment of delta.tool_calls ?? []) {
       this.sawToolCalls = true;
       this.calls.add(this.slotOf(fragment), {

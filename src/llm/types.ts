@@ -99,11 +99,21 @@ export interface Usage {
   totalTokens: number;
 }
 
+/** One token's log probability as OpenAI-compatible servers give it (`top_logprobs` when asked for). */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  top_logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }>;
+}
+
 export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "other";
 
 export type StreamEvent =
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
+  /** Log probabilities of the tokens just streamed, when the request asked for `logprobs`. */
+  | { type: "logprobs"; content: TokenLogprob[] }
   /** A complete tool call, emitted once its arguments are fully received. */
   | { type: "tool-call"; call: ToolCall }
   | { type: "usage"; usage: Usage }

@@ -17,6 +17,19 @@ function client(h: Harness): OpenAI {
 
 const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }], usage: { prompt_tokens: 10, completion_tokens: 2 } };
 const ASK = [{ role: "user" as const, content: "What is the date?" }];
+const SAMPLING = {
+  top_p: 0.9,
+  stop: ["END", "STOP"],
+  seed: 42,
+  presence_penalty: 0.5,
+  frequency_penalty: -0.5,
+  logit_bias: { "1234": -100 },
+  logprobs: true,
+  top_logprobs: 3,
+  parallel_tool_calls: false,
+  reasoning_effort: "low" as const,
+  user: "user-7",
+};
 const CITY_SCHEMA = { type: "object", properties: { city: { type: "string" }, year: { type: "integer" } }, required: ["city", "year"], additionalProperties: false };
 
 describe("chat completions parameters", () => {
@@ -25,17 +38,8 @@ describe("chat completions parameters", () => {
     await client(harness).chat.completions.create({
       model: DEFAULT_VLLM_MODEL,
       messages: ASK,
-      top_p: 0.9,
-      stop: ["END", "STOP"],
-      seed: 42,
-      presence_penalty: 0.5,
-      frequency_penalty: -0.5,
-      logit_bias: { "1234": -100 },
-      logprobs: true,
-      top_logprobs: 3,
-      parallel_tool_calls: false,
-      reasoning_effort: "low",
-      user: "user-7",
+      ...SAMPLING,
+      n: 1,
       max_completion_tokens: 300,
       tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } }],
       // vLLM's own fields, as its docs tell openai SDK users to send them.
@@ -48,27 +52,30 @@ describe("chat completions parameters", () => {
     const bodies = harness.upstream.chatRequests.map((request) => request.body);
     expect(bodies).toHaveLength(2);
     for (const body of bodies) {
-      expect(body).toMatchObject({
-        top_p: 0.9,
-        stop: ["END", "STOP"],
-        seed: 42,
-        presence_penalty: 0.5,
-        frequency_penalty: -0.5,
-        logit_bias: { "1234": -100 },
-        logprobs: true,
-        top_logprobs: 3,
-        parallel_tool_calls: false,
-        reasoning_effort: "low",
-        user: "user-7",
-        max_tokens: 300,
-        chat_template_kwargs: { enable_thinking: false },
-        top_k: 20,
-        min_p: 0.05,
-        repetition_penalty: 1.1,
-      });
+      expect(body).toMatchObject({ ...SAMPLING, max_tokens: 300, chat_template_kwargs: { enable_thinking: false }, top_k: 20, min_p: 0.05, repetition_penalty: 1.1 });
       expect(body.n).toBeUndefined();
       expect(body.max_completion_tokens).toBeUndefined();
     }
+  });
+
+  it.each([false, true])("returns the upstream's logprobs, whole and streamed (streamed: %s)", async (streamed) => {
+    harness = await startHarness({ replies: [{ text: "Hello there." }], servers: {} });
+    const sdk = client(harness);
+    const params = { model: DEFAULT_VLLM_MODEL, messages: ASK, logprobs: true, top_logprobs: 2 };
+    let tokens: OpenAI.ChatCompletionTokenLogprob[] = [];
+    let content = "";
+    if (streamed) {
+      for await (const chunk of await sdk.chat.completions.create({ ...params, stream: true })) {
+        content += chunk.choices[0]?.delta.content ?? "";
+        tokens.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+      }
+    } else {
+      const completion = await sdk.chat.completions.create(params);
+      content = completion.choices[0]?.message.content ?? "";
+      tokens = completion.choices[0]?.logprobs?.content ?? [];
+    }
+    expect(tokens.map((token) => token.token).join("")).toBe(content);
+    expect(tokens.every((token) => token.logprob === -0.5)).toBe(true);
   });
 
   it("takes a single stop string as a list", async () => {
