@@ -1,6 +1,6 @@
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
-import type { ChatModel, ChatRequest, ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
 import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
@@ -73,6 +73,7 @@ interface Reply {
   text: string;
   reasoning: string;
   toolCalls: ToolCall[];
+  finish?: FinishReason;
 }
 
 const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
@@ -236,6 +237,7 @@ export class Agent {
     let reasoning = "";
 
     let clientToolCalls: ToolCall[] | undefined;
+    let finishReason: FinishReason | undefined;
     if (input !== null) add({ role: "user", content: typeof input === "string" ? input : [...input] });
     const offer = this.toolOffer.startTurn(this.catalog);
     const format = this.options.responseFormat;
@@ -257,6 +259,7 @@ export class Agent {
         if (signal?.aborted) throw signal.reason;
         reasoning += reply.reasoning;
         uncommitted = undefined;
+        finishReason = reply.finish;
         if (hold) {
           const final = reply.toolCalls.length === 0;
           if (final && !matchesFormat(format, reply.text)) {
@@ -337,6 +340,7 @@ export class Agent {
       messages: added,
       ...(error ? { error } : {}),
       ...(clientToolCalls ? { clientToolCalls } : {}),
+      ...(finishReason ? { finishReason } : {}),
     };
     emit({ type: "turn-end", turn });
     return turn;
@@ -395,6 +399,7 @@ export class Agent {
               emit(event);
               break;
             case "finish":
+              reply.finish = event.reason;
               break;
           }
         }

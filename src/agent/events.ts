@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress } from "../mcp/types.js";
-import type { ContentPart, Message, TokenLogprob, ToolCall, Usage } from "../llm/types.js";
+import type { ContentPart, FinishReason, Message, TokenLogprob, ToolCall, Usage } from "../llm/types.js";
 
 /**
  * What the agent reports while it works. Every consumer (the CLI, tests, a library user)
@@ -98,4 +98,6 @@ export interface TurnResult {
   error?: TurnError;
   /** With stopReason "client-tools": the calls for the caller to run; their results continue the conversation. */
   clientToolCalls?: ToolCall[];
+  /** How the model ended its last reply ("length": cut at maxTokens). */
+  finishReason?: FinishReason;
 }

@@ -96,7 +96,7 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
   const usage = sumUsage(choices.map(({ turn }) => turn.usage));
   const answers = choices.map(({ answer, turn }): Answer => {
     const toolCalls = turn.clientToolCalls ?? [];
-    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : "stop", usage: turn.usage };
+    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
   });
   if (!stream) {
     if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);

@@ -76,7 +76,7 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   }
   const calls = turn.clientToolCalls ?? [];
   blocks.finish(calls);
-  const stopReason: StopReason = calls.length > 0 ? "tool_use" : "end_turn";
+  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : "end_turn";
   if (!stream) {
     sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage));
     return;

@@ -115,6 +115,13 @@ describe("Anthropic Messages API", () => {
     expect(sent.slice(1).map((m: { role: string }) => m.role)).toEqual(["user", "user"]);
   });
 
+  it("says stop_reason max_tokens when the answer was cut, whole and streamed", async () => {
+    harness = await startHarness({ replies: [{ text: "Today is", finishReason: "length" }, { text: "Today is", finishReason: "length" }], servers: {} });
+    const params = { model: DEFAULT_VLLM_MODEL, max_tokens: 3, messages: [{ role: "user" as const, content: "Date?" }] };
+    expect((await client(harness).messages.create(params)).stop_reason).toBe("max_tokens");
+    expect((await client(harness).messages.stream(params).finalMessage()).stop_reason).toBe("max_tokens");
+  });
+
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL] });
     await client(harness).messages.create({

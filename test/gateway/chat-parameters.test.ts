@@ -78,6 +78,12 @@ describe("chat completions parameters", () => {
     expect(tokens.every((token) => token.logprob === -0.5)).toBe(true);
   });
 
+  it("says finish_reason length when the model's answer was cut at max_tokens", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, { text: "Today is", finishReason: "length" }] });
+    const completion = await client(harness).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, max_tokens: 3 });
+    expect(completion.choices[0]?.finish_reason).toBe("length");
+  });
+
   it("takes a single stop string as a list", async () => {
     harness = await startHarness({ replies: [{ text: "ok" }] });
     await client(harness).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, stop: "END" });
