@@ -18,6 +18,8 @@ export interface OpenHubOptions {
   warnFailures?: boolean;
   /** Start only this server (`--server`); it must exist and connect, or the command fails. */
   only?: string;
+  /** Given the configured servers' names, the one to start alone (as `only`), if the command needs only one. */
+  serverFor?: (names: readonly string[]) => string | undefined;
   /**
    * What the first SIGINT / SIGTERM / SIGHUP does once the servers are up: "exit" (default)
    * aborts `signal`, stops them and exits 130 / 143 / 129; "abort" only aborts `signal`, for
@@ -77,7 +79,8 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const env = options.env ?? process.env;
   const loaded = loadConfig({ file: options.config, cwd: options.cwd ?? process.cwd(), env });
   for (const warning of loaded.warnings) warn(`${loaded.path}: ${warning}`, env);
-  const servers = options.only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, options.only);
+  const only = options.only ?? options.serverFor?.(Object.keys(loaded.config.mcpServers));
+  const servers = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
   // Started first, so that what it throws at once (a bad flag) comes before any server starts.
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
   const controller = new AbortController();
@@ -133,7 +136,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
     if (options.login ?? (!options.background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
-    const needed = options.only === undefined ? undefined : connected.value.servers()[0];
+    const needed = only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if ((options.warnFailures ?? true) && !options.background) {
       for (const state of connected.value.servers()) {
