@@ -20,8 +20,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-export function sendError(res: ServerResponse, error: HttpError): void {
-  sendJson(res, error.status, errorBody(error.message, error.type, error.code), error.headers);
+/** An error body in a wire format's shape; OpenAI's by default. */
+export type ErrorShape = (error: HttpError) => unknown;
+
+export function sendError(res: ServerResponse, error: HttpError, shape: ErrorShape = (e) => errorBody(e.message, e.type, e.code)): void {
+  sendJson(res, error.status, shape(error), error.headers);
 }
 
 /** How long a client may take to send its whole body. */

@@ -37,6 +37,18 @@ export class GatewayModels {
     return [...upstream, ...aliases];
   }
 
+  /**
+   * `/v1/models`' entries: the upstream's as it lists them, every field kept (vLLM's
+   * `max_model_len`, ...); an alias as the entry of the model it names, under its own id.
+   */
+  async entries(): Promise<Array<Record<string, unknown> & { id: string }>> {
+    const created = Math.floor(Date.now() / 1000);
+    const upstream = await this.upstreamModels();
+    const entry = (model: ListedModel | undefined, id: string) => ({ object: "model", created, owned_by: "toolbridge", ...model?.listing, id });
+    const aliases = Object.entries(this.aliases).filter(([alias]) => !upstream.some((model) => model.id === alias));
+    return [...upstream.map((model) => entry(model, model.id)), ...aliases.map(([alias, target]) => entry(upstream.find((model) => model.id === target), alias))];
+  }
+
   /** The model for a request's `model` field, or undefined when nobody serves it. */
   async get(name: string): Promise<ChatModel | undefined> {
     const target = Object.hasOwn(this.aliases, name) ? (this.aliases[name] as string) : name;

@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
 import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
-import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
+import { anthropicErrorBody } from "./anthropic-wire.js";
+import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } from "./chat-completions.js";
+import { handleCountTokens, handleMessages } from "./messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
@@ -85,26 +87,25 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   };
 
   const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel });
+  const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
+    const header = req.headers[TOOL_ACTIVITY_HEADER];
+    return {
+      body: await readJsonBody(req, maxBytes),
+      res,
+      signal,
+      runner,
+      model: requireModel,
+      log,
+      requestId,
+      toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
+    };
+  };
+
   const routes: Record<string, Route | undefined> = {
-    "GET /v1/models": async (_req, res) => {
-      const created = Math.floor(Date.now() / 1000);
-      const ids = await options.models.list();
-      sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created, owned_by: "toolbridge" })) });
-    },
-    "POST /v1/chat/completions": async (req, res, { requestId, signal }) => {
-      const body = await readJsonBody(req, maxBytes);
-      const header = req.headers[TOOL_ACTIVITY_HEADER];
-      await handleChatCompletion({
-        body,
-        res,
-        signal,
-        runner,
-        model: requireModel,
-        log,
-        requestId,
-        toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
-      });
-    },
+    "GET /v1/models": async (_req, res) => sendJson(res, 200, { object: "list", data: await options.models.entries() }),
+    "POST /v1/chat/completions": async (req, res, route) => handleChatCompletion(await completionContext(req, res, route)),
+    "POST /v1/messages": async (req, res, route) => handleMessages(await completionContext(req, res, route)),
+    "POST /v1/messages/count_tokens": async (req, res, route) => handleCountTokens(await completionContext(req, res, route)),
     // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions.
     "POST /mcp": async (req, res) => {
       const body = await readJsonBody(req, maxBytes);
@@ -159,7 +160,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     if (!route) throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
     const caller = keys.identify(req.headers);
     if (caller === undefined) {
-      throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key>", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
+      throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key> (or x-api-key: <key>)", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
     }
     // The body first, within its time: a client that trickles it holds a connection, not a slot.
     if (req.method === "POST") await readJsonBody(req, maxBytes, bodyTimeoutMs);
@@ -190,7 +191,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         const failure = error instanceof HttpError ? error : new HttpError(500, "Internal error", "server_error");
         if (!(error instanceof HttpError)) log.log("error", "request failed", { requestId, error: error instanceof Error ? error.message : String(error) });
         if (res.headersSent) res.end();
-        else sendError(res, failure);
+        // The Messages API's clients read Anthropic's error shape.
+        else sendError(res, failure, route.startsWith("POST /v1/messages") ? (e) => anthropicErrorBody(e.status, e.message) : undefined);
         return "unknown";
       })
       .then((caller) => {

@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import { readBoundedBody } from "./bounded-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
-import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
+import { openAIGenerationFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
 import { readServerSentEvents } from "./sse-events.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
@@ -48,14 +48,20 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     const maxTokens = request.maxTokens ?? options.maxTokens;
     return {
       ...options.extraBody,
+      ...request.providerOptions,
       model: options.model,
       messages: toOpenAIMessages(request.messages, this.provider),
       ...(tools.length > 0
-        ? { tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)), tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto") }
+        ? {
+            tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)),
+            tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto"),
+            ...(request.parallelToolCalls !== undefined ? { parallel_tool_calls: request.parallelToolCalls } : {}),
+          }
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
       // OpenAI's reasoning models take only max_completion_tokens; every other server reads max_tokens.
       ...(maxTokens !== undefined ? (this.provider === "openai" ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }) : {}),
+      ...openAIGenerationFields(request),
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -167,6 +173,8 @@ class ChunkReader {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning-delta", text: reasoning };
     if (typeof delta.content === "string" && delta.content !== "") yield { type: "text-delta", text: delta.content };
+    const logprobs = choice.logprobs?.content;
+    if (logprobs && logprobs.length > 0) yield { type: "logprobs", content: logprobs };
     for (const fragment of delta.tool_calls ?? []) {
       this.sawToolCalls = true;
       this.calls.add(this.slotOf(fragment), {
