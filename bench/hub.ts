@@ -103,6 +103,8 @@ async function roundTrips(): Promise<void> {
   const connected = [];
   for (const peer of peers) connected.push({ peer, ...(await peer.connect(1)) });
   const samples = new Map<string, number[]>(peers.map((p) => [p.name, []]));
+  // This process's CPU per call, the client's own cost: the server's is in another process.
+  const cpu = new Map<string, number>(peers.map((p) => [p.name, 0]));
   try {
     for (const { echo } of connected) for (let i = 0; i < WARMUP; i++) await echo("warm");
     // Interleaved in rounds, so that a slow phase of this shared machine hits every peer alike.
@@ -110,11 +112,14 @@ async function roundTrips(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const { peer, echo } of connected) {
         const list = samples.get(peer.name) as number[];
+        const cpuStart = process.cpuUsage();
         for (let i = 0; i < CALLS / rounds; i++) {
           const started = performance.now();
           await echo("x");
           list.push(performance.now() - started);
         }
+        const used = process.cpuUsage(cpuStart);
+        cpu.set(peer.name, (cpu.get(peer.name) ?? 0) + used.user + used.system);
       }
     }
   } finally {
@@ -132,6 +137,8 @@ async function roundTrips(): Promise<void> {
         "p99 ms": percentile(sorted, 99).toFixed(3),
         "p50 vs SDK": `${(percentile(sorted, 50) / percentile(baseSorted, 50)).toFixed(3)}x`,
         "p99 vs SDK": `${(percentile(sorted, 99) / percentile(baseSorted, 99)).toFixed(3)}x`,
+        "CPU µs/call": ((cpu.get(peer.name) ?? 0) / CALLS).toFixed(0),
+        "CPU vs SDK": `${((cpu.get(peer.name) ?? 0) / (cpu.get(peers[0]?.name ?? "") ?? 1)).toFixed(3)}x`,
       };
     }),
   );

@@ -158,7 +158,9 @@ async function soak(hostile: Case): Promise<Outcome> {
     () => turnEnded?.(),
   );
   try {
-    const servers: Record<string, unknown> = { well: { command: process.execPath, args: [`${FIXTURES}toy-server.mjs`, "--tools", "ping"] } };
+    // Trusted, both: what is measured is hostile data and the ping through another server, not the approval
+    // policy, which would refuse every call of an untrusted server here (no terminal to ask on).
+    const servers: Record<string, unknown> = { well: { command: process.execPath, args: [`${FIXTURES}toy-server.mjs`, "--tools", "ping"], trust: true } };
     if (hostile.http) {
       http = spawn(process.execPath, ["--import", "tsx", HOSTILE_PEER, JSON.stringify(hostile.http)], { stdio: ["ignore", "pipe", "inherit"] });
       const line = await new Promise<string>((resolve) => http!.stdout?.once("data", (data: Buffer) => resolve(data.toString("utf8"))));
@@ -167,11 +169,12 @@ async function soak(hostile: Case): Promise<Outcome> {
         url: hostile.http.type === "sse" ? urls.sseUrl : urls.url,
         ...(hostile.http.type ? { type: hostile.http.type } : {}),
         excludeTools: ["ping"],
+        trust: true,
       };
     }
     if (hostile.stdio) {
       const [file, ...args] = hostile.stdio;
-      servers.hostile = { command: process.execPath, args: [`${FIXTURES}${file}`, ...args] };
+      servers.hostile = { command: process.execPath, args: [`${FIXTURES}${file}`, ...args], trust: true };
     }
     const config = join(dir, "toolbridge.json");
     writeFileSync(config, JSON.stringify({ mcpServers: servers, llm: { provider: "openai-compatible", baseURL: `${model.url}/v1`, model: "m", maxIterations: 5 } }));

@@ -33,6 +33,7 @@ import { paginate as paginateEntries } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
+import { withTimeout } from "./time-limit.js";
 import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, TaskMode } from "./types.js";
@@ -59,6 +60,12 @@ const MAX_RESTARTS = 3;
 const RESTART_BACKOFF_MS = 200;
 /** The SDK's own defaults for resuming a Streamable HTTP event stream. */
 const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
+/**
+ * The Streamable HTTP event stream cut at maxMessageBytes this many times is not opened again: a server
+ * that fills it without end would otherwise be read for ever. Each reopening waits STREAM_CUT_BACKOFF times longer.
+ */
+const MAX_STREAM_CUTS = 3;
+const STREAM_CUT_BACKOFF = 2;
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
 
@@ -87,6 +94,8 @@ export class Connection {
   private closing = false;
   private terminating = false;
   private reconnection: typeof STREAM_RECONNECTION | undefined;
+  /** How often this session's event stream was cut at maxMessageBytes. */
+  private streamCuts = 0;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
   /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
@@ -117,7 +126,8 @@ export class Connection {
       promptCount: 0,
       restarts: 0,
     };
-    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens) : undefined;
+    // An OAuth request gets as long as a start-up: both stand between the user and the server.
+    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens, this.startupTimeoutMs) : undefined;
   }
 
   get startupTimeoutMs(): number {
@@ -149,27 +159,33 @@ export class Connection {
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    // Progress restarts the idle timeout; this one ends the call however much progress comes.
-    const total = AbortSignal.timeout(this.maxToolTimeMs);
     const what = `tools/call ${tool}`;
-    const signal = options.signal ? AbortSignal.any([options.signal, total]) : total;
+    const max = this.maxToolTimeMs;
+    // A task's wait spans many requests: its cap is a signal. A plain call's is the SDK's maxTotalTimeout, checked at each
+    // progress notification, with the idle timeout never above it: no timer or signal of our own on the common path.
+    const total = () => AbortSignal.timeout(max);
+    let taskCap: AbortSignal | undefined;
     try {
-      return (await this.request(what, { ...options, signal }, (client, requestOptions) => {
+      return (await this.request(what, options, (client, requestOptions) => {
         const listed = this.tools.find((t) => t.name === tool);
         if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, taskProtocolFor(client).supported(client), requestOptions.timeout)) {
-          return this.tasks.run(client, tool, args, requestOptions, options.onProgress);
+          taskCap = total();
+          const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
+          return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
         }
         const call = () =>
           client.callTool({ name: tool, arguments: args }, undefined, {
             ...requestOptions,
+            timeout: Math.min(requestOptions.timeout, max),
+            maxTotalTimeout: max,
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
           });
         return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
       })) as CallToolResult;
     } catch (error) {
-      if (!total.aborted || options.signal?.aborted) throw error;
-      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${this.maxToolTimeMs} ms (maxToolTimeMs)`, {
+      if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
+      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, {
         server: this.name,
         cause: error,
       });
@@ -334,6 +350,7 @@ export class Connection {
     // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
     const reconnection = { ...STREAM_RECONNECTION };
     this.reconnection = reconnection;
+    this.streamCuts = 0;
     const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
       ...requestInit,
       reconnectionOptions: reconnection,
@@ -573,9 +590,25 @@ export class Connection {
    */
   private onOversizedStream(error: MessageTooLargeError): void {
     this.options.log.write(this.name, `stream closed: ${error.message}`);
+    if (this.state.transport === "streamable-http") return this.backOffStream();
     if (this.state.transport !== "sse" || !this.client) return;
     this.oversized = error;
     void this.client.close();
+  }
+
+  /** The SDK reopens the event stream: later each time it is cut, and not at all after MAX_STREAM_CUTS, saying so once. */
+  private backOffStream(): void {
+    const reconnection = this.reconnection;
+    if (!reconnection || reconnection.maxRetries === 0) return;
+    this.streamCuts++;
+    if (this.streamCuts < MAX_STREAM_CUTS) {
+      reconnection.initialReconnectionDelay = Math.min(reconnection.initialReconnectionDelay * STREAM_CUT_BACKOFF, reconnection.maxReconnectionDelay);
+      return;
+    }
+    reconnection.maxRetries = 0;
+    const text = `stopped reopening the server's event stream after ${MAX_STREAM_CUTS} cuts at maxMessageBytes: its notifications (list changes, logs) no longer arrive; calls still work`;
+    this.options.log.write(this.name, text);
+    this.options.emit({ type: "log", server: this.name, level: "warning", text });
   }
 
   private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number): HubError {
@@ -685,11 +718,6 @@ function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(timer));
-}
-
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
 }
@@ -706,6 +734,16 @@ function tooLargeMessage(error: unknown): string | undefined {
     return error.message.replace(/^MCP error -?\d+: /, "");
   }
   return undefined;
+}
+
+/**
+ * Whether a call's timeout was its total cap: the SDK's maxTotalTimeout, or the idle timeout
+ * when the cap was below it and stood in for it (`idleWasCap`).
+ */
+function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
+  const cause = error instanceof HubError ? error.cause : error;
+  if (!(cause instanceof McpError) || cause.code !== ErrorCode.RequestTimeout) return false;
+  return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
 }
 
 function isConnectionClosed(error: unknown): boolean {

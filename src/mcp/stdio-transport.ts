@@ -6,6 +6,8 @@ import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcont
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
+import { signalStrays, straysOutsideGroup } from "./strays.js";
+import { withTimeout } from "./time-limit.js";
 
 export interface StdioServerParameters {
   command: string;
@@ -41,6 +43,8 @@ export class ProcessGroupTransport implements Transport {
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
   private ending: Promise<void> | undefined;
+  /** Descendants outside the group, found before the server is asked to exit (after, they belong to init). */
+  private strays: number[] = [];
   private readonly splitter: JsonLineSplitter;
   private readonly maxMessageBytes: number;
   private readonly graceMs: number;
@@ -113,12 +117,13 @@ export class ProcessGroupTransport implements Transport {
   async close(): Promise<void> {
     const child = this.child;
     if (!child) return;
+    if (child.pid !== undefined && !this.ending) this.strays = straysOutsideGroup(child.pid);
     try {
       child.stdin?.end();
     } catch {
       // already closed
     }
-    await Promise.race([this.exited, delay(this.graceMs)]);
+    await withTimeout(this.exited, this.graceMs);
     await this.endGroup(true);
     this.finish();
   }
@@ -126,6 +131,7 @@ export class ProcessGroupTransport implements Transport {
   /** Signals the group now: SIGTERM, then SIGKILL after the grace (for a signal to toolbridge). */
   async terminate(): Promise<void> {
     if (!this.child) return;
+    if (this.child.pid !== undefined && !this.ending) this.strays = straysOutsideGroup(this.child.pid);
     await this.endGroup(true);
     this.finish();
   }
@@ -147,11 +153,15 @@ export class ProcessGroupTransport implements Transport {
   private async signalUntilGone(child: ChildProcess): Promise<void> {
     const pid = child.pid;
     if (pid === undefined) return;
-    if (!signalGroup(pid, "SIGTERM")) return await forgetProcessGroup(pid);
+    const strays = this.strays;
+    const stray = signalStrays(strays, "SIGTERM");
+    if (!signalGroup(pid, "SIGTERM") && !stray) return await forgetProcessGroup(pid);
+    const alive = (): boolean => groupAlive(pid, child) || signalStrays(strays, 0);
     const deadline = Date.now() + this.graceMs;
-    while (groupAlive(pid, child) && Date.now() < deadline) await delay(25);
+    while (alive() && Date.now() < deadline) await delay(25);
     if (groupAlive(pid, child)) signalGroup(pid, "SIGKILL");
-    await Promise.race([this.exited, delay(this.graceMs)]);
+    signalStrays(strays, "SIGKILL");
+    await withTimeout(this.exited, this.graceMs);
     await forgetProcessGroup(pid);
   }
 

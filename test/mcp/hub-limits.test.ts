@@ -148,6 +148,25 @@ describe("maxMessageBytes over HTTP", () => {
     expect((await hub!.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
   });
 
+  it("reopens an event stream cut at the limit ever later, then stops with one notice", async () => {
+    const notices: string[] = [];
+    await connect({ endlessGet: true });
+    hub!.on((event) => {
+      if (event.type === "log" && event.level === "warning") notices.push(event.text);
+    });
+    await waitUntil(() => logText().includes("stopped reopening"), 30_000, "the hub to stop reopening the stream");
+    const opened = server!.endlessWrites().length;
+    expect(opened).toBe(3);
+    // Longer than any backoff so far: nothing reopens it.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(server!.endlessWrites().length).toBe(opened);
+    expect(notices).toEqual([
+      "stopped reopening the server's event stream after 3 cuts at maxMessageBytes: its notifications (list changes, logs) no longer arrive; calls still work",
+    ]);
+    expect(logText().match(/stopped reopening/g)).toHaveLength(1);
+    expect((await hub!.callTool("ping", {})).content).toEqual([{ type: "text", text: "pong" }]);
+  }, 60_000);
+
   it("ends a legacy SSE connection whose stream passes the limit and fails the call it carried", async () => {
     const hub = await connect({}, "sse");
     const error = await rejection(hub.callTool("endless-sse", {}));

@@ -54,6 +54,19 @@ describe("process groups", () => {
     await waitUntil(() => !pids.some(isAlive), 3000, "the server and its sibling to end");
   }, 15_000);
 
+  it.runIf(process.platform === "linux")("ends a grandchild that left the group with setsid when the server is closed", async () => {
+    const escaped = pidFile();
+    hub = await Hub.connect(
+      { wrapped: { command: "/bin/sh", args: ["-c", `setsid sleep 1000 & echo $! > ${escaped}; exec ${process.execPath} ${FIXTURES}toy-server.mjs`] } },
+      { stderrLogFile: logFile },
+    );
+    expect(hub.servers()[0]?.status).toBe("connected");
+    const escapedPid = await readPid(escaped);
+    expect(readFileSync(`/proc/${escapedPid}/stat`, "utf8").split(") ")[1]?.split(" ")[2]).toBe(String(escapedPid));
+    await hub.close();
+    await waitUntil(() => !isAlive(escapedPid), 3000, "the grandchild in a session of its own to end");
+  });
+
   it("ends the rest of the group when the server itself dies", async () => {
     const sleeper = pidFile();
     hub = await Hub.connect({ wrapped: behindShell(`${process.execPath} ${FIXTURES}toy-server.mjs`, sleeper, true) }, { stderrLogFile: logFile });

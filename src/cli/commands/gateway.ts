@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { LlmConfig } from "../../config/schema.js";
 import { action, UsageError, warn } from "../errors.js";
 import type { AgentFlags } from "../chat/session.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 import { parseListenAddress, type ListenAddress } from "./serve.js";
 
 interface GatewayFlags extends AgentFlags {
@@ -18,7 +19,7 @@ export function registerGateway(program: Command): void {
     .command("gateway")
     .description("serve an OpenAI-compatible API (/v1/chat/completions, /v1/responses) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
     .option("--listen <[host:]port>", "address to listen on (default: gateway.listen, else 127.0.0.1:4000)", parseListenAddress)
-    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
     .option("--model <name>", "the default model (default: the config's, or the first the server lists)")
     .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
@@ -26,6 +27,7 @@ export function registerGateway(program: Command): void {
     .option("--max-iterations <n>", "rounds of tool calls per request before the model must answer")
     .option("--approve <mode>", "which tools run for API clients: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
     .option("--store <url>", "stored responses and per-key limits: redis://host:port to share them between replicas, file:/path, memory: (default: gateway.store, else a file in the state directory)")
+    .option(...ROOT_OPTION)
     .action(action((flags: GatewayFlags) => gateway(flags)));
 }
 
@@ -47,7 +49,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};
-  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}) }, (config) => {
+  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
     return createChatModel(llm, env);
   });

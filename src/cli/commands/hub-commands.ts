@@ -20,6 +20,8 @@ import {
 } from "../render/listings.js";
 import { renderTask, renderTasks } from "../render/tasks.js";
 import { configSource } from "../render/config-source.js";
+import { startupStatus } from "../render/startup-status.js";
+import { sanitizeName } from "../../mcp/tool-names.js";
 
 /** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
@@ -53,9 +55,16 @@ export const ROOT_OPTION = [
   (value: string, previous: string[] = []) => [...previous, value],
 ] as const;
 
-/** What every hub command passes to openHub. */
+/** What every hub command passes to openHub; on a terminal, each server's start-up shows on stderr as it happens. */
 function hubOptions(options: ConfigOption, only?: string): OpenHubOptions {
-  return { config: options.config, ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
+  return { config: options.config, onHubEvent: startupStatus(process.stderr, process.env), ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
+}
+
+/** The configured server a qualified name (`server__tool`) names, if any: the only one `call` then starts. */
+function serverOfQualifiedName(tool: string, names: readonly string[]): string | undefined {
+  const matching = names.filter((name) => tool.startsWith(`${name}__`) || tool.startsWith(`${sanitizeName(name)}__`));
+  // "a__b__c" names server "a__b" before server "a".
+  return matching.sort((a, b) => b.length - a.length)[0];
 }
 
 function listing(): ListingOptions {
@@ -126,7 +135,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ ...hubOptions(options), warnFailures: false, login: false }, async ({ hub, configPath }) => {
+        await withHub({ ...hubOptions(options), warnFailures: false }, async ({ hub, configPath }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
           if (!options.json) note(configSource(configPath));
           failIfAllFailed(hub);
@@ -161,7 +170,13 @@ export function registerHubCommands(program: Command): void {
         const { callClientHandlers } = await import("../call-client.js");
         const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
-        await withHub({ ...hubOptions(options), handlers: callClientHandlers(options, process.env, slot) }, async ({ hub, signal }) => {
+        const open: OpenHubOptions = {
+          ...hubOptions(options),
+          handlers: callClientHandlers(options, process.env, slot),
+          // `server__tool` starts that server alone. A plain name needs every server's list: which one offers it, and whether two do.
+          serverFor: (names) => serverOfQualifiedName(tool, names),
+        };
+        await withHub(open, async ({ hub, signal }) => {
           // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
           const { checkArguments, findTool } = await import("../tool-lookup.js");
           const found = findTool(hub.tools(), tool);
