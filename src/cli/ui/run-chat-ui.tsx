@@ -42,6 +42,11 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
     exitOnCtrlC: false,
     patchConsole: false,
   });
+  let released = false;
+  const release = (): void => {
+    if (!released) releaseTerminal(io);
+    released = true;
+  };
   let session: AgentSession;
   let screen: typeof import("./chat-screen.js");
   try {
@@ -49,7 +54,7 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
   } catch (error) {
     instance.clear();
     instance.unmount();
-    releaseTerminal(io);
+    release();
     // Nothing to report to someone who has already quit.
     if (early.get().quit) return;
     throw error;
@@ -60,9 +65,9 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
       instance.unmount();
       return;
     }
-    await screen.chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume });
+    await screen.chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume, releaseTerminal: release });
   } finally {
-    releaseTerminal(io);
+    release();
     await session.close();
   }
 }

@@ -24,6 +24,9 @@ it("what is typed after the quit key, while the servers close, reaches the shell
   const t = await chat(await vllm([]), config, [], 100, { shellAfter: true });
   await t.waitFor(/stubborn/, "the stubborn server's start-up");
   await t.press("C-d");
+  // Typed once the chat has taken the quit key (its hint line gone): keys that arrive in the
+  // same read as the quit key are the chat's, and lost with it.
+  await t.waitFor((screen) => !screen.includes("Enter sends"), "the chat to take the quit key");
   await t.type("ls -la /tmp");
   await t.press("Enter");
   const seen = await t.waitFor(SHELL_READ, "the shell to read the line typed after quitting");
