@@ -87,6 +87,8 @@ export class TurnRunner {
       ...(toolChoice !== undefined ? { toolChoice } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(request.generation ? { generation: request.generation } : {}),
+      ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
     });
     const servers = new Map(settings.tools.tools().map((tool) => [tool.name, tool.server]));
     this.metrics.inFlight.inc();

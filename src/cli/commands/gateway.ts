@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { LlmConfig } from "../../config/schema.js";
 import { action, UsageError, warn } from "../errors.js";
 import type { AgentFlags } from "../chat/session.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 import { parseListenAddress, type ListenAddress } from "./serve.js";
 
 interface GatewayFlags extends AgentFlags {
@@ -16,13 +17,14 @@ export function registerGateway(program: Command): void {
     .command("gateway")
     .description("serve an OpenAI-compatible API (/v1/chat/completions) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
     .option("--listen <[host:]port>", "address to listen on (default: gateway.listen, else 127.0.0.1:4000)", parseListenAddress)
-    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
     .option("--model <name>", "the default model (default: the config's, or the first the server lists)")
     .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
     .option("--tool-mode <mode>", "native, prompt or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per request before the model must answer")
     .option("--approve <mode>", "which tools run for API clients: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
+    .option(...ROOT_OPTION)
     .action(action((flags: GatewayFlags) => gateway(flags)));
 }
 
@@ -41,7 +43,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};
-  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}) }, (config) => {
+  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
     return createChatModel(llm, env);
   });

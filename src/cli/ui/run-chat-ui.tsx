@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
-import type { ResumeChoice } from "./chat-screen.js";
+import type { ResumeChoice } from "./saved-sessions.js";
 import { InputHistory } from "./history.js";
 import { stateDir } from "./state-dir.js";
 import { NO_EARLY_INPUT, StartingApp, type EarlyInput } from "./StartingApp.js";

@@ -3,6 +3,7 @@ import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-e
 import { UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { OAuthConfig } from "../../config/oauth.js";
+import { registerSecret } from "../../config/redact.js";
 import type { TokenStore } from "./token-store.js";
 
 /** Before a login has chosen its port: a loopback redirect, which RFC 8252 lets the server match on any port. */
@@ -40,6 +41,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     /** Checks what discovery found before anything is sent to it (throws to stop the flow). */
     private readonly onDiscovery: (state: OAuthDiscoveryState) => void = () => undefined,
   ) {
+    registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
       this.addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: settings.clientId,
