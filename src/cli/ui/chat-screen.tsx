@@ -25,10 +25,12 @@ export interface ChatScreen {
   io: ChatUiIo;
   connectAsk: (ask: ApproveCallback) => void;
   resume: ResumeChoice;
+  /** Gives the terminal back to the shell; called the moment the person quits. */
+  releaseTerminal: () => void;
 }
 
 /** The chat proper, once the session is open: replaces the starting screen, sends what was typed ahead, runs until the user quits. */
-export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume }: ChatScreen): Promise<void> {
+export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume, releaseTerminal }: ChatScreen): Promise<void> {
   const sessions = openSavedSessions(io.env);
   let id = SavedSessions.newId();
   const autosave = (): void => sessions?.saveConversation(id, session.agent);
@@ -50,6 +52,10 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
   afterTurn = questions.afterTurn;
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
+  // At the quit key, not after the screen's last frame: keys typed from then on are for the shell.
+  const unwatchQuit = controller.subscribe(() => {
+    if (controller.getState().exiting) releaseTerminal();
+  });
   const sources = sessionCompletionSources(session);
   const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
   instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} complete={completer} />);
@@ -74,6 +80,7 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
     await instance.waitUntilExit();
   } finally {
     unwatch();
+    unwatchQuit();
     questions.disconnect();
   }
 }
