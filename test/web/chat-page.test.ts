@@ -172,13 +172,14 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await page.locator("#conversations .conv").first().click();
     await page.getByRole("button", { name: "Switch to dark theme" }).click();
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect(await background()).toBe("rgb(22, 24, 29)");
+    // Preact applies the new theme on its next render, not within the click: poll for it.
+    await expect.poll(background, { timeout: 5_000 }).toBe("rgb(22, 24, 29)");
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "answer-desktop-dark");
     await page.reload();
     await expect.poll(background, { timeout: 15_000 }).toBe("rgb(22, 24, 29)");
     await page.getByRole("button", { name: "Switch to light theme" }).click();
-    expect(await background()).toBe("rgb(255, 255, 255)");
+    await expect.poll(background, { timeout: 5_000 }).toBe("rgb(255, 255, 255)");
   });
 
   it("exports the conversation as a toolbridge transcript", async () => {
