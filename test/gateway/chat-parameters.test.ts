@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
-import { startHarness, type Harness } from "./harness.js";
+import { openaiClient, startHarness, type Harness } from "./harness.js";
 
 /** Every parameter a chat-completions client sets, through the gateway to the scripted vLLM server (the real openai SDK as the client). */
 
@@ -11,9 +11,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function client(h: Harness): OpenAI {
-  return new OpenAI({ baseURL: h.baseURL, apiKey: "none", maxRetries: 0 });
-}
+const client = openaiClient;
 
 const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }], usage: { prompt_tokens: 10, completion_tokens: 2 } };
 const ASK = [{ role: "user" as const, content: "What is the date?" }];
