@@ -27,7 +27,7 @@ describe("a server that speaks only 2026-07-28", () => {
     const states = Object.fromEntries(hub.servers().map((state) => [state.name, state]));
     expect(states.modern).toMatchObject({ status: "connected", protocolVersion: "2026-07-28", serverName: "modern-only" });
     expect(states.everything).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
-    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["interview", "modern__echo", "schema-2020", "whoami"]);
+    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["add-tool", "interview", "modern__echo", "schema-2020", "whoami"]);
     expect(text(await hub.callTool("modern__echo", { text: "hi" }))).toBe("hi");
     expect(text(await hub.callTool("everything__echo", { message: "hi" }))).toContain("hi");
   }, 30_000);
@@ -106,6 +106,13 @@ describe("a server that speaks only 2026-07-28", () => {
       writeFileSync(portFile, "");
     }
   }, 30_000);
+
+  it("hears of a tool added at run time through the subscriptions/listen stream", async () => {
+    const hub = await connect({ modern });
+    expect(text(await hub.callTool("add-tool", { name: "fresh" }))).toBe("added fresh");
+    await waitUntil(() => hub.tools().some((tool) => tool.name === "fresh"), 10_000, "the new tool to be listed");
+    expect(text(await hub.callTool("fresh", {}))).toBe("fresh");
+  }, 20_000);
 });
 
 describe("2025 servers hostile to the server/discover probe", () => {
