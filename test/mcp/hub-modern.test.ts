@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { spawn } from "node:child_process";
@@ -102,8 +102,9 @@ describe("a server that speaks only 2026-07-28", () => {
       expect(hub.servers()[0]).toMatchObject({ status: "connected", transport: "streamable-http", protocolVersion: "2026-07-28" });
       expect(text(await hub.callTool("interview", {}))).toBe(`name=Bo poem=tulips roots=${pathToFileURL(dir).href}`);
     } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill();
-      writeFileSync(portFile, "");
+      await exited;
     }
   }, 30_000);
 
