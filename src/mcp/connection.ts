@@ -1,8 +1,8 @@
 import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/core";
-import type { StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import type { PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
-import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
+import { isStdioServer, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
 import { watchResponseStreams } from "./cut-streams.js";
 import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
@@ -50,6 +50,14 @@ const MAX_STREAM_CUTS = 3;
 const STREAM_CUT_BACKOFF = 2;
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
+/**
+ * How long a stdio server gets to answer the server/discover probe (2026-07-28) before it is taken
+ * for a 2025 server that ignores requests before initialize; at most half its startup time. A slow
+ * 2025 server loses nothing (it answers initialize after the probe); only a slow 2026-only one would.
+ */
+const PROBE_TIMEOUT_MS = 5000;
+/** For a server known to speak 2025-11-25 only: initialize, no probe. */
+const LEGACY: PriorDiscovery = { kind: "legacy" };
 
 /** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
@@ -95,6 +103,11 @@ export class Connection {
   };
   private readonly tasks: ToolTasks;
   private readonly auth: OAuthSession | undefined;
+  /**
+   * Set when this stdio server showed it speaks 2025-11-25 only (it exited on, or did not answer,
+   * server/discover): its restarts initialize at once instead of probing again.
+   */
+  private legacyOnly = false;
 
   constructor(
     readonly name: string,
@@ -271,12 +284,14 @@ export class Connection {
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
       ]);
       if (this.closing) throw new HubError("closed", "the hub was closed");
+      await this.listenForChanges(opened.client);
       this.everConnected = true;
       const info = opened.client.getServerVersion();
       this.setState({
         status: "connected",
         serverName: info?.name,
         serverVersion: info?.version,
+        protocolVersion: opened.client.getNegotiatedProtocolVersion(),
         connectMs: Math.round(performance.now() - started),
         needsLogin: undefined,
         pid: transport instanceof ProcessGroupTransport ? transport.pid : undefined,
@@ -305,19 +320,17 @@ export class Connection {
   private async open(startup: AbortController): Promise<{ client: Client; transport: Transport }> {
     const config = this.config;
     if (isStdioServer(config)) {
-      const transport = new ProcessGroupTransport({
-        command: config.command,
-        args: config.args ?? [],
-        // Added to the SDK's safe defaults (PATH, HOME, ...); nothing else of ours leaks.
-        env: config.env ?? {},
-        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-        ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
-      });
-      this.tail.clear();
-      transport.stderr.on("data", (chunk: Buffer) => {
-        for (const line of this.tail.push(chunk.toString("utf8"))) this.options.log.write(this.name, line);
-      });
-      return { client: await this.connectClient(transport, startup), transport };
+      const transport = this.spawn(config);
+      try {
+        return { client: await this.connectClient(transport, startup, this.legacyOnly ? LEGACY : undefined), transport };
+      } catch (error) {
+        // Servers on SDKs that end on any request before initialize exit on the probe: a 2025 server, started again.
+        if (this.legacyOnly || startup.signal.aborted || !exitedOnProbe(error)) throw error;
+        this.legacyOnly = true;
+        this.options.log.write(this.name, "exited on the server/discover probe (2026-07-28): started again speaking 2025-11-25");
+        const again = this.spawn(config);
+        return { client: await this.connectClient(again, startup, LEGACY), transport: again };
+      }
     }
     const url = new URL(config.url);
     for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
@@ -332,8 +345,9 @@ export class Connection {
       ...(this.auth ? { fetch: this.auth.fetch } : {}),
     });
     if (config.type === "sse") {
+      // The HTTP+SSE transport of 2024-11-05 predates server/discover.
       const transport = new SSEClientTransport(url, { ...requestInit, fetch });
-      return { client: await this.connectClient(transport, startup), transport };
+      return { client: await this.connectClient(transport, startup, LEGACY), transport };
     }
     // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
     const reconnection = { ...STREAM_RECONNECTION };
@@ -360,7 +374,7 @@ export class Connection {
       }
       const sse = new SSEClientTransport(url, { ...requestInit, fetch });
       try {
-        const client = await this.connectClient(sse, startup);
+        const client = await this.connectClient(sse, startup, LEGACY);
         this.setState({ transport: "sse" });
         return { client, transport: sse };
       } catch (sseError) {
@@ -372,14 +386,38 @@ export class Connection {
     }
   }
 
-  private async connectClient(transport: Transport, startup: AbortController): Promise<Client> {
+  private spawn(config: StdioServerConfig): ProcessGroupTransport {
+    const transport = new ProcessGroupTransport({
+      command: config.command,
+      args: config.args ?? [],
+      // Added to the SDK's safe defaults (PATH, HOME, ...); nothing else of ours leaks.
+      env: config.env ?? {},
+      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+      ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
+    });
+    this.tail.clear();
+    transport.stderr.on("data", (chunk: Buffer) => {
+      for (const line of this.tail.push(chunk.toString("utf8"))) this.options.log.write(this.name, line);
+    });
+    return transport;
+  }
+
+  /**
+   * A client on `transport`, connected in the era the server speaks: v2's negotiation probes with
+   * server/discover and speaks 2026-07-28 to a server that offers it, else initializes as in 2025
+   * (`prior` LEGACY skips the probe). The probe is made in place, on the one connection.
+   */
+  private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport);
+    const probeTimeoutMs = Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2));
     const client = new Client(this.options.clientInfo, {
       capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: probeTimeoutMs } },
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
-    client.onerror = (error) => {
+    // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
+    transport.onerror = (error) => {
       if (!isUnparsableOutput(error)) return;
       this.options.log.write(this.name, `stdout is not JSON-RPC: ${describe(error)}`);
       // Some servers print a banner before they start speaking JSON-RPC; give them a moment.
@@ -393,8 +431,13 @@ export class Connection {
     };
     this.registerHandlers(client);
     try {
-      await client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000 });
+      const started = performance.now();
+      await client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) });
       initialized = true;
+      if (!prior && transport instanceof ProcessGroupTransport && client.getProtocolEra() === "legacy" && performance.now() - started >= probeTimeoutMs) {
+        this.legacyOnly = true;
+        this.options.log.write(this.name, `did not answer the server/discover probe (2026-07-28) within ${probeTimeoutMs} ms: speaking 2025-11-25`);
+      }
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -425,6 +468,24 @@ export class Connection {
       pid: () => (this.transport instanceof ProcessGroupTransport ? (this.transport.pid ?? undefined) : undefined),
       log: (line) => this.options.log.write(this.name, line),
       logLevel: this.config.logLevel ?? DEFAULT_LOG_LEVEL,
+    });
+  }
+
+  /**
+   * A 2026-07-28 server sends list changes only on a subscriptions/listen stream: one is opened for
+   * the lists it says change (the notifications reach the handlers a 2025 server's would). A refusal is logged.
+   */
+  private async listenForChanges(client: Client): Promise<void> {
+    if (client.getProtocolEra() !== "modern") return;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+    };
+    if (Object.keys(filter).length === 0) return;
+    await client.listen(filter, { timeout: this.startupTimeoutMs }).catch((error: unknown) => {
+      this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
     });
   }
 
@@ -748,6 +809,23 @@ function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
   return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
 }
 
+/** v2's verdict when a server probed in place closed the connection during server/discover. */
+function exitedOnProbe(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
+}
+
+/**
+ * What went wrong under v2's "version negotiation failed" when the server/discover probe met a
+ * network error (its cause) or an HTTP error (its body), as the same request would say without the probe.
+ */
+function probeFailure(error: unknown): unknown {
+  if (!(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return error;
+  if (error instanceof SdkHttpError && typeof error.data.text === "string" && error.data.text) {
+    return new SdkHttpError(error.code, `Error POSTing to endpoint: ${error.data.text}`, error.data);
+  }
+  return error.cause instanceof Error && !(error instanceof SdkHttpError) ? error.cause : error;
+}
+
 function isConnectionClosed(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
 }
@@ -759,6 +837,7 @@ function isUnparsableOutput(error: Error): boolean {
 
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
 function describe(error: unknown): string {
+  error = probeFailure(error);
   if (!(error instanceof Error)) return String(error);
   const status = error instanceof SdkHttpError ? error.status : error instanceof SseError ? error.code : undefined;
   if (typeof status === "number" && status > 0) {

@@ -54,6 +54,8 @@ export interface ServerState {
   /** serverInfo from initialize */
   serverName?: string;
   serverVersion?: string;
+  /** The MCP revision negotiated with the server: "2025-11-25" (initialize) or "2026-07-28" (server/discover). */
+  protocolVersion?: string;
   toolCount: number;
   resourceCount: number;
   promptCount: number;

@@ -100,7 +100,9 @@ describe("servers that fail to start", () => {
       hub = await hubs.connect({ old: { url: `http://127.0.0.1:${port}/mcp`, headers: { "X-Token": "secret" } } });
       expect(state("old").status).toBe("failed");
       expect(state("old").error).toBe(`cannot connect to http://127.0.0.1:${port}/mcp: Streamable HTTP: HTTP 405: Error POSTing to endpoint: no; legacy SSE: HTTP 404: Non-200 status code (404)`);
+      // The server/discover probe, initialize, then the legacy transport's event stream.
       expect(seen).toEqual([
+        { method: "POST", token: "secret" },
         { method: "POST", token: "secret" },
         { method: "GET", token: "secret" },
       ]);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { OAuthConfig } from "../../src/config/oauth.js";
 import { HubError } from "../../src/mcp/errors.js";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
+import type { HubTool } from "../../src/mcp/types.js";
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -21,18 +22,32 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  /** The calls some 2026-07-28 scenarios ask for (http-custom-headers). */
+  toolCalls?: ToolCall[];
 };
 /** The client id metadata document URL the suite expects where the server supports such documents. */
 const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
 /** A login and a retry per refusal, at most this many: a server that always wants more scope is given up on. */
 const MAX_LOGINS = 3;
 
-/** What each scenario wants done once connected: the tool to call and its arguments. */
-const calls: Record<string, { tool: string; args: Record<string, unknown> } | undefined> = {
-  initialize: undefined,
-  tools_call: { tool: "add_numbers", args: { a: 5, b: 3 } },
-  "elicitation-sep1034-client-defaults": { tool: "test_client_elicitation_defaults", args: {} },
-  "sse-retry": { tool: "test_reconnection", args: {} },
+interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+const call = (name: string, args: Record<string, unknown> = {}): ToolCall => ({ name, arguments: args });
+
+/** What each scenario wants done once connected: the tools to call, in order, given the hub's tools. */
+const calls: Record<string, (tools: readonly HubTool[]) => ToolCall[]> = {
+  initialize: () => [],
+  tools_call: () => [call("add_numbers", { a: 5, b: 3 })],
+  "elicitation-sep1034-client-defaults": () => [call("test_client_elicitation_defaults")],
+  "sse-retry": () => [call("test_reconnection")],
+  "sep-2322-client-request-state": () =>
+    ["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"].map((name) => call(name)),
+  // Hands back the schema as the hub listed it, for the suite to compare with what it sent.
+  "json-schema-2020-12-preservation": (tools) => [
+    call("json_schema_echo", { schema: tools.find((tool) => tool.originalName === "json_schema_2020_12_tool")?.inputSchema ?? {} }),
+  ],
 };
 
 function oauthSettings(): OAuthConfig {
@@ -76,18 +91,23 @@ async function main(oauthDir: string): Promise<number> {
       process.stderr.write(`could not connect: ${state?.error ?? "unknown"}\n`);
       return 1;
     }
-    const call = scenario in calls ? calls[scenario] : { tool: hub.tools()[0]?.name ?? "", args: {} };
-    if (!call?.tool) return 0;
-    for (;;) {
-      try {
-        const result = await hub.callTool(call.tool, call.args);
-        process.stdout.write(`${JSON.stringify(result.content)}\n`);
-        return result.isError ? 1 : 0;
-      } catch (error) {
-        if (!(error instanceof HubError && error.code === "needs-login") || logins >= MAX_LOGINS) throw error;
-        await logIn();
+    const first = hub.tools()[0]?.name;
+    const todo = context.toolCalls ?? calls[scenario]?.(hub.tools()) ?? (first ? [call(first)] : []);
+    let failed = false;
+    for (const { name, arguments: args } of todo) {
+      for (;;) {
+        try {
+          const result = await hub.callTool(name, args);
+          process.stdout.write(`${JSON.stringify(result.content)}\n`);
+          failed ||= result.isError === true;
+          break;
+        } catch (error) {
+          if (!(error instanceof HubError && error.code === "needs-login") || logins >= MAX_LOGINS) throw error;
+          await logIn();
+        }
       }
     }
+    return failed ? 1 : 0;
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
