@@ -52,14 +52,14 @@ export function registerClientFeatures(client: Client, features: ClientFeatures)
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
   const { onElicitation, onUrlElicitation, onSampling } = handlers;
   if (onElicitation || onUrlElicitation) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params;
       if (params.mode === "url") {
         if (!onUrlElicitation) throw new McpError(ErrorCode.InvalidParams, "URL-mode elicitation is not supported");
-        return onUrlElicitation(params, server);
+        return onUrlElicitation(params, server, extra.signal);
       }
       if (!onElicitation) throw new McpError(ErrorCode.InvalidParams, "form-mode elicitation is not supported");
-      return onElicitation(params, server);
+      return onElicitation(params, server, extra.signal);
     });
   }
   if (onSampling) {
