@@ -1,4 +1,3 @@
-import type { ApprovalAnswer } from "../agent/approval.js";
 import type { FieldValue, FormField } from "../mcp/elicitation-fields.js";
 
 /**
@@ -41,4 +40,7 @@ export type ServerQuestion =
     };
 
 /** The person's answer: an elicitation's action (a form's accepted content), or a sampling decision. */
-export type ServerQuestionAnswer = { action: "accept"; content?: Record<string, FieldValue> } | { action: "decline" } | { action: "cancel" } | ApprovalAnswer;
+export type ServerQuestionAnswer = { action: "accept"; content?: Record<string, FieldValue> } | { action: "decline" } | { action: "cancel" } | Decision;
+
+/** A person's decision, as the agent's ApprovalAnswer (restated here: the page's type check does not reach the agent's node imports). */
+export type Decision = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "deny"; reason?: string };

@@ -26,7 +26,7 @@ const SHOWN_MESSAGES = 20;
 const SHOWN_TOOLS = 50;
 
 /** What a turn's stream carries of server questions. */
-export type QuestionEvent = { type: "server-question"; question: ServerQuestion } | { type: "server-question-closed"; id: string; reason: string } | { type: "notice"; message: string };
+export type QuestionEvent = { type: "server-question"; question: ServerQuestion } | { type: "server-question-closed"; id: string; reason: string } | { type: "notice"; code: "server-question"; message: string };
 
 // Controls (newlines kept where a message may have them) and the invisible characters that make text read as other text.
 const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/gu;
@@ -99,7 +99,7 @@ export class WebServerQuestions {
     // What the page shows is what opens: the parsed URL, never a cleaned copy of the server's string.
     const url = openableUrl(request.url);
     if (!url.ok) {
-      this.target(server)?.send({ type: "notice", message: `server "${pageLine(server)}" asked you to open a page; declined: ${url.reason}` });
+      this.target(server)?.send({ type: "notice", code: "server-question", message: `server "${pageLine(server)}" asked you to open a page; declined: ${url.reason}` });
       return { action: "decline" };
     }
     const answer = await this.ask(server, signal, (id) => {
@@ -159,7 +159,7 @@ export class WebServerQuestions {
     if (!listener || signal?.aborted) return Promise.resolve(undefined);
     const held = [...this.waiting.values()].filter((waiting) => waiting.listener.caller === listener.caller).length;
     if (this.waiting.size >= MAX_WAITING || held >= MAX_WAITING_PER_CLIENT) {
-      listener.send({ type: "notice", message: `a question from server "${pageLine(server)}" was declined: ${held >= MAX_WAITING_PER_CLIENT ? MAX_WAITING_PER_CLIENT : MAX_WAITING} are already waiting` });
+      listener.send({ type: "notice", code: "server-question", message: `a question from server "${pageLine(server)}" was declined: ${held >= MAX_WAITING_PER_CLIENT ? MAX_WAITING_PER_CLIENT : MAX_WAITING} are already waiting` });
       return Promise.resolve(undefined);
     }
     const id = randomUUID();
