@@ -63,7 +63,7 @@ export function viewOfTurn(turn: Turn): TurnView {
       }
     }
   }
-  return { input: turn.input, segments, status: turn.status, ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
+  return { input: turn.input, segments, status: turn.status, ...(turn.notices?.length ? { notices: turn.notices } : {}), ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
 }
 
 function withNote(call: CallView, note: CallNote | undefined): CallView {

@@ -177,7 +177,7 @@ export function App() {
       }
     }
     finished ??= { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
-    const done = finished;
+    const done: Turn = turn.view.notices?.length ? { ...finished, notices: turn.view.notices } : finished;
     running.current = undefined;
     update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
     document.getElementById("input")?.focus();
