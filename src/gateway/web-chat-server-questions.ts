@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../agent/approval.js";
 import { checkValue, formFields, type FieldValue, type FormField } from "../mcp/elicitation-fields.js";

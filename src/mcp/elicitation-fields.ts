@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/client";
 
 /** A value a form field can hold, as the server receives it. */
 export type FieldValue = string | number | boolean | string[];

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { WebServerQuestions, type QuestionEvent } from "../../src/gateway/web-chat-server-questions.js";
 import type { ServerQuestion } from "../../src/gateway/web-chat-questions.js";

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { oneLine } from "../../../src/cli/render/one-line.js";
 import { checkValue, formFields as fieldsOf } from "../../../src/mcp/elicitation-fields.js";
