@@ -17,6 +17,7 @@ import { DEFAULT_STORE_TTL_SECONDS, StateUnavailableError, type GatewayState } f
 import { openEmbeddedState } from "./state-embedded.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
 import { sendWebFile, WebChat } from "./web-chat.js";
+import type { WebServerQuestions } from "./web-chat-server-questions.js";
 import type { WebChatHub } from "./web-chat-mcp.js";
 
 export const DEFAULT_GATEWAY_PORT = 4000;
@@ -47,6 +48,8 @@ export interface GatewayOptions {
   /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
   state?: GatewayState;
   log?: Logger;
+  /** Where the hub's elicitation and sampling handlers ask (webClientHandlers): the page of the turn whose tool is running. */
+  questions?: WebServerQuestions;
 }
 
 export interface GatewayHandle {
@@ -96,7 +99,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
-  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals });
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, ...(options.questions ? { questions: options.questions } : {}) });
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];
     return {

@@ -9,6 +9,7 @@ import type { HubTool } from "../mcp/types.js";
 import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 import type { ApprovalQuestion } from "./web-chat-questions.js";
+import type { WebServerQuestions } from "./web-chat-server-questions.js";
 
 /**
  * The web chat's turns: each streamed as the agent's own events (the page shows tool calls,
@@ -150,7 +151,7 @@ export const StopSchema = z.strictObject({ id: z.string().min(1).max(100) });
  */
 export async function streamWebTurn(
   turn: z.infer<typeof WebTurnSchema>,
-  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; running: RunningTurns; caller: string },
+  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; questions: WebServerQuestions; running: RunningTurns; caller: string },
 ): Promise<void> {
   const { res } = context;
   const send = (event: unknown) => {
@@ -163,6 +164,23 @@ export async function streamWebTurn(
     res.end();
     return;
   }
+  // While a tool of a server runs, that server's questions (elicitation, sampling) are asked on this turn's stream.
+  const questions = context.questions.listen(context.caller, send);
+  const servers = new Map(context.runner.offered().map((tool) => [tool.name, tool.server]));
+  const calls = new Map<string, string>();
+  const track = (event: AgentEvent) => {
+    if (event.type === "tool-call-started") {
+      const server = servers.get(event.name);
+      if (server === undefined) return;
+      calls.set(event.id, server);
+      questions.calling(server, 1);
+    } else if (event.type === "tool-call-finished") {
+      const server = calls.get(event.id);
+      if (server === undefined) return;
+      calls.delete(event.id);
+      questions.calling(server, -1);
+    }
+  };
   try {
     send({ type: "turn-start", id: slot.id, mode: context.runner.toolMode(context.model) });
     await context.runner.run(
@@ -171,10 +189,14 @@ export async function streamWebTurn(
         model: context.model,
         signal: slot.signal,
         ask: context.approvals.asker(context.caller, send),
-        onEvent: (event: AgentEvent) => send(event.type === "turn-end" ? turnEnd(event.turn) : event),
+        onEvent: (event: AgentEvent) => {
+          track(event);
+          send(event.type === "turn-end" ? turnEnd(event.turn) : event);
+        },
       },
     );
   } finally {
+    questions.close();
     slot.done();
     res.end();
   }

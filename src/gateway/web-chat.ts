@@ -10,6 +10,7 @@ import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, sendAppFrame } from "./web-chat-apps.js";
 import { CompleteRequestSchema, promptsView, PromptRequestSchema, RecentLogs, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
+import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
 import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
 import type { ApprovalMode, ServerApprovalConfig } from "../agent/approval.js";
 
@@ -44,6 +45,8 @@ export interface WebChatOptions {
   requireModel: (name: string) => Promise<ChatModel>;
   /** Carries an answer given on another replica to the turn waiting here (Redis); none: this process only. */
   approvals?: ApprovalRelay;
+  /** Where the hub's servers' questions come (its elicitation and sampling handlers); none: servers are not asked in the page. */
+  questions?: WebServerQuestions;
 }
 
 export const TranscriptRequestSchema = z.strictObject({
@@ -76,6 +79,8 @@ export async function sendWebFile(path: string, res: ServerResponse): Promise<bo
 /** The web chat's API routes and what they hold between requests (approvals, running turns, log lines, app frames). */
 export class WebChat {
   readonly approvals: PendingApprovals;
+  private readonly questions: WebServerQuestions;
+  private readonly unwatch: () => void;
   private readonly running = new RunningTurns();
   private readonly logs: RecentLogs;
   private readonly frames = new AppFrames();
@@ -83,6 +88,8 @@ export class WebChat {
   constructor(private readonly options: WebChatOptions) {
     this.logs = new RecentLogs(options.hub);
     this.approvals = new PendingApprovals(options.approvals);
+    const questions = (this.questions = options.questions ?? new WebServerQuestions());
+    this.unwatch = options.hub.on?.((event) => questions.hubEvent(event)) ?? (() => undefined);
   }
 
   /** An app frame by its id (GET, no key: see the class comment); false when `path` is not one. */
@@ -108,7 +115,7 @@ export class WebChat {
       },
       "POST /api/chat": async (req, res, { signal, caller }) => {
         const turn = await body(req, WebTurnSchema);
-        await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals: this.approvals, running: this.running, caller });
+        await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals: this.approvals, questions: this.questions, running: this.running, caller });
       },
       "POST /api/stop": async (req, res) => {
         const { id } = await body(req, StopSchema);
@@ -117,6 +124,12 @@ export class WebChat {
       "POST /api/approvals": async (req, res) => {
         const { id, ...answer } = await body(req, ApprovalAnswerSchema);
         if (!(await this.approvals.answer(id, answer))) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
+        sendJson(res, 200, { ok: true });
+      },
+      "POST /api/questions": async (req, res, { caller }) => {
+        const { id, ...answer } = await body(req, ServerQuestionAnswerSchema);
+        const refused = this.questions.answer(id, caller, answer);
+        if (refused) throw new HttpError(refused.status, refused.message, "invalid_request_error", refused.status === 404 ? "not_found" : null);
         sendJson(res, 200, { ok: true });
       },
       "POST /api/transcript": async (req, res) => {
@@ -151,6 +164,7 @@ export class WebChat {
   }
 
   close(): void {
+    this.unwatch();
     this.logs.close();
   }
 }

@@ -41,14 +41,14 @@ export function registerClientFeatures(client: Client, features: ClientFeatures)
   if (roots) client.setRequestHandler('roots/list', () => ({ roots: roots() }));
   const { onElicitation, onUrlElicitation, onSampling } = handlers;
   if (onElicitation || onUrlElicitation) {
-    client.setRequestHandler('elicitation/create', async (request) => {
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const params = request.params;
       if (params.mode === "url") {
         if (!onUrlElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "URL-mode elicitation is not supported");
-        return onUrlElicitation(params, server);
+        return onUrlElicitation(params, server, ctx.mcpReq.signal);
       }
       if (!onElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "form-mode elicitation is not supported");
-      return onElicitation(params, server);
+      return onElicitation(params, server, ctx.mcpReq.signal);
     });
   }
   if (onSampling) {

@@ -92,13 +92,14 @@ export type HubEvent =
  * elicitation capability (with `applyDefaults`, so an accepted form is completed with the
  * schema's defaults); without one it declares none and servers do not ask.
  */
-export type ElicitationHandler = (request: ElicitRequestFormParams, server: string) => Promise<ElicitResult>;
+/** `signal` aborts when the server gives up on its request (cancelled, timed out). */
+export type ElicitationHandler = (request: ElicitRequestFormParams, server: string, signal?: AbortSignal) => Promise<ElicitResult>;
 
 /**
  * Answers a URL-mode `elicitation/create`: show the URL and who asks, open it only with the
  * person's consent. With a handler the hub declares `elicitation.url`.
  */
-export type UrlElicitationHandler = (request: ElicitRequestURLParams, server: string) => Promise<ElicitResult>;
+export type UrlElicitationHandler = (request: ElicitRequestURLParams, server: string, signal?: AbortSignal) => Promise<ElicitResult>;
 
 /**
  * Answers a server's `sampling/createMessage` (with the host's model, after the host's policy).

@@ -1,5 +1,5 @@
 import type { ContentPart, Message, Usage } from "../llm/types.js";
-import type { ApprovalQuestion } from "../gateway/web-chat-questions.js";
+import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat-questions.js";
 import type { CallToolResult } from "../mcp/types.js";
 
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */
@@ -60,8 +60,10 @@ export type TurnEvent =
   | { type: "tool-progress"; id: string; name: string; progress: Progress }
   | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; outcome: string; durationMs: number; result?: CallToolResult }
   | ({ type: "approval" } & ApprovalQuestion)
+  | { type: "server-question"; question: ServerQuestion }
+  | { type: "server-question-closed"; id: string; reason: string }
   | { type: "usage"; usage: Usage }
-  | { type: "notice"; message: string }
+  | { type: "notice"; code?: string; message: string }
   | { type: "error"; error: TurnError }
   | { type: "turn-end"; status: "completed" | "aborted" | "failed"; messages: Message[]; usage?: Usage; durationMs?: number; error?: TurnError };
 
@@ -84,7 +86,7 @@ export interface ResourceView {
   mimeType?: string;
 }
 
-export type { ApprovalQuestion, CallToolResult, ContentPart, Message, Usage };
+export type { ApprovalQuestion, CallToolResult, ContentPart, Message, ServerQuestion, ServerQuestionAnswer, Usage };
 
 export function apiKey(): string | undefined {
   return localStorage.getItem(KEY_STORE) ?? undefined;
@@ -118,6 +120,11 @@ export async function fetchStatus(): Promise<Status> {
 
 export async function answerApproval(id: string, answer: ApprovalDecision): Promise<void> {
   await post("/api/approvals", { id, ...answer });
+}
+
+/** A server's question answered; a form the gateway finds invalid is refused with the reason (the question still waits). */
+export async function answerQuestion(id: string, answer: ServerQuestionAnswer): Promise<void> {
+  await post("/api/questions", { id, ...answer });
 }
 
 export async function stopTurn(id: string): Promise<boolean> {

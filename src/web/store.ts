@@ -20,6 +20,8 @@ export interface Turn {
   usage?: Usage;
   durationMs?: number;
   calls?: Record<string, CallNote>;
+  /** What the gateway said along the way (a server's request it refused), kept with the turn. */
+  notices?: string[];
 }
 
 export interface Conversation {

@@ -1,4 +1,4 @@
-import type { ApprovalQuestion, CallToolResult, ContentPart, Message, Progress, ToolView, TurnError, TurnEvent, Usage } from "./api.js";
+import type { ApprovalQuestion, CallToolResult, ContentPart, Message, Progress, ServerQuestion, ToolView, TurnError, TurnEvent, Usage } from "./api.js";
 import type { CallNote, Turn } from "./store.js";
 
 /**
@@ -36,6 +36,10 @@ export interface TurnView {
   error?: TurnError;
   usage?: Usage;
   durationMs?: number;
+  /** Servers' questions waiting for the person (a turn in progress only). */
+  questions?: ServerQuestion[];
+  /** What the gateway said along the way (a server's request it refused, a question withdrawn). */
+  notices?: string[];
 }
 
 export function viewOfTurn(turn: Turn): TurnView {
@@ -59,7 +63,7 @@ export function viewOfTurn(turn: Turn): TurnView {
       }
     }
   }
-  return { input: turn.input, segments, status: turn.status, ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
+  return { input: turn.input, segments, status: turn.status, ...(turn.notices?.length ? { notices: turn.notices } : {}), ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
 }
 
 function withNote(call: CallView, note: CallNote | undefined): CallView {
@@ -133,6 +137,19 @@ export function applyEvent(view: TurnView, event: TurnEvent, tools: readonly Too
       }
       return;
     }
+    case "server-question":
+      view.questions = [...(view.questions ?? []), event.question];
+      return;
+    case "server-question-closed":
+      if (view.questions?.some((question) => question.id === event.id)) {
+        view.questions = view.questions.filter((question) => question.id !== event.id);
+        view.notices = [...(view.notices ?? []), event.reason];
+      }
+      return;
+    case "notice":
+      // The agent's own notices (a switch to prompt mode) stay out of the conversation; a server's refused question is shown.
+      if (event.code === "server-question") view.notices = [...(view.notices ?? []), event.message];
+      return;
     case "usage":
       view.usage = event.usage;
       return;

@@ -3,7 +3,9 @@ import type { ApprovalMode } from "../../src/agent/approval.js";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import type { ServerConfig, ToolMode } from "../../src/config/schema.js";
 import { GatewayModels } from "../../src/gateway/models.js";
+import { webClientHandlers } from "../../src/gateway/client-handlers.js";
 import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src/gateway/server.js";
+import { WebServerQuestions } from "../../src/gateway/web-chat-server-questions.js";
 import { createChatModel } from "../../src/llm/create-model.js";
 import { Hub } from "../../src/mcp/hub.js";
 import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
@@ -36,14 +38,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, ...gatewayOptions } = options;
   const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"] });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
-  const hub = await Hub.connect(config);
   const llm = { provider: "vllm" as const, baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
-  const primary = await createChatModel(llm, {});
+  const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});
+  // As `toolbridge gateway` does: servers' questions go to the web chat's page, sampling to the gateway's models.
+  const questions = new WebServerQuestions();
+  const hub = await Hub.connect(config, webClientHandlers(questions, { approve: approve ?? "ask", servers: config, models: () => models }));
   const gateway = await startGateway({
     port: 0,
     ...gatewayOptions,
     hub,
-    models: new GatewayModels(primary, llm, {}, aliases ?? {}),
+    questions,
+    models,
     settings: { approve: approve ?? "ask", servers: config, ...(toolMode ? { toolMode } : {}) },
   });
   return {

@@ -34,7 +34,7 @@ export function registerGateway(program: Command): void {
 async function gateway(flags: GatewayFlags): Promise<void> {
   const env = process.env;
   // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
-  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS }, { stateDir }] = await Promise.all([
+  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
     import("../chat/session.js"),
     import("../open-hub.js"),
     import("../../llm/create-model.js"),
@@ -46,10 +46,26 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     import("../../gateway/open-state.js"),
     import("../../gateway/state.js"),
     import("../ui/state-dir.js"),
+    import("../../gateway/web-chat-server-questions.js"),
+    import("../../gateway/client-handlers.js"),
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};
-  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
+  // Servers' questions go to the web chat's page; sampling uses the gateway's models, made once the hub is up.
+  const questions = new WebServerQuestions();
+  let models: InstanceType<typeof GatewayModels> | undefined;
+  const handlers = (config: Parameters<typeof turnSettings>[0]) => {
+    const known = [...(llm.model ? [llm.model] : []), ...Object.values(config.mcpServers).flatMap((server) => (server.sampling?.model ? [server.sampling.model] : []))];
+    return webClientHandlers(questions, {
+      approve: approve ?? config.gateway?.approve ?? "ask",
+      servers: config.mcpServers,
+      models: () => models,
+      knownModels: known,
+      ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
+      ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
+    });
+  };
+  const opened = await openHub({ env, onSignal: "abort", handlers, ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
     return createChatModel(llm, env);
   });
@@ -83,7 +99,8 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     try {
       const handle = await gatewayModule.startGateway({
         hub: opened.hub,
-        models: new GatewayModels(opened.alongside, llm, env, settings.modelAliases),
+        models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
+        questions,
         settings: turnSettings(opened.config, llm, approve),
         host: listen.host,
         port: listen.port,

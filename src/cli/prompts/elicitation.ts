@@ -4,7 +4,7 @@ import { launchBrowser } from "../open-browser.js";
 import type { Colors } from "../render/colors.js";
 import { oneLine } from "../render/one-line.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
-import { checkValue, formFields, parseTyped, type FieldValue, type FormField } from "./elicitation-fields.js";
+import { checkValue, formFields, parseTyped, type FieldValue, type FormField } from "../../mcp/elicitation-fields.js";
 import type { Prompter, PrompterSlot } from "./prompter.js";
 
 /** Tries per field before the form is given up (cancelled). */
@@ -45,7 +45,7 @@ export async function askForm(prompter: Prompter, request: ElicitRequestFormPara
   if (go === undefined || /^c/i.test(go.trim())) return { action: "cancel" };
   if (/^n/i.test(go.trim())) return { action: "decline" };
   const content: Record<string, FieldValue> = {};
-  for (const field of formFields(request.requestedSchema)) {
+  for (const field of formFields(request.requestedSchema, oneLine)) {
     const value = await askField(prompter, field, c);
     if (value === "cancel") return { action: "cancel" };
     if (value !== undefined) content[field.name] = value;

@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { splitAtCursor } from "./input-buffer.js";
 import { FORM_BUTTONS, type FormState } from "./elicitation-form.js";
-import type { FormField } from "../prompts/elicitation-fields.js";
+import type { FormField } from "../../mcp/elicitation-fields.js";
 import { oneLine } from "../render/one-line.js";
 import { OPEN_CHOICES, type ServerQuestion } from "./server-questions.js";
 

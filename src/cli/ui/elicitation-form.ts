@@ -1,5 +1,5 @@
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import { checkValue, parseTyped, type FieldValue, type FormField } from "../prompts/elicitation-fields.js";
+import { checkValue, parseTyped, type FieldValue, type FormField } from "../../mcp/elicitation-fields.js";
 import * as edit from "./input-buffer.js";
 import type { InputBuffer } from "./input-buffer.js";
 import type { Key, Paste } from "./keys.js";

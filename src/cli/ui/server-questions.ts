@@ -1,7 +1,7 @@
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
 import { openableUrl } from "../../mcp/openable-url.js";
-import { formFields } from "../prompts/elicitation-fields.js";
+import { formFields } from "../../mcp/elicitation-fields.js";
 import type { QuestionDialogs } from "../prompts/prompter.js";
 import { oneLine } from "../render/one-line.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -75,7 +75,7 @@ export class ServerQuestions implements QuestionDialogs {
 
   elicitForm = (request: ElicitRequestFormParams, server: string): Promise<ElicitResult> =>
     this.ask<ElicitResult>(
-      { kind: "form", server: oneLine(server), message: message(request.message), form: initialForm(formFields(request.requestedSchema)) },
+      { kind: "form", server: oneLine(server), message: message(request.message), form: initialForm(formFields(request.requestedSchema, oneLine)) },
       { action: "decline" },
     );
 

@@ -1,6 +1,21 @@
 import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { answerApproval, apiKey, exportTranscript, fetchStatus, runTurn, setApiKey, stopTurn, Unauthorized, type ApprovalDecision, type Status, type TurnEvent } from "../api.js";
+import {
+  answerApproval,
+  answerQuestion,
+  apiKey,
+  exportTranscript,
+  fetchStatus,
+  runTurn,
+  setApiKey,
+  stopTurn,
+  Unauthorized,
+  type ApprovalDecision,
+  type ServerQuestion,
+  type ServerQuestionAnswer,
+  type Status,
+  type TurnEvent,
+} from "../api.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
 import { Composer } from "./Composer.js";
@@ -22,12 +37,14 @@ interface Running {
 
 /** Tools the person allowed "for this session", by the fingerprint of their definition: a changed tool is asked about again. */
 const SESSION_ALLOWED = "toolbridge.allowedTools";
+/** Servers the person let use the model for this session (as for tools, kept by the page: the gateway remembers nothing of one client for another). */
+const SAMPLING_ALLOWED = "toolbridge.allowedSampling";
 const THEME = "toolbridge.theme";
 const REDRAW_MS = 50;
 
-function sessionAllowed(): Set<string> {
+function sessionAllowed(key = SESSION_ALLOWED): Set<string> {
   try {
-    return new Set(JSON.parse(sessionStorage.getItem(SESSION_ALLOWED) ?? "[]") as string[]);
+    return new Set(JSON.parse(sessionStorage.getItem(key) ?? "[]") as string[]);
   } catch {
     return new Set();
   }
@@ -113,6 +130,10 @@ export function App() {
       void answerApproval(event.id, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
       return;
     }
+    if (event.type === "server-question" && event.question.kind === "sampling" && sessionAllowed(SAMPLING_ALLOWED).has(event.question.server)) {
+      void answerQuestion(event.question.id, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
+      return;
+    }
     applyEvent(turn.view, event, status?.tools ?? []);
     scheduleRedraw();
   };
@@ -156,7 +177,7 @@ export function App() {
       }
     }
     finished ??= { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
-    const done = finished;
+    const done: Turn = turn.view.notices?.length ? { ...finished, notices: turn.view.notices } : finished;
     running.current = undefined;
     update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
     document.getElementById("input")?.focus();
@@ -176,6 +197,21 @@ export function App() {
     if (decision.decision === "allow-session" && fingerprint) sessionStorage.setItem(SESSION_ALLOWED, JSON.stringify([...sessionAllowed(), fingerprint]));
     redraw((n) => n + 1);
     void answerApproval(id, decision).catch((error: unknown) => setNotice(String(error)));
+  };
+
+  const answerServer = async (question: ServerQuestion, answer: ServerQuestionAnswer): Promise<string | undefined> => {
+    try {
+      await answerQuestion(question.id, answer);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    if (question.kind === "sampling" && "decision" in answer && answer.decision === "allow-session") {
+      sessionStorage.setItem(SAMPLING_ALLOWED, JSON.stringify([...sessionAllowed(SAMPLING_ALLOWED), question.server]));
+    }
+    const turn = running.current;
+    if (turn) turn.view.questions = turn.view.questions?.filter((waiting) => waiting.id !== question.id);
+    redraw((n) => n + 1);
+    return undefined;
   };
 
   useEffect(() => {
@@ -301,7 +337,7 @@ export function App() {
                 />
               );
             })}
-            {live && <TurnBlock view={live.view} tools={tools} live actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)) }} />}
+            {live && <TurnBlock view={live.view} tools={tools} live actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)), onQuestion: answerServer }} />}
             <div ref={end} />
           </section>
           <Composer running={live !== undefined} onSend={(text) => void send(text)} onStop={stop} draft={draft} onDraftUsed={() => setDraft(undefined)} onError={setNotice} />

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ApprovalDecision, ApprovalQuestion } from "../api.js";
 import { Arguments } from "./Arguments.js";
@@ -8,6 +9,20 @@ import { Arguments } from "./Arguments.js";
  * (an app's own calls are allowed one at a time).
  */
 export function Approval({ question, onAnswer, session = true }: { question: Omit<ApprovalQuestion, "id" | "callId">; onAnswer: (answer: ApprovalDecision) => void; session?: boolean }) {
+  const name = question.title ?? question.tool;
+  return (
+    <Decision label={`Approve ${question.tool}`} id={question.fingerprint} onAnswer={onAnswer} session={session} told="the model is told">
+      <p class="approval-title">
+        Run <strong>{name}</strong> from <strong>{question.server}</strong>?
+      </p>
+      {question.description && <p class="approval-about">{question.description}</p>}
+      <Arguments value={question.arguments} />
+    </Decision>
+  );
+}
+
+/** What is asked (`children`), then allow once, allow for this session, or deny with an optional reason (`told` says who hears it). */
+export function Decision({ label, id, children, onAnswer, session = true, told }: { label: string; id: string; children: ComponentChildren; onAnswer: (answer: ApprovalDecision) => void; session?: boolean; told: string }) {
   const [denying, setDenying] = useState(false);
   const [reason, setReason] = useState("");
   const first = useRef<HTMLButtonElement>(null);
@@ -16,14 +31,9 @@ export function Approval({ question, onAnswer, session = true }: { question: Omi
   useEffect(() => {
     if (denying) reasonBox.current?.focus();
   }, [denying]);
-  const name = question.title ?? question.tool;
   return (
-    <section class="approval" role="group" aria-label={`Approve ${question.tool}`}>
-      <p class="approval-title">
-        Run <strong>{name}</strong> from <strong>{question.server}</strong>?
-      </p>
-      {question.description && <p class="approval-about">{question.description}</p>}
-      <Arguments value={question.arguments} />
+    <section class="approval" role="group" aria-label={label}>
+      {children}
       {denying ? (
         <form
           class="deny-form"
@@ -32,8 +42,8 @@ export function Approval({ question, onAnswer, session = true }: { question: Omi
             onAnswer({ decision: "deny", ...(reason.trim() ? { reason: reason.trim() } : {}) });
           }}
         >
-          <label for={`reason-${question.fingerprint}`}>Why not? (optional, the model is told)</label>
-          <input id={`reason-${question.fingerprint}`} ref={reasonBox} value={reason} maxLength={2000} onInput={(event) => setReason((event.target as HTMLInputElement).value)} onKeyDown={(event) => event.key === "Escape" && (event.stopPropagation(), setDenying(false))} />
+          <label for={`reason-${id}`}>Why not? (optional, {told})</label>
+          <input id={`reason-${id}`} ref={reasonBox} value={reason} maxLength={2000} onInput={(event) => setReason((event.target as HTMLInputElement).value)} onKeyDown={(event) => event.key === "Escape" && (event.stopPropagation(), setDenying(false))} />
           <div class="approval-buttons">
             <button type="submit" class="btn danger">
               Deny

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
-import type { ApprovalDecision, ToolView } from "../api.js";
+import type { ApprovalDecision, ServerQuestion as Question, ServerQuestionAnswer, ToolView } from "../api.js";
 import { answerText, type TurnView } from "../view.js";
 import { copyText } from "./copy.js";
 import { Icon } from "./Icon.js";
 import { Markdown } from "./Markdown.js";
+import { ServerQuestion } from "./ServerQuestion.js";
 import { ToolCard } from "./ToolCard.js";
 
 export interface TurnActions {
@@ -12,6 +13,8 @@ export interface TurnActions {
   onDelete?: () => void;
   onRetry?: () => void;
   onApproval?: (approvalId: string, answer: ApprovalDecision) => void;
+  /** A server's question answered; resolves to why the gateway refused the answer, if it did. */
+  onQuestion?: (question: Question, answer: ServerQuestionAnswer) => Promise<string | undefined>;
 }
 
 function tokens(n: number): string {
@@ -114,6 +117,14 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
             ))}
           </div>
         ))}
+        {view.notices?.map((text, index) => (
+          <p class="turn-notice" key={index}>
+            {text}
+          </p>
+        ))}
+        {live &&
+          actions.onQuestion &&
+          view.questions?.map((question) => <ServerQuestion key={question.id} question={question} onAnswer={(answer) => actions.onQuestion!(question, answer)} />)}
         {(waiting || thinking) && (
           <div class="typing" role="status" aria-label="The assistant is typing">
             <span />

@@ -1,6 +1,9 @@
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { checkValue, formFields } from "../../../src/cli/prompts/elicitation-fields.js";
+import { oneLine } from "../../../src/cli/render/one-line.js";
+import { checkValue, formFields as fieldsOf } from "../../../src/mcp/elicitation-fields.js";
+
+const formFields = (requested: ElicitRequestFormParams["requestedSchema"]) => fieldsOf(requested, oneLine);
 import { applyFormKey, initialForm, type FormState } from "../../../src/cli/ui/elicitation-form.js";
 import type { Key, Paste } from "../../../src/cli/ui/keys.js";
 

@@ -1,5 +1,4 @@
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/client";
-import { oneLine } from "../render/one-line.js";
 
 /** A value a form field can hold, as the server receives it. */
 export type FieldValue = string | number | boolean | string[];
@@ -11,7 +10,9 @@ export interface Choice {
 
 /**
  * One field of an elicitation form, read from the server's `requestedSchema`: what to ask
- * (title and description already cleaned to one line), what kind of answer, and its bounds.
+ * (title, description and choice labels already cleaned by the front end's `clean`), what
+ * kind of answer, and its bounds. Neutral: the terminal and the web page read the same fields
+ * and check answers with the same `checkValue`.
  */
 export interface FormField {
   name: string;
@@ -39,18 +40,21 @@ const MAX_CHOICES = 200;
 
 const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
-/** The fields of a form, in the schema's order (at most 50). */
-export function formFields(schema: Schema): FormField[] {
+/** How a front end makes server text safe to show on one line (the terminal's cleaning, the page's). */
+export type CleanText = (text: string) => string;
+
+/** The fields of a form, in the schema's order (at most 50); every text shown goes through `clean`. */
+export function formFields(schema: Schema, clean: CleanText): FormField[] {
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties)
     .slice(0, MAX_FIELDS)
     .map(([name, property]) => {
       const p = property as Loose;
-      const choices = choicesOf(p);
+      const choices = choicesOf(p, clean);
       const kind: FormField["kind"] =
         p.type === "array" ? "multi" : choices ? "choice" : p.type === "boolean" ? "boolean" : p.type === "number" || p.type === "integer" ? p.type : "text";
-      const field: FormField = { name, title: oneLine(typeof p.title === "string" && p.title ? p.title : name), required: required.has(name), kind };
-      if (typeof p.description === "string" && p.description) field.description = oneLine(p.description);
+      const field: FormField = { name, title: clean(typeof p.title === "string" && p.title ? p.title : name), required: required.has(name), kind };
+      if (typeof p.description === "string" && p.description) field.description = clean(p.description);
       if (choices) field.choices = choices;
       if (typeof p.format === "string") field.format = p.format;
       const bounds = { minimum: num(p.minimum), maximum: num(p.maximum), minLength: num(p.minLength), maxLength: num(p.maxLength), minItems: num(p.minItems), maxItems: num(p.maxItems) };
@@ -61,18 +65,18 @@ export function formFields(schema: Schema): FormField[] {
     });
 }
 
-function choicesOf(property: Loose): Choice[] | undefined {
+function choicesOf(property: Loose, clean: CleanText): Choice[] | undefined {
   const source = property.type === "array" ? ((property.items ?? {}) as Loose) : property;
   if (Array.isArray(source.enum)) {
     const names = Array.isArray(property.enumNames) ? property.enumNames : [];
-    return source.enum.slice(0, MAX_CHOICES).map((value, i) => ({ value: String(value), label: oneLine(String(names[i] ?? value)) }));
+    return source.enum.slice(0, MAX_CHOICES).map((value, i) => ({ value: String(value), label: clean(String(names[i] ?? value)) }));
   }
   const options = source.oneOf ?? source.anyOf;
   if (!Array.isArray(options)) return undefined;
   return (options as Loose[])
     .filter((option) => typeof option.const === "string")
     .slice(0, MAX_CHOICES)
-    .map((option) => ({ value: option.const as string, label: oneLine(typeof option.title === "string" ? option.title : (option.const as string)) }));
+    .map((option) => ({ value: option.const as string, label: clean(typeof option.title === "string" ? option.title : (option.const as string)) }));
 }
 
 /** What a typed answer means for a text, number or integer field, or why it is not one. */
