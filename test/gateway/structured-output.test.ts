@@ -88,7 +88,7 @@ describe("structured output on the Responses API (text.format) with the MCP loop
     const { zodTextFormat } = await import("openai/helpers/zod");
     const response = await openaiClient(harness).responses.parse({ model: DEFAULT_VLLM_MODEL, input: "Where and when?", text: { format: zodTextFormat(Place, "place") } });
     expect(response.output_parsed).toEqual({ city: "Taipei", year: 2026 });
-    expect(response.text.format).toMatchObject({ type: "json_schema", name: "place" });
+    expect(response.text?.format).toMatchObject({ type: "json_schema", name: "place" });
     const [toolRound, answer] = harness.upstream.chatRequests;
     expect(JSON.stringify(toolRound?.body.tools)).toContain("get-date");
     expect(toolRound?.body.response_format).toBeUndefined();
