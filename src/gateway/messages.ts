@@ -76,12 +76,13 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   }
   const calls = turn.clientToolCalls ?? [];
   blocks.finish(calls);
-  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : "end_turn";
+  const stopSequence = calls.length === 0 && turn.finishReason === "stop" ? (turn.stopSequence ?? null) : null;
+  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : stopSequence !== null ? "stop_sequence" : "end_turn";
   if (!stream) {
-    sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage));
+    sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage, stopSequence));
     return;
   }
-  writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage(turn.usage) });
+  writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: wireUsage(turn.usage) });
   writeEvent(res, "message_stop", { type: "message_stop" });
   res.end();
 }

@@ -155,6 +155,8 @@ class ChunkReader {
   private readonly calls: ToolCallAssembler;
   private usage: Usage | undefined;
   private finishReason: string | undefined;
+  /** vLLM's `stop_reason`: the stop string that ended the reply (or a stop token's id, which is no sequence). */
+  private stopSequence: string | undefined;
   private sawToolCalls = false;
 
   constructor(budget: AnswerBudget) {
@@ -185,6 +187,8 @@ class ChunkReader {
     }
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
+      const stopReason = (choice as { stop_reason?: unknown }).stop_reason;
+      if (typeof stopReason === "string") this.stopSequence = stopReason;
       // The finish chunk may carry the last argument fragment, read above; now the calls are whole.
       for (const call of this.calls.drain()) yield { type: "tool-call", call };
     }
@@ -195,7 +199,8 @@ class ChunkReader {
       throw truncatedError(url);
     }
     if (this.usage) yield { type: "usage", usage: this.usage };
-    yield { type: "finish", reason: this.mapFinish(this.finishReason) };
+    const reason = this.mapFinish(this.finishReason);
+    yield reason === "stop" && this.stopSequence !== undefined ? { type: "finish", reason, stopSequence: this.stopSequence } : { type: "finish", reason };
   }
 
   /** Servers that send whole calls without an index (some older ones) get one slot per call id. */

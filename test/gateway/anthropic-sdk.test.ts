@@ -122,6 +122,20 @@ describe("Anthropic Messages API", () => {
     expect((await client(harness).messages.stream(params).finalMessage()).stop_reason).toBe("max_tokens");
   });
 
+  it("says stop_reason stop_sequence, naming the sequence, when one of the request's stop sequences ended the answer, whole and streamed", async () => {
+    const stopped = { text: "Today is 7 January", stopReason: "\n\nHuman:" };
+    harness = await startHarness({ replies: [stopped, stopped, { text: "Today." }], servers: {} });
+    const params = { model: DEFAULT_VLLM_MODEL, max_tokens: 64, stop_sequences: ["\n\nHuman:"], messages: [{ role: "user" as const, content: "Date?" }] };
+    const whole = await client(harness).messages.create(params);
+    expect([whole.stop_reason, whole.stop_sequence]).toEqual(["stop_sequence", "\n\nHuman:"]);
+    expect(harness.upstream.chatRequests[0]?.body.stop).toEqual(["\n\nHuman:"]);
+    const streamed = await client(harness).messages.stream(params).finalMessage();
+    expect([streamed.stop_reason, streamed.stop_sequence]).toEqual(["stop_sequence", "\n\nHuman:"]);
+    // An answer that ended by itself is end_turn with no sequence.
+    const ended = await client(harness).messages.create(params);
+    expect([ended.stop_reason, ended.stop_sequence]).toEqual(["end_turn", null]);
+  });
+
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL] });
     await client(harness).messages.create({

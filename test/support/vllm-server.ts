@@ -65,6 +65,8 @@ export interface StreamReply {
   /** Send the first arguments fragment in the same delta as the name. Default false. */
   firstFragmentWithName?: boolean;
   /** Overrides vLLM's choice ("tool_calls" / "stop"), e.g. "length". */
+  /** vLLM's `stop_reason` in the finish chunk: the stop string (or token id) that ended the reply (default null). */
+  stopReason?: string | number;
   finishReason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Wait this long before the response headers. */
@@ -236,7 +238,7 @@ function buildChunks(reply: StreamReply, model: string, mode: ToolMode, includeU
     }
   }
   const finish = reply.finishReason ?? (calls.length > 0 ? (mode === "named" ? "stop" : "tool_calls") : "stop");
-  chunks.push(chunk([choice(held ?? {}, finish, { stop_reason: null })]));
+  chunks.push(chunk([choice(held ?? {}, finish, { stop_reason: reply.stopReason ?? null })]));
 
   if (includeUsage) {
     const usage = reply.usage ?? { prompt_tokens: 42, completion_tokens: chunks.length };
@@ -280,6 +282,7 @@ function assemble(chunks: Chunk[]): Chunk {
   let content = "";
   let reasoning = "";
   let finish: unknown = null;
+  let stopReason: unknown = null;
   let usage: unknown;
   const calls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> = [];
   for (const c of chunks as Array<{ choices: Array<{ delta: any; finish_reason: unknown }>; usage?: unknown }>) {
@@ -293,7 +296,10 @@ function assemble(chunks: Chunk[]): Chunk {
       if (tc.function?.name) call.function.name = tc.function.name;
       call.function.arguments += tc.function?.arguments ?? "";
     }
-    if (ch.finish_reason) finish = ch.finish_reason;
+    if (ch.finish_reason) {
+      finish = ch.finish_reason;
+      stopReason = (ch as { stop_reason?: unknown }).stop_reason ?? null;
+    }
   }
   const first = chunks[0] as Chunk;
   return {
@@ -312,7 +318,7 @@ function assemble(chunks: Chunk[]): Chunk {
         },
         logprobs: null,
         finish_reason: finish,
-        stop_reason: null,
+        stop_reason: stopReason,
       },
     ],
     usage: usage ?? { prompt_tokens: 42, completion_tokens: 1, total_tokens: 43 },
