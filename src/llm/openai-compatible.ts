@@ -28,6 +28,9 @@ export interface OpenAICompatibleOptions extends ModelOptions {
   startHint?: string;
 }
 
+/** A token count is a quick question; a server slow to answer it is not waited for. */
+const TOKENIZE_TIMEOUT_MS = 10_000;
+
 export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOptions> {
   readonly provider: string;
   private readonly client: OpenAI;
@@ -65,6 +68,28 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       stream: true,
       stream_options: { include_usage: true },
     };
+  }
+
+  /**
+   * vLLM's `POST /tokenize` (beside `/v1`, not under it) applies the model's chat template to
+   * the messages and tools, so the count is what the prompt will take. Other servers have no
+   * such endpoint: undefined.
+   */
+  async countTokens(request: ChatRequest): Promise<number | undefined> {
+    const body = this.requestBody(request);
+    const url = `${this.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "")}/tokenize`;
+    try {
+      const answer = await this.client.post<unknown>(url, {
+        body: { model: body.model, messages: body.messages, ...(body.tools ? { tools: body.tools } : {}), add_generation_prompt: true },
+        maxRetries: 0,
+        timeout: TOKENIZE_TIMEOUT_MS,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      const count = (answer as { count?: unknown } | null)?.count;
+      return typeof count === "number" && Number.isInteger(count) && count >= 0 ? count : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {

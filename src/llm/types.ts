@@ -132,4 +132,9 @@ export interface ChatModel {
   /** Where requests go, for display. */
   readonly baseURL?: string;
   stream(request: ChatRequest): AsyncIterable<StreamEvent>;
+  /**
+   * The prompt tokens the request would take, counted by the model's own server with its
+   * tokenizer and chat template; undefined when the server cannot count.
+   */
+  countTokens?(request: ChatRequest): Promise<number | undefined>;
 }

@@ -111,6 +111,8 @@ export interface VllmServerOptions {
   modelsReady?: Promise<void>;
   /** The `max_model_len` /v1/models lists for each model (default 32768); null leaves the field out. */
   maxModelLen?: number | null;
+  /** false: no /tokenize endpoint (a server other than vLLM); default true. */
+  tokenize?: boolean;
 }
 
 export interface VllmServer {
@@ -151,6 +153,10 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
         permission: [],
       }));
       return sendJson(res, 200, { object: "list", data });
+    }
+    // vLLM's tokenizer endpoint (beside /v1): a stand-in count, one "token" per character of the JSON it was given.
+    if (method === "POST" && path === "/tokenize" && options.tokenize !== false) {
+      return sendJson(res, 200, { count: JSON.stringify({ messages: body?.messages, tools: body?.tools }).length, max_model_len: options.maxModelLen ?? 32768, tokens: [] });
     }
     if (method !== "POST" || path !== "/v1/chat/completions") {
       return sendJson(res, 404, { detail: "Not Found" });
