@@ -74,6 +74,7 @@ interface Reply {
   reasoning: string;
   toolCalls: ToolCall[];
   finish?: FinishReason;
+  stopSequence?: string;
 }
 
 const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
@@ -238,6 +239,7 @@ export class Agent {
 
     let clientToolCalls: ToolCall[] | undefined;
     let finishReason: FinishReason | undefined;
+    let stopSequence: string | undefined;
     if (input !== null) add({ role: "user", content: typeof input === "string" ? input : [...input] });
     const offer = this.toolOffer.startTurn(this.catalog);
     const format = this.options.responseFormat;
@@ -260,6 +262,7 @@ export class Agent {
         reasoning += reply.reasoning;
         uncommitted = undefined;
         finishReason = reply.finish;
+        stopSequence = reply.stopSequence;
         if (hold) {
           const final = reply.toolCalls.length === 0;
           if (final && !matchesFormat(format, reply.text)) {
@@ -341,6 +344,7 @@ export class Agent {
       ...(error ? { error } : {}),
       ...(clientToolCalls ? { clientToolCalls } : {}),
       ...(finishReason ? { finishReason } : {}),
+      ...(stopSequence !== undefined ? { stopSequence } : {}),
     };
     emit({ type: "turn-end", turn });
     return turn;
@@ -400,6 +404,7 @@ export class Agent {
               break;
             case "finish":
               reply.finish = event.reason;
+              if (event.stopSequence !== undefined) reply.stopSequence = event.stopSequence;
               break;
           }
         }

@@ -100,4 +100,6 @@ export interface TurnResult {
   clientToolCalls?: ToolCall[];
   /** How the model ended its last reply ("length": cut at maxTokens). */
   finishReason?: FinishReason;
+  /** The stop sequence that ended the last reply, when the provider says which. */
+  stopSequence?: string;
 }

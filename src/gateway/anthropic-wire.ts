@@ -164,8 +164,8 @@ export function wireUsage(usage: Usage) {
 }
 
 /** A whole `message`. */
-export function messageObject(id: string, model: string, content: readonly ContentBlock[], stopReason: StopReason, usage: Usage) {
-  return { id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage: wireUsage(usage) };
+export function messageObject(id: string, model: string, content: readonly ContentBlock[], stopReason: StopReason, usage: Usage, stopSequence: string | null = null) {
+  return { id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: stopSequence, usage: wireUsage(usage) };
 }
 
 /** `message_start`: the message before any content. */

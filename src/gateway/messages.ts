@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import { estimateToolTokens } from "../agent/tool-offer.js";
-import type { ToolCall } from "../llm/types.js";
+import { toToolDefinition } from "../agent/tool-host.js";
+import type { Message, ToolCall } from "../llm/types.js";
 import {
   anthropicErrorBody,
   CountTokensRequestSchema,
@@ -76,28 +77,39 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   }
   const calls = turn.clientToolCalls ?? [];
   blocks.finish(calls);
-  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : "end_turn";
+  const stopSequence = calls.length === 0 && turn.finishReason === "stop" ? (turn.stopSequence ?? null) : null;
+  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : stopSequence !== null ? "stop_sequence" : "end_turn";
   if (!stream) {
-    sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage));
+    sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage, stopSequence));
     return;
   }
-  writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage(turn.usage) });
+  writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: wireUsage(turn.usage) });
   writeEvent(res, "message_stop", { type: "message_stop" });
   res.end();
 }
 
+/** Says how `count_tokens` counted: `exact` (the upstream's tokenizer) or `estimate`. */
+export const TOKEN_COUNT_HEADER = "x-toolbridge-token-count";
+
 /**
- * `POST /v1/messages/count_tokens`: the prompt the turn would send (system, conversation, the
- * hub's tools and the client's), estimated at about four characters a token, since an
- * OpenAI-compatible upstream has no endpoint that counts.
+ * `POST /v1/messages/count_tokens`: the prompt the turn's first request would send (system,
+ * conversation, the hub's tools and the client's), counted by the upstream with the model's
+ * own tokenizer and chat template (vLLM's /tokenize); where the upstream cannot count,
+ * estimated at about four characters a token.
  */
-export async function handleCountTokens(context: Pick<CompletionContext, "body" | "res" | "runner" | "model">): Promise<void> {
+export async function handleCountTokens(context: Pick<CompletionContext, "body" | "res" | "runner" | "model" | "signal">): Promise<void> {
   const request = parseBody(CountTokensRequestSchema, context.body);
   const agentRequest = agentRequestOf(request);
-  await context.model(request.model);
-  const prompt = JSON.stringify([agentRequest.system, agentRequest.history, agentRequest.input]);
-  const tools = [...context.runner.offered().map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema })), ...agentRequest.clientTools];
-  sendJson(context.res, 200, { input_tokens: Math.ceil(prompt.length / 4) + estimateToolTokens(tools) });
+  const model = await context.model(request.model);
+  const tools = [...context.runner.offered().map(toToolDefinition), ...agentRequest.clientTools];
+  const messages: Message[] = [
+    ...(agentRequest.system !== "" ? [{ role: "system" as const, content: agentRequest.system }] : []),
+    ...agentRequest.history,
+    ...(agentRequest.input !== null ? [{ role: "user" as const, content: agentRequest.input }] : []),
+  ];
+  const exact = await model.countTokens?.({ messages, ...(tools.length > 0 ? { tools } : {}), signal: context.signal });
+  context.res.setHeader(TOKEN_COUNT_HEADER, exact === undefined ? "estimate" : "exact");
+  sendJson(context.res, 200, { input_tokens: exact ?? Math.ceil(JSON.stringify(messages).length / 4) + estimateToolTokens(tools) });
 }
 
 function agentRequestOf(request: Parameters<typeof toAgentRequest>[0]): AgentRequest {

@@ -206,18 +206,21 @@ function generationOf(request: ChatCompletionRequest): GenerationSettings {
 function responseFormatOf(request: ChatCompletionRequest): ResponseFormat | undefined {
   const format = request.response_format;
   if (format?.type === "json_object") return { type: "json" };
-  if (format?.type === "json_schema") {
-    const { name, description, schema, strict } = (format as Extract<typeof format, { type: "json_schema" }>).json_schema;
-    return {
-      type: "json",
-      ...(schema ? { schema } : {}),
-      ...(name !== undefined ? { name } : {}),
-      ...(description !== undefined ? { description } : {}),
-      ...(strict != null ? { strict } : {}),
-    };
-  }
+  if (format?.type === "json_schema") return jsonResponseFormat((format as Extract<typeof format, { type: "json_schema" }>).json_schema);
   const constraints = Object.entries(request).filter(([name]) => CONSTRAINT_FIELDS.has(name));
   return constraints.length > 0 ? { type: "provider", fields: Object.fromEntries(constraints) } : undefined;
+}
+
+/** A JSON schema format as chat completions (`json_schema: {...}`) and Responses (`format: {...}`) both describe it. */
+export function jsonResponseFormat(format: { name?: string | undefined; description?: string | undefined; schema?: Record<string, unknown> | undefined; strict?: boolean | null | undefined }): ResponseFormat {
+  const { name, description, schema, strict } = format;
+  return {
+    type: "json",
+    ...(schema ? { schema } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(strict != null ? { strict } : {}),
+  };
 }
 
 function textOf(content: z.infer<typeof ContentSchema>, where: string): string {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
-import type { ContentPart, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { dataUrlImage, WireError } from "./openai-wire.js";
+import type { ContentPart, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { dataUrlImage, jsonResponseFormat, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -32,6 +32,19 @@ export const McpToolSchema = z.looseObject({
 });
 export type McpTool = z.infer<typeof McpToolSchema>;
 
+/** Responses puts the json_schema's fields beside its type, where chat completions nests them in `json_schema`. */
+const TextFormatSchema = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("text") }),
+  z.looseObject({ type: z.literal("json_object") }),
+  z.looseObject({
+    type: z.literal("json_schema"),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    schema: z.record(z.string(), z.unknown()),
+    strict: z.boolean().nullish(),
+  }),
+]);
+
 const ToolSchema = z.union([FunctionToolSchema, McpToolSchema, z.looseObject({ type: z.string() })]);
 
 export const ResponsesRequestSchema = z.looseObject({
@@ -50,6 +63,8 @@ export const ResponsesRequestSchema = z.looseObject({
   previous_response_id: z.string().min(1).max(200).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   user: z.string().nullish(),
+  /** The answer's form: `{format: {type: "text" | "json_object" | "json_schema", ...}}` (`responses.parse`, the Agents SDK's output types). */
+  text: z.looseObject({ format: TextFormatSchema.nullish() }).nullish(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
 
@@ -270,6 +285,13 @@ export function functionTools(tools: ResponsesRequest["tools"], ignored: string[
     const parameters = fn.parameters ?? { type: "object", properties: {} };
     return [fn.description == null ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters }];
   });
+}
+
+/** The request's `text.format` in the agent's terms: the loop runs with tools, and the final answer takes the form. */
+export function responseFormat(text: ResponsesRequest["text"]): ResponseFormat | undefined {
+  const format = text?.format;
+  if (format?.type === "json_object") return { type: "json" };
+  return format?.type === "json_schema" ? jsonResponseFormat(format as Extract<typeof format, { type: "json_schema" }>) : undefined;
 }
 
 export function responseUsage(usage: Usage) {

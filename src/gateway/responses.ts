@@ -7,7 +7,7 @@ import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
 import { ResponseOutput } from "./responses-output.js";
-import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
+import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import type { ResponseStore, StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
@@ -86,7 +86,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       reasoning: { effort: null, summary: null },
       store: request.store !== false,
       temperature: request.temperature ?? null,
-      text: { format: { type: "text" } },
+      text: { format: request.text?.format ?? { type: "text" } },
       tool_choice: request.tool_choice ?? "auto",
       tools: request.tools ?? [],
       top_p: request.top_p ?? null,
@@ -134,12 +134,14 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     throw new HttpError(400, "input: nothing to answer: end the input with a user message, a function_call_output or an mcp_approval_response", "invalid_request_error");
   }
   const choice = request.tool_choice;
+  const format = responseFormat(request.text);
   const turn = await runner.run(
     {
       system: [request.instructions ?? "", ...conversation.system].filter((part) => part !== "").join("\n\n"),
       history,
       input: turnInput,
       clientTools,
+      ...(format ? { responseFormat: format } : {}),
       ...(choice === "auto" || choice === "required" || choice === "none" ? { toolChoice: choice } : choice && choice.type === "function" ? { toolChoice: { name: String(choice.name) } } : {}),
     },
     {

@@ -205,10 +205,12 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         ? new HttpError(429, `Too many requests this minute for this key (at most ${limits.maxRequestsPerMinute}; gateway.maxRequestsPerMinute)`, "rate_limit_error", "rate_limit", { "retry-after": String(60 - (Math.floor(Date.now() / 1000) % 60)) })
         : new HttpError(429, `Too many requests at once for this key (at most ${limits.maxConcurrentPerKey}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
     }
+    // The place is free before the client sees the end: its next request, on any replica, must not find it taken.
+    endAfter(res, admitted.release);
     try {
       await route(req, res, { requestId, signal, caller });
     } finally {
-      admitted.release();
+      await admitted.release();
     }
     return caller;
   }
@@ -283,4 +285,16 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       if (ownState) await state.close();
     },
   };
+}
+
+/** Makes the response's end wait for `first` (run once; a second end is ignored). */
+function endAfter(res: ServerResponse, first: () => void | Promise<void>): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  let ending = false;
+  res.end = ((...args: unknown[]) => {
+    if (ending) return res;
+    ending = true;
+    void Promise.resolve(first()).finally(() => end(...args));
+    return res;
+  }) as typeof res.end;
 }

@@ -11,6 +11,8 @@ const APPROVALS_CHANNEL = `${PREFIX}approvals`;
 const COMMAND_TIMEOUT_MS = 10_000;
 /** A running request holds a lease this long, renewed while it runs, so a replica that dies frees its places. */
 const LEASE_MS = 30_000;
+/** How long a response's end waits for its lease to be given back before it goes anyway. */
+const RELEASE_WAIT_MS = 1000;
 /** How long a starting gateway waits for Redis before it serves (503s until Redis answers). */
 const STARTUP_WAIT_MS = 5000;
 /** How long an approval may wait for the person on the page. */
@@ -109,14 +111,18 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
         void run(() => client.zAdd(running, { score: Date.now() + LEASE_MS, value: lease }, { condition: "XX" })).catch(() => undefined);
       }, LEASE_MS / 3);
       renew.unref();
-      let released = false;
+      let released: Promise<void> | undefined;
       return {
         release: () => {
-          if (released) return;
-          released = true;
+          if (released) return released;
           clearInterval(renew);
-          // Should Redis be away now, the lease runs out by itself.
-          void run(() => client.zRem(running, lease)).catch(() => undefined);
+          // Should Redis be away or slow now, the lease runs out by itself.
+          let timer: NodeJS.Timeout | undefined;
+          released = Promise.race([
+            run(() => client.zRem(running, lease)).then(() => undefined, () => undefined),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS))),
+          ]).finally(() => clearTimeout(timer));
+          return released;
         },
       };
     },

@@ -30,8 +30,11 @@ export interface ResponseStore {
 
 /** Per-caller admission: requests running at once, and requests a minute. */
 export interface CallerLimits {
-  /** A release function, or a refusal saying which limit was reached. */
-  admit(caller: string): Promise<{ release: () => void } | { refused: "concurrency" | "rate" }>;
+  /**
+   * A release function, or a refusal saying which limit was reached. Releasing may take a
+   * round trip (Redis); its promise settles once the place is free for the next request.
+   */
+  admit(caller: string): Promise<{ release: () => void | Promise<void> } | { refused: "concurrency" | "rate" }>;
 }
 
 /** Carries a web-chat approval's answer to the replica whose turn waits for it. */

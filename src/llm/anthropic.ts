@@ -86,6 +86,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       let inputTokens = 0;
       let outputTokens = 0;
       let stopReason: string | null | undefined;
+      let stopSequence: string | null = null;
       try {
         for await (const event of stream) {
           if (control.signal.aborted) break;
@@ -120,6 +121,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
               break;
             case "message_delta":
               stopReason = event.delta.stop_reason;
+              stopSequence = event.delta.stop_sequence;
               outputTokens = event.usage.output_tokens;
               inputTokens = inputTokensOf(event.usage) ?? inputTokens;
               break;
@@ -134,7 +136,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       if (stopped) throw stopped;
       if (stopReason === undefined) throw truncatedError(this.baseURL);
       yield { type: "usage", usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
-      yield { type: "finish", reason: mapStopReason(stopReason) };
+      yield stopReason === "stop_sequence" && stopSequence !== null ? { type: "finish", reason: "stop", stopSequence } : { type: "finish", reason: mapStopReason(stopReason) };
     } finally {
       control.dispose();
     }

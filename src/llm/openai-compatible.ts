@@ -28,6 +28,9 @@ export interface OpenAICompatibleOptions extends ModelOptions {
   startHint?: string;
 }
 
+/** A token count is a quick question; a server slow to answer it is not waited for. */
+const TOKENIZE_TIMEOUT_MS = 10_000;
+
 export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOptions> {
   readonly provider: string;
   private readonly client: OpenAI;
@@ -65,6 +68,28 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       stream: true,
       stream_options: { include_usage: true },
     };
+  }
+
+  /**
+   * vLLM's `POST /tokenize` (beside `/v1`, not under it) applies the model's chat template to
+   * the messages and tools, so the count is what the prompt will take. Other servers have no
+   * such endpoint: undefined.
+   */
+  async countTokens(request: ChatRequest): Promise<number | undefined> {
+    const body = this.requestBody(request);
+    const url = `${this.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "")}/tokenize`;
+    try {
+      const answer = await this.client.post<unknown>(url, {
+        body: { model: body.model, messages: body.messages, ...(body.tools ? { tools: body.tools } : {}), add_generation_prompt: true },
+        maxRetries: 0,
+        timeout: TOKENIZE_TIMEOUT_MS,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      const count = (answer as { count?: unknown } | null)?.count;
+      return typeof count === "number" && Number.isInteger(count) && count >= 0 ? count : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
@@ -155,6 +180,8 @@ class ChunkReader {
   private readonly calls: ToolCallAssembler;
   private usage: Usage | undefined;
   private finishReason: string | undefined;
+  /** vLLM's `stop_reason`: the stop string that ended the reply (or a stop token's id, which is no sequence). */
+  private stopSequence: string | undefined;
   private sawToolCalls = false;
 
   constructor(budget: AnswerBudget) {
@@ -185,6 +212,8 @@ class ChunkReader {
     }
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
+      const stopReason = (choice as { stop_reason?: unknown }).stop_reason;
+      if (typeof stopReason === "string") this.stopSequence = stopReason;
       // The finish chunk may carry the last argument fragment, read above; now the calls are whole.
       for (const call of this.calls.drain()) yield { type: "tool-call", call };
     }
@@ -195,7 +224,8 @@ class ChunkReader {
       throw truncatedError(url);
     }
     if (this.usage) yield { type: "usage", usage: this.usage };
-    yield { type: "finish", reason: this.mapFinish(this.finishReason) };
+    const reason = this.mapFinish(this.finishReason);
+    yield reason === "stop" && this.stopSequence !== undefined ? { type: "finish", reason, stopSequence: this.stopSequence } : { type: "finish", reason };
   }
 
   /** Servers that send whole calls without an index (some older ones) get one slot per call id. */

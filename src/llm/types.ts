@@ -122,7 +122,8 @@ export type StreamEvent =
    * `maxRetries`, `reason` says why ("HTTP 503"). Nothing of the failed attempt was yielded.
    */
   | { type: "retry"; attempt: number; maxRetries: number; reason: string; delayMs: number }
-  | { type: "finish"; reason: FinishReason };
+  /** `stopSequence`: which of the request's stop sequences ended the reply, when the provider says. */
+  | { type: "finish"; reason: FinishReason; stopSequence?: string };
 
 /** What every provider adapter implements: one streamed chat completion per call. */
 export interface ChatModel {
@@ -131,4 +132,9 @@ export interface ChatModel {
   /** Where requests go, for display. */
   readonly baseURL?: string;
   stream(request: ChatRequest): AsyncIterable<StreamEvent>;
+  /**
+   * The prompt tokens the request would take, counted by the model's own server with its
+   * tokenizer and chat template; undefined when the server cannot count.
+   */
+  countTokens?(request: ChatRequest): Promise<number | undefined>;
 }

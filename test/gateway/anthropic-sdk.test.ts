@@ -122,6 +122,20 @@ describe("Anthropic Messages API", () => {
     expect((await client(harness).messages.stream(params).finalMessage()).stop_reason).toBe("max_tokens");
   });
 
+  it("says stop_reason stop_sequence, naming the sequence, when one of the request's stop sequences ended the answer, whole and streamed", async () => {
+    const stopped = { text: "Today is 7 January", stopReason: "\n\nHuman:" };
+    harness = await startHarness({ replies: [stopped, stopped, { text: "Today." }], servers: {} });
+    const params = { model: DEFAULT_VLLM_MODEL, max_tokens: 64, stop_sequences: ["\n\nHuman:"], messages: [{ role: "user" as const, content: "Date?" }] };
+    const whole = await client(harness).messages.create(params);
+    expect([whole.stop_reason, whole.stop_sequence]).toEqual(["stop_sequence", "\n\nHuman:"]);
+    expect(harness.upstream.chatRequests[0]?.body.stop).toEqual(["\n\nHuman:"]);
+    const streamed = await client(harness).messages.stream(params).finalMessage();
+    expect([streamed.stop_reason, streamed.stop_sequence]).toEqual(["stop_sequence", "\n\nHuman:"]);
+    // An answer that ended by itself is end_turn with no sequence.
+    const ended = await client(harness).messages.create(params);
+    expect([ended.stop_reason, ended.stop_sequence]).toEqual(["end_turn", null]);
+  });
+
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL] });
     await client(harness).messages.create({
@@ -159,11 +173,30 @@ describe("Anthropic Messages API", () => {
     expect(message.content).toEqual([{ type: "text", text: "hi" }]);
   });
 
-  it("counts tokens of the prompt the turn would send, the hub's tools included", async () => {
+  it("counts tokens with the upstream's tokenizer (vLLM's /tokenize): the system, the conversation, the hub's tools and the client's", async () => {
     harness = await startHarness();
+    const ask = { model: DEFAULT_VLLM_MODEL, system: "Be brief.", tools: [WEATHER], messages: [{ role: "user" as const, content: "What is the date today?" }] };
+    const raw = await client(harness).messages.countTokens(ask).withResponse();
+    const asked = harness.upstream.requests.find((request) => request.path === "/tokenize");
+    const sent = asked?.body as { model: string; messages: unknown[]; tools: { function: { name: string } }[]; add_generation_prompt: boolean };
+    expect(sent.model).toBe(DEFAULT_VLLM_MODEL);
+    expect(sent.add_generation_prompt).toBe(true);
+    expect(sent.messages).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "What is the date today?" }]);
+    expect(sent.tools.map((tool) => tool.function.name).sort()).toEqual(["get-date", "get_weather"]);
+    // The scripted server's count is one per character of what it was given: the gateway answers with exactly that.
+    expect(raw.data.input_tokens).toBe(JSON.stringify({ messages: sent.messages, tools: sent.tools }).length);
+    expect(raw.response.headers.get("x-toolbridge-token-count")).toBe("exact");
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
+  it("estimates tokens where the upstream cannot count, the hub's tools included", async () => {
+    harness = await startHarness({ tokenize: false });
     const sdk = client(harness);
     const ask = { model: DEFAULT_VLLM_MODEL, messages: [{ role: "user" as const, content: "What is the date today?" }] };
-    const bare = await sdk.messages.countTokens(ask);
+    const bare = await sdk.messages.countTokens(ask).withResponse().then(({ data, response }) => {
+      expect(response.headers.get("x-toolbridge-token-count")).toBe("estimate");
+      return data;
+    });
     const withTool = await sdk.messages.countTokens({ ...ask, tools: [WEATHER] });
     expect(bare.input_tokens).toBeGreaterThan(50); // the hub's tools are in it
     expect(withTool.input_tokens).toBeGreaterThan(bare.input_tokens);

@@ -32,11 +32,13 @@ export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "mo
   trustTime?: boolean;
   servers?: Record<string, ServerConfig>;
   aliases?: Record<string, string>;
+  /** false: the upstream has no /tokenize (a server other than vLLM). */
+  tokenize?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, ...gatewayOptions } = options;
-  const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"] });
+  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, ...gatewayOptions } = options;
+  const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
   const llm = { provider: "vllm" as const, baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
   const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});

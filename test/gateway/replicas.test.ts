@@ -148,6 +148,14 @@ describe("limits shared by two replicas", () => {
     await hanging;
   }, 120_000);
 
+  it("a key limited to one request at once is never refused for requests one after another, whichever replica serves them", async () => {
+    const [a, b] = await Promise.all([replica("sa", limits), replica("sb", limits)]);
+    const key = KEYS[1] as string;
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await models(i % 2 === 0 ? a : b, key)).status);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  }, 120_000);
+
   it("counts a key's requests a minute over both replicas", async () => {
     const perMinute = { apiKeys: KEYS, maxRequestsPerMinute: 4 };
     const [a, b] = await Promise.all([replica("ra", perMinute), replica("rb", perMinute)]);

@@ -65,6 +65,8 @@ export interface StreamReply {
   /** Send the first arguments fragment in the same delta as the name. Default false. */
   firstFragmentWithName?: boolean;
   /** Overrides vLLM's choice ("tool_calls" / "stop"), e.g. "length". */
+  /** vLLM's `stop_reason` in the finish chunk: the stop string (or token id) that ended the reply (default null). */
+  stopReason?: string | number;
   finishReason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Wait this long before the response headers. */
@@ -109,6 +111,8 @@ export interface VllmServerOptions {
   modelsReady?: Promise<void>;
   /** The `max_model_len` /v1/models lists for each model (default 32768); null leaves the field out. */
   maxModelLen?: number | null;
+  /** false: no /tokenize endpoint (a server other than vLLM); default true. */
+  tokenize?: boolean;
 }
 
 export interface VllmServer {
@@ -149,6 +153,10 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
         permission: [],
       }));
       return sendJson(res, 200, { object: "list", data });
+    }
+    // vLLM's tokenizer endpoint (beside /v1): a stand-in count, one "token" per character of the JSON it was given.
+    if (method === "POST" && path === "/tokenize" && options.tokenize !== false) {
+      return sendJson(res, 200, { count: JSON.stringify({ messages: body?.messages, tools: body?.tools }).length, max_model_len: options.maxModelLen ?? 32768, tokens: [] });
     }
     if (method !== "POST" || path !== "/v1/chat/completions") {
       return sendJson(res, 404, { detail: "Not Found" });
@@ -236,7 +244,7 @@ function buildChunks(reply: StreamReply, model: string, mode: ToolMode, includeU
     }
   }
   const finish = reply.finishReason ?? (calls.length > 0 ? (mode === "named" ? "stop" : "tool_calls") : "stop");
-  chunks.push(chunk([choice(held ?? {}, finish, { stop_reason: null })]));
+  chunks.push(chunk([choice(held ?? {}, finish, { stop_reason: reply.stopReason ?? null })]));
 
   if (includeUsage) {
     const usage = reply.usage ?? { prompt_tokens: 42, completion_tokens: chunks.length };
@@ -280,6 +288,7 @@ function assemble(chunks: Chunk[]): Chunk {
   let content = "";
   let reasoning = "";
   let finish: unknown = null;
+  let stopReason: unknown = null;
   let usage: unknown;
   const calls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> = [];
   for (const c of chunks as Array<{ choices: Array<{ delta: any; finish_reason: unknown }>; usage?: unknown }>) {
@@ -293,7 +302,10 @@ function assemble(chunks: Chunk[]): Chunk {
       if (tc.function?.name) call.function.name = tc.function.name;
       call.function.arguments += tc.function?.arguments ?? "";
     }
-    if (ch.finish_reason) finish = ch.finish_reason;
+    if (ch.finish_reason) {
+      finish = ch.finish_reason;
+      stopReason = (ch as { stop_reason?: unknown }).stop_reason ?? null;
+    }
   }
   const first = chunks[0] as Chunk;
   return {
@@ -312,7 +324,7 @@ function assemble(chunks: Chunk[]): Chunk {
         },
         logprobs: null,
         finish_reason: finish,
-        stop_reason: null,
+        stop_reason: stopReason,
       },
     ],
     usage: usage ?? { prompt_tokens: 42, completion_tokens: 1, total_tokens: 43 },
