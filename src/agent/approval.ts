@@ -149,10 +149,24 @@ export interface Approval {
 
 export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reason?: string };
 
+// The question each approval is asking now: the next waits for its answer (see decideApproval).
+const asking = new WeakMap<Approval, Promise<unknown>>();
+
+/**
+ * The policy's verdict, else the person's answer. Questions go one at a time, in the order the
+ * calls came: a front end shows one dialog, and a call waiting behind another is decided again
+ * once that one is answered, so "allow for this session" covers it when it is the same
+ * server's tool with the same definition (toolIdentity), and only then.
+ */
 export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
   if (approval.policy.verdict(request.tool).allowed) return { run: true };
   const ask = approval.ask;
-  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowForSession(request.tool));
+  if (!ask) return { run: false, asked: false };
+  const decided = (asking.get(approval) ?? Promise.resolve()).then(() =>
+    approval.policy.verdict(request.tool).allowed ? { run: true as const } : settle(() => ask(request, signal), () => approval.policy.allowForSession(request.tool)),
+  );
+  asking.set(approval, decided.catch(() => undefined));
+  return decided;
 }
 
 /** The same decision for a sampling request. */

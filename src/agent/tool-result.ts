@@ -13,16 +13,19 @@ const TOOL_ERROR_PREFIX = "Error: the tool reported a failure.";
 
 type ResultBlock = CallToolResult["content"][number];
 
+/**
+ * Whether a result's structuredContent says what its content does not: the spec has a server
+ * repeat structured content as text, so text is taken to say it (or to be what a person
+ * should read), and structured content counts only where there is no text.
+ */
+export function structuredContentAdds(result: CallToolResult): boolean {
+  return result.structuredContent !== undefined && !(result.content ?? []).some((block) => block.type === "text");
+}
+
 /** What the tool said, as a model can read it: text parts joined; images kept as image parts; links and resources summarised; structuredContent when there is no text. */
 export function resultBody(result: CallToolResult): string | ContentPart[] {
-  const parts: ContentPart[] = [];
-  let hasText = false;
-  for (const block of result.content ?? []) {
-    const part = blockToPart(block);
-    if (part.type === "text") hasText = true;
-    parts.push(part);
-  }
-  if (!hasText && result.structuredContent !== undefined) {
+  const parts = (result.content ?? []).map(blockToPart);
+  if (structuredContentAdds(result)) {
     parts.unshift({ type: "text", text: JSON.stringify(result.structuredContent) });
   }
   if (parts.every((part) => part.type === "text")) {

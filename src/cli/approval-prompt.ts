@@ -16,16 +16,11 @@ const MAX_ARGS_SHOWN = 300;
 /**
  * The `ask` of the agent's approval, as a small prompt on the terminal for `run`:
  * allow once, allow this tool for the session, or deny with an optional reason for the
- * model. Questions are asked one at a time, as calls of one reply run concurrently.
+ * model. The agent asks one question at a time (decideApproval).
  * Ctrl-C during a question is the same interrupt as anywhere else in `run`.
  */
 export function terminalApproval(io: PromptIo): ApproveCallback {
-  let queue: Promise<unknown> = Promise.resolve();
-  return (request, signal) => {
-    const asked = queue.then(() => askOnce(io, request, signal));
-    queue = asked.catch(() => undefined);
-    return asked;
-  };
+  return (request, signal) => askOnce(io, request, signal);
 }
 
 async function askOnce(io: PromptIo, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalAnswer> {

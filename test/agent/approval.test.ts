@@ -147,3 +147,70 @@ describe("the agent under an approval policy", () => {
     expect(host.called).toHaveLength(1);
   });
 });
+
+describe("two calls that need approval in one reply", () => {
+  /** An ask that answers only when told to, and counts the dialogs open at once. */
+  function dialogs(answers: ApprovalAnswer[]) {
+    const shown: string[] = [];
+    let open = 0;
+    let mostOpen = 0;
+    const waiting: Array<() => void> = [];
+    const ask = (request: ToolApprovalRequest): Promise<ApprovalAnswer> => {
+      shown.push(`${request.tool.server}:${request.callId}`);
+      mostOpen = Math.max(mostOpen, ++open);
+      const answer = answers.shift() ?? { decision: "deny" };
+      return new Promise((resolve) =>
+        waiting.push(() => {
+          open--;
+          resolve(answer);
+        }),
+      );
+    };
+    const answerNext = async (): Promise<void> => {
+      for (let i = 0; i < 100 && waiting.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+      waiting.shift()?.();
+    };
+    return { ask, shown, answerNext, mostOpen: () => mostOpen };
+  }
+
+  it("asks one at a time, in call order, the second after the first is answered", async () => {
+    const host = new FakeHost({ write_file: { run: () => textResult("written") }, delete_file: { run: () => textResult("deleted") } });
+    const d = dialogs([{ decision: "allow-once" }, { decision: "deny" }]);
+    const model = new FakeModel([calls(["c1", "write_file", "{}"], ["c2", "delete_file", "{}"]), text("done")]);
+    const turn = new Agent({ model, tools: host, approval: { policy: new ApprovalPolicy(), ask: d.ask }, toolCalling: identity }).send("go");
+    await d.answerNext();
+    expect(d.shown).toEqual(["fake:c1"]);
+    await d.answerNext();
+    const result = await turn;
+    expect(d.shown).toEqual(["fake:c1", "fake:c2"]);
+    expect(d.mostOpen()).toBe(1);
+    expect(result.toolCalls.map((call) => call.outcome)).toEqual(["ok", "denied"]);
+  });
+
+  it("lets 'allow for this session' on the first cover an identical second call", async () => {
+    const host = new FakeHost({ write_file: { run: () => textResult("written") } });
+    const d = dialogs([{ decision: "allow-session" }]);
+    const model = new FakeModel([calls(["c1", "write_file", '{"n": 1}'], ["c2", "write_file", '{"n": 2}']), text("done")]);
+    const turn = new Agent({ model, tools: host, approval: { policy: new ApprovalPolicy(), ask: d.ask }, toolCalling: identity }).send("go");
+    await d.answerNext();
+    const result = await turn;
+    expect(d.shown).toEqual(["fake:c1"]);
+    expect(result.toolCalls.map((call) => call.outcome)).toEqual(["ok", "ok"]);
+    expect(host.called).toHaveLength(2);
+  });
+
+  it("still asks about the second when it is another server's tool of the same name and definition", async () => {
+    const run = (server: string) => async () => textResult(server);
+    const sync = (server: string): HubTool => ({ name: `${server}__sync`, server, originalName: "sync", inputSchema: { type: "object", properties: {} } });
+    const host = { tools: () => [sync("alpha"), sync("beta")], callTool: (name: string) => run(name.split("__")[0]!)() };
+    const d = dialogs([{ decision: "allow-session" }, { decision: "deny" }]);
+    const model = new FakeModel([calls(["c1", "alpha__sync", "{}"], ["c2", "beta__sync", "{}"]), text("done")]);
+    const turn = new Agent({ model, tools: host, approval: { policy: new ApprovalPolicy(), ask: d.ask }, toolCalling: identity }).send("go");
+    await d.answerNext();
+    await d.answerNext();
+    const result = await turn;
+    expect(d.shown).toEqual(["alpha:c1", "beta:c2"]);
+    expect(d.mostOpen()).toBe(1);
+    expect(result.toolCalls.map((call) => call.outcome)).toEqual(["ok", "denied"]);
+  });
+});

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const ROOT = resolve(__dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const EVERYTHING = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
+const FILESYSTEM = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 interface Run {
@@ -285,6 +286,15 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^\[image image\/png, 20×20 px, [\d.]+ (bytes|KB)\]$/m);
     expect(run.stdout.length).toBeLessThan(400);
+  });
+
+  it("prints a server-filesystem file once, not again as its structured content", async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, "notes.txt"), "one line of notes\n");
+    const config = writeConfig("filesystem.json", { mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } });
+    const run = await cli(["call", "read_text_file", JSON.stringify({ path: join(dir, "notes.txt") }), "-c", config]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("one line of notes\n");
   });
 
   it("prints an embedded resource's text", async () => {

@@ -67,4 +67,17 @@ describe("run asks on a terminal", () => {
     const result = (model.chatRequests[1]?.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool");
     expect(result?.content).toContain('the user denied "get-date". The user said: not now');
   });
+
+  it("asks about two calls of one reply one at a time; 'a' on the first covers the same tool", async () => {
+    model = await startVllmServer({
+      replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }, { name: "get-date", arguments: { format: "date-only" } }] }, { text: "Two dates." }],
+    });
+    const run = await onTerminal(["run", "dates?", "--base-url", model.url, "-c", untrusted], ["a", "n"]);
+    expect(run.code).toBe(0);
+    expect(run.screen.match(/\? run get-date/g)).toHaveLength(1);
+    const results = (model.chatRequests[1]?.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === "tool");
+    expect(results).toHaveLength(2);
+    expect(results[0]?.content).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(results[1]?.content).not.toContain("Not run");
+  });
 });

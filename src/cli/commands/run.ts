@@ -8,6 +8,7 @@ import { terminalSafeJson } from "../render/terminal-text.js";
 import { TurnView } from "../render/turn-view.js";
 import { PROMPT_FROM_STDIN, promptWithInput, readPipedInput } from "../run/piped-input.js";
 import { StreamJsonWriter } from "../run/stream-json.js";
+import { PersonTime } from "../ui/dialog-clock.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -45,15 +46,19 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
   // Someone can answer only where the question can be seen and typed into; piped stdin (or stdin read to its end) means nobody.
   const canAsk = stdin.isTTY === true && stderr.isTTY === true && !fromStdin;
   const errColors = colorsFor(stderr, env);
+  // Durations and the JSON leave out the time a question waited for the person.
+  const personTime = new PersonTime();
+  const ask = terminalApproval({ input: stdin, output: stderr, colors: errColors });
   // A signal cancels the turn, which then ends the command with 130 / 143.
   const session = await open({
     onSignal: "abort",
     onHubEvent: startupStatus(stderr, env),
-    ...(canAsk ? { ask: terminalApproval({ input: stdin, output: stderr, colors: errColors }) } : {}),
+    ...(canAsk ? { ask: (request, signal) => personTime.during("approval", ask(request, signal)) } : {}),
   });
   // Servers' questions (elicitation, sampling approval) are asked on the terminal, or declined without one.
   const { terminalPrompter } = await import("../prompts/prompter.js");
-  session.prompts.current = terminalPrompter(stdin, stderr);
+  const prompter = terminalPrompter(stdin, stderr);
+  session.prompts.current = prompter && { write: prompter.write, question: (prompt, signal) => personTime.during("question", prompter.question(prompt, signal)) };
   try {
     const view = new TurnView({
       stdout,
@@ -76,13 +81,18 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
             servers: session.hub.servers(),
           })
         : undefined;
-    const turn = await agent.send(question, {
+    personTime.startTurn();
+    let adjusted: TurnResult | undefined;
+    const sent = await agent.send(question, {
       signal: session.signal,
-      onEvent: (event) => {
+      onEvent: (received) => {
+        const event = personTime.adjust(received);
+        if (event.type === "turn-end") adjusted = event.turn;
         view.handle(event);
         events?.handle(event);
       },
     });
+    const turn = adjusted ?? sent;
     if (format === "json") stdout.write(`${terminalSafeJson(turnAsJson(turn, session), 2)}\n`);
     // The turn's own events already said what went wrong; what was printed stays printed.
     if (turn.status === "aborted") throw new ReportedFailure(session.interruptedWith() ?? ExitCode.interrupted);

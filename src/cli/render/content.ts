@@ -1,5 +1,5 @@
 import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
-import { base64Bytes } from "../../agent/tool-result.js";
+import { base64Bytes, structuredContentAdds } from "../../agent/tool-result.js";
 import type { CallToolResult } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";
 import { describeMedia, formatBytes } from "./media.js";
@@ -32,12 +32,21 @@ export function renderContentBlock(block: ContentBlock, c: Colors): string {
   }
 }
 
-/** A tool result: its content blocks, then its structured content (once, where the text is the same JSON). */
+/**
+ * A tool result: its content blocks, a text that is the structured content's JSON shown as
+ * indented JSON; the structured content itself only where no text says it (a server that
+ * sends a file's text and `{content: "<the same text>"}` prints the file once).
+ */
 export function renderToolResult(result: CallToolResult, c: Colors): string {
   const structured = result.structuredContent;
-  if (structured !== undefined && textRepeats(result.content, structured)) return joinParts([clean(JSON.stringify(structured, null, 2))]);
-  const parts = result.content.map((block) => renderContentBlock(block, c));
-  if (structured !== undefined) parts.push(`${c.dim("structured content:")}\n${clean(JSON.stringify(structured, null, 2))}`);
+  const json = structured === undefined ? undefined : clean(JSON.stringify(structured, null, 2));
+  let jsonShown = false;
+  const parts = result.content.map((block) => {
+    if (json === undefined || jsonShown || block.type !== "text" || !sameJson(block.text, structured)) return renderContentBlock(block, c);
+    jsonShown = true;
+    return json;
+  });
+  if (json !== undefined && structuredContentAdds(result)) parts.push(parts.length === 0 ? json : `${c.dim("structured content:")}\n${json}`);
   return joinParts(parts);
 }
 
@@ -63,12 +72,10 @@ function joinParts(parts: string[], separator = "\n"): string {
   return text === "" || text.endsWith("\n") ? text : `${text}\n`;
 }
 
-/** Servers often send structuredContent and the same JSON as text; print it once. */
-function textRepeats(content: ContentBlock[], structured: unknown): boolean {
-  const texts = content.filter((block) => block.type === "text");
-  if (texts.length !== 1 || content.length !== 1) return false;
+/** Whether a text is the structured content's JSON (any spacing). */
+function sameJson(text: string, structured: unknown): boolean {
   try {
-    return JSON.stringify(JSON.parse(texts[0]!.text)) === JSON.stringify(structured);
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(structured);
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-import { base64Bytes } from "../../agent/tool-result.js";
+import { base64Bytes, resultBody, structuredContentAdds, summarizeContent } from "../../agent/tool-result.js";
 import type { CallToolResult } from "../../mcp/types.js";
 import { cleanTerminalText } from "./terminal-text.js";
 
@@ -80,4 +80,10 @@ function jpegSize(view: Buffer): { width: number; height: number } | undefined {
 /** One cleaned line for each image and sound in a tool's result (a tool block lists them). */
 export function describeMediaIn(result: CallToolResult | undefined): string[] {
   return (result?.content ?? []).flatMap((block) => (block.type === "image" || block.type === "audio" ? [cleanTerminalText(describeMedia(block))] : []));
+}
+
+/** A result's one-line summary without its images and sounds, which describeMediaIn gives lines of their own ("" when they are all it holds). */
+export function summaryBesideMedia(result: CallToolResult): string {
+  const rest = { ...result, content: result.content.filter((block) => block.type !== "image" && block.type !== "audio") };
+  return rest.content.length === 0 && !structuredContentAdds(rest) ? "" : summarizeContent(resultBody(rest));
 }

@@ -50,9 +50,11 @@ export function ChatItemView({ item, colors, width }: { item: ChatItem; colors: 
             </Text>
           </Text>
           <Box paddingLeft={2} flexDirection="column">
-            <Text color={item.isError ? "red" : undefined} dimColor={!item.isError}>
-              {head(item.summary, item.number)}
-            </Text>
+            {item.summary !== "" && (
+              <Text color={item.isError ? "red" : undefined} dimColor={!item.isError}>
+                {head(item.summary, item.number)}
+              </Text>
+            )}
             {item.media.map((line, index) => (
               <Text key={index} color="magenta">
                 {line}

@@ -9,11 +9,11 @@ import { runSlashCommand } from "../chat/slash-commands.js";
 import { ToolResults } from "../chat/tool-results.js";
 import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
-import { describeMediaIn } from "../render/media.js";
+import { describeMediaIn, summaryBesideMedia } from "../render/media.js";
 import { progressText } from "../render/progress-text.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
-import { DialogClock, type ClockMark } from "./dialog-clock.js";
+import { PersonTime, type ClockMark } from "./dialog-clock.js";
 import { ServerQuestions } from "./server-questions.js";
 import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
@@ -109,12 +109,9 @@ export class ChatController {
   readonly questions = new ServerQuestions((text) => this.show({ kind: "notice", tone: "info", text }));
   /** Each tool call's result, for /result and /image. */
   readonly toolResults = new ToolResults();
-  /** Time with any dialog on screen, left out of the turn's duration and of a running tool's seconds. */
-  readonly dialogs = new DialogClock();
-  /** Time with a server's question on screen, left out of a tool call's duration (the agent already leaves out its approval). */
-  private readonly serverQuestions = new DialogClock();
-  private turnStarted: ClockMark | undefined;
-  private readonly questionsAtStart = new Map<string, ClockMark>();
+  /** Time with a dialog on screen, left out of the turn's duration, a tool call's and a running tool's seconds. */
+  private readonly personTime = new PersonTime();
+  readonly dialogs = this.personTime.dialogs;
 
   constructor(
     private readonly session: AgentSession,
@@ -318,7 +315,7 @@ export class ChatController {
         for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
-      this.turnStarted = this.dialogs.mark();
+      this.personTime.startTurn();
       await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
@@ -331,7 +328,7 @@ export class ChatController {
 
   private onEvent(received: AgentEvent): void {
     // The turn's time is the model's and the tools', not the time a dialog waited for the person.
-    const event: AgentEvent = received.type === "turn-end" && this.turnStarted ? { ...received, turn: { ...received.turn, durationMs: Math.max(0, received.turn.durationMs - this.dialogs.waitedSince(this.turnStarted)) } } : received;
+    const event = this.personTime.adjust(received);
     this.session.usage.observe(event);
     const live = this.state.live;
     if (!live) return;
@@ -357,7 +354,6 @@ export class ChatController {
         const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
         const current = this.state.live ?? live;
         const call: RunningCall = { id: event.id, name: cleanTerminalText(event.name), args, started: this.dialogs.mark() };
-        this.questionsAtStart.set(event.id, this.serverQuestions.mark());
         this.update({ live: { ...current, answered: true, running: [...current.running, call] } });
         break;
       }
@@ -369,17 +365,17 @@ export class ChatController {
       case "tool-call-finished": {
         const current = this.state.live ?? live;
         const started = current.running.find((call) => call.id === event.id);
-        const questionsAt = this.questionsAtStart.get(event.id);
-        this.questionsAtStart.delete(event.id);
+        // Images and sounds get lines of their own, so the summary leaves them out.
+        const media = describeMediaIn(event.result);
         this.show({
           kind: "tool",
           number: this.toolResults.add(event.name, event.result, event.summary),
           name: cleanTerminalText(event.name),
           args: started?.args ?? "",
-          summary: cleanTerminalText(event.summary),
-          media: describeMediaIn(event.result),
+          summary: cleanTerminalText(media.length > 0 && event.result ? summaryBesideMedia(event.result) : event.summary),
+          media,
           isError: event.isError,
-          durationMs: Math.max(0, event.durationMs - (questionsAt ? this.serverQuestions.waitedSince(questionsAt) : 0)),
+          durationMs: event.durationMs,
           denied: event.outcome === "denied" || event.outcome === "not-approved",
         });
         this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
@@ -433,8 +429,7 @@ export class ChatController {
 
   private timeDialogs(): void {
     const asking = this.questions.getState().current !== undefined;
-    this.serverQuestions.open = asking;
-    this.dialogs.open = asking || this.state.approval !== undefined;
+    this.personTime.showing(this.state.approval !== undefined, asking);
   }
 
   /**

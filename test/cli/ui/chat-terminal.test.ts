@@ -278,6 +278,34 @@ describe("toolbridge chat in a terminal: approval", () => {
     await t.waitFor(/Asked again\./, "the answer");
     expect(readFileSync(target, "utf8")).toBe("first");
   });
+
+  it("asks about two calls of one reply one at a time, in order; allowing the first for the session covers the same tool", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const s = await vllm([
+      {
+        toolCalls: [
+          { name: "write_file", arguments: { path: join(dir, "a.txt"), content: "first-of-two" } },
+          { name: "write_file", arguments: { path: join(dir, "b.txt"), content: "second-of-two" } },
+        ],
+      },
+      { text: "Both written." },
+    ]);
+    const t = await chat(s, filesystemConfig(dir));
+    await t.type("write both");
+    await t.press("Enter");
+    const screen = await t.waitFor(/Run write_file from server fs\?[\s\S]*content: "first-of-two"[\s\S]*Deny/, "the first call's dialog");
+    // The running calls list both; the dialog (title to choices) only the first, and only one dialog is drawn.
+    const dialogs = screen.match(/Run write_file from server fs\?[\s\S]*?Deny/g) ?? [];
+    expect(dialogs).toHaveLength(1);
+    expect(dialogs[0]).not.toContain("second-of-two");
+    await t.type("a");
+    await t.waitFor(/Both written\./, "the answer");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("first-of-two");
+    expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("second-of-two");
+    const results = messagesOf(s.chatRequests[1]).filter((m) => m.role === "tool");
+    expect(results).toHaveLength(2);
+    for (const result of results) expect(String(result.content)).not.toContain("Not run");
+  });
 });
 
 describe("toolbridge chat in a terminal: the arguments an approval shows", () => {

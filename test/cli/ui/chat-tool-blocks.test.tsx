@@ -72,4 +72,27 @@ describe("tool blocks", () => {
     expect(frame).toContain("audio audio/wav, 3 bytes");
     expect(frame).not.toMatch(/audio audio\/wav, 3 bytes ·/);
   });
+
+  it("names an image once: on its own line, not again in the summary beside the text", async () => {
+    const controller = await afterTurn([
+      { type: "tool-call-started", id: "a", name: "annotate", arguments: {} },
+      {
+        type: "tool-call-finished",
+        id: "a",
+        name: "annotate",
+        summary: "Operation completed [image image/png]",
+        isError: false,
+        durationMs: 3,
+        outcome: "ok",
+        result: { content: [{ type: "text", text: "Operation completed" }, { type: "image", mimeType: "image/png", data: PNG_1X1 }] },
+      },
+      { type: "tool-call-started", id: "b", name: "draw", arguments: {} },
+      { type: "tool-call-finished", id: "b", name: "draw", summary: "[image image/png]", isError: false, durationMs: 3, outcome: "ok", result: { content: [{ type: "image", mimeType: "image/png", data: PNG_1X1 }] } },
+    ]);
+    const [annotated, drawn] = controller.getState().items.filter((item) => item.kind === "tool").map(draw);
+    expect(annotated).toContain("Operation completed");
+    expect(annotated!.match(/image\/png/g)).toHaveLength(1);
+    expect(drawn!.match(/image\/png/g)).toHaveLength(1);
+    expect(drawn!.split("\n")).toHaveLength(2);
+  });
 });
