@@ -1,7 +1,15 @@
-import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client";
+import {
+  auth,
+  AuthorizationServerMismatchError,
+  extractWWWAuthenticateParams,
+  IssuerMismatchError,
+  UnauthorizedError,
+  validateAuthorizationResponseIssuer,
+} from "@modelcontextprotocol/client";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
+import { limitedFetch } from "../limited-fetch.js";
 import { StoredOAuthProvider } from "./provider.js";
 import { startRedirectReceiver, type RedirectReceiver } from "./redirect-receiver.js";
 import type { TokenStore } from "./token-store.js";
@@ -14,6 +22,10 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60 * 1000;
 const REFRESH_MARGIN_MS = 60_000;
 /** How much of a refusal's body is kept to quote. */
 const QUOTED_BODY_CHARS = 300;
+/** Metadata and token responses are small documents: one larger than this is refused. */
+export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
+/** How long one request for metadata, a registration or a token may take. */
+export const AUTH_REQUEST_TIMEOUT_MS = 30_000;
 
 /** The last 401 or 403 the server answered: what it asked for. */
 interface Challenge {
@@ -43,6 +55,23 @@ export class OAuthSession {
     this.provider = new StoredOAuthProvider(server, url, settings, store);
   }
 
+  /**
+   * What goes to the MCP server itself is bounded by the transport (its message limit); what goes
+   * elsewhere (metadata, registration, tokens) is bounded here, in size and in time.
+   */
+  private readonly fetchBounded: FetchLike = (url, init) => {
+    const target = new URL(url);
+    if (`${target.origin}${target.pathname}` === this.mcpEndpoint) return fetch(url, init);
+    const timeout = AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    return boundedAuthFetch(url, { ...init, signal });
+  };
+
+  private get mcpEndpoint(): string {
+    const url = new URL(this.url);
+    return `${url.origin}${url.pathname}`;
+  }
+
   /** True once the server asked for an authorization that only a (new) login can give. */
   get needsLogin(): boolean {
     return this.provider.needsLogin;
@@ -56,7 +85,7 @@ export class OAuthSession {
       const token = this.provider.tokens()?.access_token;
       if (token !== undefined) init = withBearer(init, token);
     }
-    const response = await fetch(url, init);
+    const response = await this.fetchBounded(url, init);
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
@@ -88,17 +117,25 @@ export class OAuthSession {
     this.provider.loginRedirect = receiver.url;
     this.provider.steppingUp = true;
     this.provider.authorizationUrl = undefined;
+    // Discovered afresh: the server may have moved to another authorization server, where the
+    // registration and tokens of the old one (stamped with its issuer) are not used.
+    this.provider.discovery = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
       const authorizationUrl = this.provider.authorizationUrl;
       if (authorizationUrl === undefined) throw new UnauthorizedError("the authorization server gave no authorization URL");
-      const code = receiver.code(this.provider.pendingState, timeoutMs);
+      const callback = receiver.callback(this.provider.pendingState, timeoutMs);
       await open(authorizationUrl);
-      await auth(this.provider, { ...options(), authorizationCode: await code });
+      const query = await callback;
+      const code = query.get("code");
+      const iss = query.get("iss") ?? undefined;
+      if (!code) throw this.refusal(query);
+      // The SDK checks `iss` against the issuer it asked (RFC 9207) before the code is redeemed.
+      await auth(this.provider, { ...options(), authorizationCode: code, ...(iss !== undefined ? { iss } : {}) });
       this.challenge = undefined;
     } catch (error) {
       this.provider.steppingUp = steppingUp;
-      throw error;
+      throw issuerRefusal(error) ?? error;
     } finally {
       this.provider.loginRedirect = undefined;
       await receiver.close();
@@ -115,10 +152,27 @@ export class OAuthSession {
    * a login to do, or a 401 from a server that offers no OAuth (then `headers` is the way).
    */
   describeFailure(error: unknown): string | undefined {
+    const refused = issuerRefusal(error);
+    if (refused) return refused.message;
     if (this.wantsLogin(error)) return "needs login";
     const challenge = this.challenge;
     if (challenge?.status !== 401 || this.provider.discovery?.authorizationServerMetadata !== undefined) return undefined;
     return authenticationRequired(challenge.status, challenge.body, "it offers no OAuth login");
+  }
+
+  /**
+   * The error of a redirect that brought no code. Its `iss` is checked first (RFC 9207): the words of
+   * an answer that did not come from the authorization server asked are not repeated.
+   */
+  private refusal(query: URLSearchParams): Error {
+    const metadata = this.provider.discovery?.authorizationServerMetadata;
+    validateAuthorizationResponseIssuer({
+      iss: query.get("iss") ?? undefined,
+      expectedIssuer: metadata?.issuer,
+      issParameterSupported: metadata?.authorization_response_iss_parameter_supported === true,
+    });
+    const why = [query.get("error"), query.get("error_description")].filter(Boolean).join(": ");
+    return new Error(`the authorization server refused the login${why ? `: ${why.slice(0, QUOTED_BODY_CHARS)}` : ""}`);
   }
 
   /**
@@ -171,9 +225,35 @@ export function authenticationRequired(status: number, said: string, why: string
   return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
 }
 
+/** Fetches bounded in size; refusals are bounded by `quote` anyway, the stream of an MCP server by its transport. */
+const boundedAuthFetch = limitedFetch({
+  maxMessageBytes: MAX_AUTH_RESPONSE_BYTES,
+  // Only a stream the authorization server should never send: the read of it fails, which is enough.
+  onOversizedStream: () => undefined,
+});
+
+/**
+ * One line for an authorization server that is not the one it claims to be, or not the one the
+ * login started with; undefined for any other error. What such a server sent is never repeated.
+ */
+function issuerRefusal(error: unknown): Error | undefined {
+  if (error instanceof IssuerMismatchError) {
+    return new Error(
+      error.kind === "metadata"
+        ? `the authorization server's metadata names another issuer than ${JSON.stringify(error.expected)} (RFC 8414): it is not used`
+        : `the login was refused: its answer did not come from the authorization server asked, ${JSON.stringify(error.expected)} (its "iss" does not match, RFC 9207)`,
+    );
+  }
+  if (error instanceof AuthorizationServerMismatchError) {
+    return new Error(`the login was refused: the server changed its authorization server during the login (${JSON.stringify(error.currentIssuer)}); log in again`);
+  }
+  return undefined;
+}
+
+/** A token refreshed ahead of its expiry replaces a Bearer one; a DPoP proof is bound to its token, so that one stays (still valid). */
 function withBearer(init: RequestInit | undefined, token: string): RequestInit | undefined {
   const headers = new Headers(init?.headers);
-  if (!headers.has("authorization")) return init;
+  if (!/^Bearer /i.test(headers.get("authorization") ?? "")) return init;
   headers.set("authorization", `Bearer ${token}`);
   return { ...init, headers };
 }
