@@ -89,6 +89,8 @@ export class OAuthSession {
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
+      // A token refused: the server may have moved to another authorization server, so discover it again.
+      else if (new Headers(init?.headers).has("authorization")) this.provider.invalidateCredentials("discovery");
     }
     return response;
   };
