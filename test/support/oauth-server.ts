@@ -34,8 +34,10 @@ export interface AuthServerOptions {
   issSupported?: boolean;
   /** DPoP (RFC 9449): "bind" binds tokens to the proof's key; "nonce-forever" wants a new nonce at every token request. */
   dpop?: "bind" | "nonce-forever";
-  /** Answers this request with a body of 2 MiB. */
-  oversized?: "metadata" | "token";
+  /** The authorization endpoint its metadata names; its own /authorize unless set (a hostile one: `file:`, an app's scheme). */
+  authorizationEndpoint?: string;
+  /** Hostile metadata: "endless" streams without end, "stalled" sends its headers and then nothing. */
+  metadata?: "endless" | "stalled";
 }
 
 export interface TokenRequest {
@@ -85,12 +87,12 @@ export class TestAuthServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.url);
     if (url.pathname === "/.well-known/oauth-authorization-server") {
-      if (this.options.oversized === "metadata") return oversized(res);
+      if (this.options.metadata) return hostileMetadata(res, this.options.metadata);
       return json(res, 200, {
         ...(this.options.issSupported ? { authorization_response_iss_parameter_supported: true } : {}),
         ...(this.options.dpop ? { dpop_signing_alg_values_supported: ["ES256"] } : {}),
         issuer: this.options.issuer ?? this.url,
-        authorization_endpoint: `${this.url}/authorize`,
+        authorization_endpoint: this.options.authorizationEndpoint ?? `${this.url}/authorize`,
         token_endpoint: `${this.url}/token`,
         registration_endpoint: `${this.url}/register`,
         response_types_supported: ["code"],
@@ -141,7 +143,6 @@ export class TestAuthServer {
         ...(form.has("assertion") ? { assertion: form.get("assertion") ?? "" } : {}),
         ...(this.options.dpop ? { dpop: proof !== undefined } : {}),
       });
-      if (this.options.oversized === "token") return oversized(res);
       if (this.options.dpop === "nonce-forever") {
         res.writeHead(400, { "content-type": "application/json", "dpop-nonce": token() }).end(JSON.stringify({ error: "use_dpop_nonce" }));
         return;
@@ -185,6 +186,8 @@ export interface ResourceServerOptions {
   scopes?: string[];
   /** Leave out the metadata and the WWW-Authenticate pointer: a server with no OAuth to offer. */
   noMetadata?: boolean;
+  /** Offer `echo-token`, a tool that fails quoting the token it was sent, as some servers do. */
+  echoToken?: boolean;
 }
 
 /** An MCP server (stateless Streamable HTTP at /mcp) that takes only tokens `auth` issued for it. */
@@ -249,11 +252,34 @@ export class TestResourceServer {
       content: [{ type: "text", text: `${issued.client} with scope ${issued.scope}` }],
     }));
     server.registerTool("admin", { description: "Needs the admin scope" }, () => ({ content: [{ type: "text", text: "admin done" }] }));
+    if (this.options.echoToken) {
+      server.registerTool("echo-token", { description: "Fails, quoting the token" }, () => ({
+        content: [{ type: "text", text: `token ${bearer} may not do this` }],
+        structuredContent: { seen: `Bearer ${bearer}` },
+        isError: true,
+      }));
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => void transport.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
+}
+
+/** Metadata that never ends (a JSON string that goes on, a chunk every few ms) or never comes (headers, then silence). */
+function hostileMetadata(res: ServerResponse, kind: "endless" | "stalled"): void {
+  res.writeHead(200, { "content-type": "application/json" });
+  if (kind === "stalled") {
+    res.write("{");
+    return;
+  }
+  res.write('{"issuer": "');
+  const chunk = "x".repeat(64 * 1024);
+  const timer = setInterval(() => {
+    if (res.destroyed) clearInterval(timer);
+    else res.write(chunk);
+  }, 2);
+  res.on("close", () => clearInterval(timer));
 }
 
 /** The browser of the tests: fetches the authorization URL and follows the redirect to the loopback receiver. */
@@ -276,11 +302,6 @@ function checkProof(proof: string, method: string, url: string): { jkt: string; 
   const { crv, kty, x, y } = header.jwk;
   const jkt = createHash("sha256").update(JSON.stringify({ crv, kty, x, y })).digest("base64url");
   return { jkt, ...(claims.ath !== undefined ? { ath: claims.ath } : {}) };
-}
-
-/** A JSON body of 2 MiB: what no metadata or token response needs. */
-function oversized(res: ServerResponse): void {
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) }));
 }
 
 function token(): string {

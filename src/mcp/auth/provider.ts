@@ -12,6 +12,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { loadDpopKey, newDpopKey } from "./dpop-key.js";
+import { registerSecret } from "../../config/redact.js";
 import type { TokenStore } from "./token-store.js";
 
 /** RFC 7523's grant: a token from the workload's platform traded for an access token. */
@@ -53,6 +54,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
   ) {
+    registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
       this.addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: settings.clientId,

@@ -9,7 +9,8 @@ import {
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
-import { limitedFetch } from "../limited-fetch.js";
+import { formatMiB } from "../limits.js";
+import { openableUrl } from "../openable-url.js";
 import { StoredOAuthProvider } from "./provider.js";
 import { startRedirectReceiver, type RedirectReceiver } from "./redirect-receiver.js";
 import type { TokenStore } from "./token-store.js";
@@ -22,10 +23,8 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60 * 1000;
 const REFRESH_MARGIN_MS = 60_000;
 /** How much of a refusal's body is kept to quote. */
 const QUOTED_BODY_CHARS = 300;
-/** Metadata and token responses are small documents: one larger than this is refused. */
-export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
-/** How long one request for metadata, a registration or a token may take. */
-export const AUTH_REQUEST_TIMEOUT_MS = 30_000;
+/** Metadata, registrations and tokens are a few KiB: a reply past this is refused, not read on. */
+export const MAX_OAUTH_REPLY_BYTES = 1024 * 1024;
 
 /** The last 401 or 403 the server answered: what it asked for. */
 interface Challenge {
@@ -51,25 +50,10 @@ export class OAuthSession {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
+    /** Each OAuth request (discovery, registration, token) gets this long, its reply included. */
+    private readonly requestTimeoutMs: number,
   ) {
     this.provider = new StoredOAuthProvider(server, url, settings, store);
-  }
-
-  /**
-   * What goes to the MCP server itself is bounded by the transport (its message limit); what goes
-   * elsewhere (metadata, registration, tokens) is bounded here, in size and in time.
-   */
-  private readonly fetchBounded: FetchLike = (url, init) => {
-    const target = new URL(url);
-    if (`${target.origin}${target.pathname}` === this.mcpEndpoint) return fetch(url, init);
-    const timeout = AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return boundedAuthFetch(url, { ...init, signal });
-  };
-
-  private get mcpEndpoint(): string {
-    const url = new URL(this.url);
-    return `${url.origin}${url.pathname}`;
   }
 
   /** True once the server asked for an authorization that only a (new) login can give. */
@@ -85,7 +69,7 @@ export class OAuthSession {
       const token = this.provider.tokens()?.access_token;
       if (token !== undefined) init = withBearer(init, token);
     }
-    const response = await this.fetchBounded(url, init);
+    const response = isMcpRequest(url, init, this.url) ? await fetch(url, init) : await boundedFetch(url, init, this.requestTimeoutMs);
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
@@ -124,10 +108,15 @@ export class OAuthSession {
     this.provider.discovery = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
-      const authorizationUrl = this.provider.authorizationUrl;
+      // Set by auth() through the provider (the assignment above narrows it for the compiler only).
+      const authorizationUrl = this.provider.authorizationUrl as URL | undefined;
       if (authorizationUrl === undefined) throw new UnauthorizedError("the authorization server gave no authorization URL");
+      // The metadata names the page; only a web page is opened (CVE-2025-6514: a `file:` or an
+      // app's scheme would run something on this machine).
+      const openable = openableUrl(authorizationUrl.href);
+      if (!openable.ok) throw new Error(`the authorization server's login page was not opened: ${openable.reason}`);
       const callback = receiver.callback(this.provider.pendingState, timeoutMs);
-      await open(authorizationUrl);
+      await open(new URL(openable.href));
       const query = await callback;
       const code = query.get("code");
       const iss = query.get("iss") ?? undefined;
@@ -212,10 +201,63 @@ export class OAuthSession {
  * The OAuth session of a remote server, unless it is given its credentials in `headers`
  * (an Authorization header of its own wins; OAuth would replace it).
  */
-export function oauthSessionFor(name: string, config: ServerConfig, store: TokenStore): OAuthSession | undefined {
+export function oauthSessionFor(name: string, config: ServerConfig, store: TokenStore, requestTimeoutMs: number): OAuthSession | undefined {
   if (isStdioServer(config)) return undefined;
   if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
-  return new OAuthSession(name, config.url, config.oauth ?? {}, store);
+  return new OAuthSession(name, config.url, config.oauth ?? {}, store, requestTimeoutMs);
+}
+
+/**
+ * An MCP message rather than an OAuth request: a JSON-RPC POST, or a request to the server's
+ * own URL (its event stream, the end of a session). Discovery, registration and token
+ * requests are neither; they are the SDK's, bounded here as MCP messages are in the transports.
+ */
+function isMcpRequest(url: string | URL, init: RequestInit | undefined, serverUrl: string): boolean {
+  if (typeof init?.body === "string" && init.body.includes('"jsonrpc"')) return true;
+  const target = new URL(url);
+  const server = new URL(serverUrl);
+  return target.origin === server.origin && target.pathname === server.pathname;
+}
+
+/** An OAuth request read whole within the time limit and the size limit, or one line saying which it passed. */
+async function boundedFetch(url: string | URL, init: RequestInit | undefined, timeoutMs: number): Promise<Response> {
+  const where = new URL(url);
+  const shown = `${where.origin}${where.pathname}`;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  try {
+    const response = await fetch(url, { ...init, signal });
+    const body = await readAtMost(response, MAX_OAUTH_REPLY_BYTES);
+    if (body === undefined) throw new Error(`the OAuth reply from ${shown} is larger than ${formatMiB(MAX_OAUTH_REPLY_BYTES)} (the limit)`);
+    return new Response(response.status === 204 || response.status === 304 ? null : (body as Uint8Array<ArrayBuffer>), { status: response.status, statusText: response.statusText, headers: response.headers });
+  } catch (error) {
+    if (timeout.aborted && !init?.signal?.aborted) throw new Error(`the OAuth request to ${shown} took longer than ${timeoutMs} ms (the limit)`);
+    throw error;
+  }
+}
+
+/** The body, or undefined once it passes `limit` bytes (reading stops there). */
+async function readAtMost(response: Response, limit: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > limit && !response.headers.has("content-encoding")) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -226,13 +268,6 @@ export function authenticationRequired(status: number, said: string, why: string
   const quoted = said.replace(/\s+/g, " ").trim().slice(0, QUOTED_BODY_CHARS);
   return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
 }
-
-/** Fetches bounded in size; refusals are bounded by `quote` anyway, the stream of an MCP server by its transport. */
-const boundedAuthFetch = limitedFetch({
-  maxMessageBytes: MAX_AUTH_RESPONSE_BYTES,
-  // Only a stream the authorization server should never send: the read of it fails, which is enough.
-  onOversizedStream: () => undefined,
-});
 
 /**
  * One line for an authorization server that is not the one it claims to be, or not the one the
