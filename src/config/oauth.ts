@@ -16,8 +16,23 @@ export const OAuthConfigSchema = z.strictObject({
   redirectPort: z.number().int().min(1).max(65535).optional(),
   /** An https URL serving this client's metadata document, used as the client id where the server accepts one. */
   clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
-  /** "client_credentials" for a machine without a browser (needs clientId and clientSecret or privateKey). */
-  grantType: z.enum(["authorization_code", "client_credentials"]).optional(),
+  /**
+   * "client_credentials" for a machine without a browser (needs clientId and clientSecret or privateKey);
+   * "jwt_bearer" for a workload that proves who it is with a token its platform gives it (workload
+   * identity federation, RFC 7523: needs clientId and assertion or assertionFile).
+   */
+  grantType: z.enum(["authorization_code", "client_credentials", "jwt_bearer"]).optional(),
+  /** The workload's identity token (a JWT) for "jwt_bearer"; prefer `${VAR}`. */
+  assertion: z.string().min(1).optional(),
+  /** A file holding that token, read again for every token request (platforms rotate it, e.g. Kubernetes). */
+  assertionFile: z.string().min(1).optional(),
+  /**
+   * The issuer of the authorization server the configured client belongs to: clientId, its secret or
+   * key and the assertion are sent to no other. Without it, to the one the server names.
+   */
+  issuer: z.url({ protocol: /^https?$/ }).optional(),
+  /** DPoP (RFC 9449): bind tokens to a key of this client. Default: when the authorization server offers it. */
+  dpop: z.boolean().optional(),
   /** A PEM private key: the client authenticates with a signed JWT (private_key_jwt) instead of a secret. */
   privateKey: z.string().min(1).optional(),
   /** The JWT's algorithm with privateKey; default RS256. */

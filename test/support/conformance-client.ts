@@ -24,6 +24,8 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   signing_algorithm?: string;
   /** The calls some 2026-07-28 scenarios ask for (http-custom-headers). */
   toolCalls?: ToolCall[];
+  /** The workload identity token of the workload-identity scenario. */
+  valid_jwt?: string;
 };
 /** The client id metadata document URL the suite expects where the server supports such documents. */
 const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
@@ -58,6 +60,7 @@ function oauthSettings(): OAuthConfig {
     ...(context.private_key_pem !== undefined ? { privateKey: context.private_key_pem } : {}),
     ...(context.signing_algorithm !== undefined ? { signingAlgorithm: context.signing_algorithm } : {}),
     ...(scenario.startsWith("auth/client-credentials") ? { grantType: "client_credentials" as const } : {}),
+    ...(context.valid_jwt !== undefined ? { grantType: "jwt_bearer" as const, assertion: context.valid_jwt } : {}),
   };
 }
 

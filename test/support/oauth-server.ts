@@ -7,7 +7,7 @@
  * server publishes its protected-resource metadata (RFC 9728), answers 401 with a WWW-Authenticate
  * naming it, and 403 insufficient_scope for the `admin` tool without the `admin` scope.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createPublicKey, randomBytes, verify, type JsonWebKey } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -19,6 +19,8 @@ export interface IssuedToken {
   resource: string;
   scope: string;
   expiresAt: number;
+  /** The thumbprint of the DPoP key the token is bound to. */
+  jkt?: string;
 }
 
 export interface AuthServerOptions {
@@ -26,6 +28,12 @@ export interface AuthServerOptions {
   expiresIn?: number;
   /** The issuer its metadata names; its own URL unless set (a wrong one, for the tests that refuse it). */
   issuer?: string;
+  /** The `iss` of its authorization responses (RFC 9207): none unless set; "wrong" plays a mix-up attacker. */
+  iss?: "right" | "wrong";
+  /** Whether its metadata promises `iss` in every authorization response. */
+  issSupported?: boolean;
+  /** DPoP (RFC 9449): "bind" binds tokens to the proof's key; "nonce-forever" wants a new nonce at every token request. */
+  dpop?: "bind" | "nonce-forever";
   /** The authorization endpoint its metadata names; its own /authorize unless set (a hostile one: `file:`, an app's scheme). */
   authorizationEndpoint?: string;
   /** Hostile metadata: "endless" streams without end, "stalled" sends its headers and then nothing. */
@@ -37,6 +45,10 @@ export interface TokenRequest {
   client: string;
   resource?: string;
   scope?: string;
+  /** The assertion of a jwt-bearer grant. */
+  assertion?: string;
+  /** Whether the request carried a DPoP proof. */
+  dpop?: boolean;
 }
 
 export class TestAuthServer {
@@ -77,12 +89,14 @@ export class TestAuthServer {
     if (url.pathname === "/.well-known/oauth-authorization-server") {
       if (this.options.metadata) return hostileMetadata(res, this.options.metadata);
       return json(res, 200, {
+        ...(this.options.issSupported ? { authorization_response_iss_parameter_supported: true } : {}),
+        ...(this.options.dpop ? { dpop_signing_alg_values_supported: ["ES256"] } : {}),
         issuer: this.options.issuer ?? this.url,
         authorization_endpoint: this.options.authorizationEndpoint ?? `${this.url}/authorize`,
         token_endpoint: `${this.url}/token`,
         registration_endpoint: `${this.url}/register`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials", JWT_BEARER],
         code_challenge_methods_supported: ["S256"],
         token_endpoint_auth_methods_supported: ["none", "client_secret_basic"],
       });
@@ -111,6 +125,7 @@ export class TestAuthServer {
       const back = new URL(redirect);
       back.searchParams.set("code", code);
       if (query.has("state")) back.searchParams.set("state", query.get("state") ?? "");
+      if (this.options.iss) back.searchParams.set("iss", this.options.iss === "right" ? this.url : "https://evil.example");
       res.writeHead(302, { location: back.href }).end();
       return;
     }
@@ -119,7 +134,21 @@ export class TestAuthServer {
       const grant = form.get("grant_type") ?? "";
       const client = form.get("client_id") ?? basicClient(req) ?? "";
       const resource = form.get("resource") ?? undefined;
-      this.tokenRequests.push({ grant, client, ...(resource !== undefined ? { resource } : {}), ...(form.has("scope") ? { scope: form.get("scope") ?? "" } : {}) });
+      const proof = typeof req.headers.dpop === "string" ? req.headers.dpop : undefined;
+      this.tokenRequests.push({
+        grant,
+        client,
+        ...(resource !== undefined ? { resource } : {}),
+        ...(form.has("scope") ? { scope: form.get("scope") ?? "" } : {}),
+        ...(form.has("assertion") ? { assertion: form.get("assertion") ?? "" } : {}),
+        ...(this.options.dpop ? { dpop: proof !== undefined } : {}),
+      });
+      if (this.options.dpop === "nonce-forever") {
+        res.writeHead(400, { "content-type": "application/json", "dpop-nonce": token() }).end(JSON.stringify({ error: "use_dpop_nonce" }));
+        return;
+      }
+      const jkt = this.options.dpop === "bind" && proof !== undefined ? checkProof(proof, "POST", `${this.url}/token`)?.jkt : undefined;
+      if (grant === JWT_BEARER) return json(res, 200, this.issue({ client, resource: resource ?? "", scope: form.get("scope") ?? "", expiresAt: 0 }));
       if (grant === "authorization_code") {
         const code = this.codes.get(form.get("code") ?? "");
         this.codes.delete(form.get("code") ?? "");
@@ -127,13 +156,13 @@ export class TestAuthServer {
         if (!code || code.client !== client || code.redirect !== form.get("redirect_uri") || s256(verifier) !== code.challenge || code.resource !== resource) {
           return json(res, 400, { error: "invalid_grant", error_description: "code, client, redirect_uri, PKCE verifier or resource do not match" });
         }
-        return json(res, 200, this.issue({ client, resource: code.resource, scope: code.scope, expiresAt: 0 }));
+        return json(res, 200, this.issue({ client, resource: code.resource, scope: code.scope, expiresAt: 0, ...(jkt !== undefined ? { jkt } : {}) }));
       }
       if (grant === "refresh_token") {
         const issued = this.refreshTokens.get(form.get("refresh_token") ?? "");
         this.refreshTokens.delete(form.get("refresh_token") ?? "");
         if (!issued || issued.client !== client) return json(res, 400, { error: "invalid_grant", error_description: "refresh token unknown or revoked" });
-        return json(res, 200, this.issue(issued));
+        return json(res, 200, this.issue({ ...issued, ...(jkt !== undefined ? { jkt } : {}) }));
       }
       return json(res, 400, { error: "unsupported_grant_type" });
     }
@@ -148,7 +177,7 @@ export class TestAuthServer {
     this.accessTokens.set(access, issued);
     this.refreshTokens.set(refresh, issued);
     this.everIssued.push(access, refresh);
-    return { access_token: access, token_type: "Bearer", expires_in: expiresIn, refresh_token: refresh, scope: grant.scope };
+    return { access_token: access, token_type: grant.jkt !== undefined ? "DPoP" : "Bearer", expires_in: expiresIn, refresh_token: refresh, scope: grant.scope };
   }
 }
 
@@ -166,10 +195,13 @@ export class TestResourceServer {
   url = "";
   /** Statuses of the MCP requests, in order. */
   readonly statuses: number[] = [];
+  /** The Authorization schemes of the MCP requests, in order. */
+  readonly schemes: string[] = [];
   private server: Server | undefined;
 
   constructor(
-    private readonly auth: TestAuthServer,
+    /** Its authorization server; replaced, the server moves to another one. */
+    public auth: TestAuthServer,
     private readonly options: ResourceServerOptions = {},
   ) {}
 
@@ -194,8 +226,13 @@ export class TestResourceServer {
     }
     if (path !== "/mcp") return json(res, 404, { error: "not_found" });
     const body = req.method === "POST" ? (JSON.parse(await readBody(req)) as { method?: string; params?: { name?: string } }) : undefined;
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const issued = bearer === undefined ? undefined : this.auth.accessTokens.get(bearer);
+    const [, scheme, bearer] = /^(Bearer|DPoP) (.+)$/.exec(req.headers.authorization ?? "") ?? [];
+    if (scheme) this.schemes.push(scheme);
+    const found = bearer === undefined ? undefined : this.auth.accessTokens.get(bearer);
+    // A DPoP-bound token counts only with a proof of its key, for this request and this token.
+    const proof = typeof req.headers.dpop === "string" ? checkProof(req.headers.dpop, req.method ?? "", this.url) : undefined;
+    const bound = found?.jkt === undefined || (scheme === "DPoP" && proof?.jkt === found.jkt && proof.ath === s256(bearer ?? ""));
+    const issued = bound ? found : undefined;
     const pointer = this.options.noMetadata ? "" : `, resource_metadata="${this.metadataUrl}"`;
     if (!issued || issued.resource !== this.url || issued.expiresAt <= Date.now()) {
       this.statuses.push(401);
@@ -249,6 +286,22 @@ function hostileMetadata(res: ServerResponse, kind: "endless" | "stalled"): void
 export async function followRedirects(url: URL): Promise<void> {
   const response = await fetch(url);
   await response.text();
+}
+
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/** A DPoP proof's key thumbprint and `ath`, when it is an ES256 dpop+jwt signed by its own key for this method and URL. */
+function checkProof(proof: string, method: string, url: string): { jkt: string; ath?: string } | undefined {
+  const [head, body, signature] = proof.split(".");
+  if (head === undefined || body === undefined || signature === undefined) return undefined;
+  const header = JSON.parse(Buffer.from(head, "base64url").toString("utf8")) as { typ?: string; alg?: string; jwk?: JsonWebKey };
+  const claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as { htm?: string; htu?: string; ath?: string };
+  if (header.typ !== "dpop+jwt" || header.alg !== "ES256" || !header.jwk || claims.htm !== method || claims.htu !== url) return undefined;
+  const key = createPublicKey({ key: header.jwk, format: "jwk" });
+  if (!verify("sha256", Buffer.from(`${head}.${body}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(signature, "base64url"))) return undefined;
+  const { crv, kty, x, y } = header.jwk;
+  const jkt = createHash("sha256").update(JSON.stringify({ crv, kty, x, y })).digest("base64url");
+  return { jkt, ...(claims.ath !== undefined ? { ath: claims.ath } : {}) };
 }
 
 function token(): string {

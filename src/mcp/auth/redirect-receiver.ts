@@ -9,8 +9,11 @@ const FAILED_PAGE = `<!doctype html><meta charset="utf-8"><title>toolbridge</tit
 export interface RedirectReceiver {
   /** http://127.0.0.1:PORT/callback */
   url: string;
-  /** The authorization code of the first redirect that carries `state`; rejects on an error redirect or after `timeoutMs`. */
-  code(state: string | undefined, timeoutMs: number): Promise<string>;
+  /**
+   * The query of the first redirect that carries `state` (a code, or an error; `iss` with either),
+   * for the caller to check; rejects after `timeoutMs`.
+   */
+  callback(state: string | undefined, timeoutMs: number): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
@@ -38,8 +41,8 @@ export async function startRedirectReceiver(port = 0): Promise<RedirectReceiver>
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
   return {
     url,
-    code: (state, timeoutMs) =>
-      new Promise<string>((resolve, reject) => {
+    callback: (state, timeoutMs) =>
+      new Promise<URLSearchParams>((resolve, reject) => {
         const timer = setTimeout(() => {
           deliver = undefined;
           reject(new Error(`no answer from the browser within ${timeoutMs / 1000} s; the login was given up`));
@@ -49,12 +52,7 @@ export async function startRedirectReceiver(port = 0): Promise<RedirectReceiver>
           if (state !== undefined && query.get("state") !== state) return false;
           clearTimeout(timer);
           deliver = undefined;
-          const code = query.get("code");
-          if (code) resolve(code);
-          else {
-            const why = [query.get("error"), query.get("error_description")].filter(Boolean).join(": ");
-            reject(new Error(`the authorization server refused the login${why ? `: ${why.slice(0, 300)}` : ""}`));
-          }
+          resolve(query);
           return true;
         };
       }),

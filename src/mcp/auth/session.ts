@@ -1,4 +1,11 @@
-import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client";
+import {
+  auth,
+  AuthorizationServerMismatchError,
+  extractWWWAuthenticateParams,
+  IssuerMismatchError,
+  UnauthorizedError,
+  validateAuthorizationResponseIssuer,
+} from "@modelcontextprotocol/client";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
@@ -66,6 +73,8 @@ export class OAuthSession {
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
+      // A token refused: the server may have moved to another authorization server, so discover it again.
+      else if (new Headers(init?.headers).has("authorization")) this.provider.invalidateCredentials("discovery");
     }
     return response;
   };
@@ -94,6 +103,9 @@ export class OAuthSession {
     this.provider.loginRedirect = receiver.url;
     this.provider.steppingUp = true;
     this.provider.authorizationUrl = undefined;
+    // Discovered afresh: the server may have moved to another authorization server, where the
+    // registration and tokens of the old one (stamped with its issuer) are not used.
+    this.provider.discovery = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
       // Set by auth() through the provider (the assignment above narrows it for the compiler only).
@@ -103,13 +115,18 @@ export class OAuthSession {
       // app's scheme would run something on this machine).
       const openable = openableUrl(authorizationUrl.href);
       if (!openable.ok) throw new Error(`the authorization server's login page was not opened: ${openable.reason}`);
-      const code = receiver.code(this.provider.pendingState, timeoutMs);
+      const callback = receiver.callback(this.provider.pendingState, timeoutMs);
       await open(new URL(openable.href));
-      await auth(this.provider, { ...options(), authorizationCode: await code });
+      const query = await callback;
+      const code = query.get("code");
+      const iss = query.get("iss") ?? undefined;
+      if (!code) throw this.refusal(query);
+      // The SDK checks `iss` against the issuer it asked (RFC 9207) before the code is redeemed.
+      await auth(this.provider, { ...options(), authorizationCode: code, ...(iss !== undefined ? { iss } : {}) });
       this.challenge = undefined;
     } catch (error) {
       this.provider.steppingUp = steppingUp;
-      throw error;
+      throw issuerRefusal(error) ?? error;
     } finally {
       this.provider.loginRedirect = undefined;
       await receiver.close();
@@ -126,10 +143,27 @@ export class OAuthSession {
    * a login to do, or a 401 from a server that offers no OAuth (then `headers` is the way).
    */
   describeFailure(error: unknown): string | undefined {
+    const refused = issuerRefusal(error);
+    if (refused) return refused.message;
     if (this.wantsLogin(error)) return "needs login";
     const challenge = this.challenge;
     if (challenge?.status !== 401 || this.provider.discovery?.authorizationServerMetadata !== undefined) return undefined;
     return authenticationRequired(challenge.status, challenge.body, "it offers no OAuth login");
+  }
+
+  /**
+   * The error of a redirect that brought no code. Its `iss` is checked first (RFC 9207): the words of
+   * an answer that did not come from the authorization server asked are not repeated.
+   */
+  private refusal(query: URLSearchParams): Error {
+    const metadata = this.provider.discovery?.authorizationServerMetadata;
+    validateAuthorizationResponseIssuer({
+      iss: query.get("iss") ?? undefined,
+      expectedIssuer: metadata?.issuer,
+      issParameterSupported: metadata?.authorization_response_iss_parameter_supported === true,
+    });
+    const why = [query.get("error"), query.get("error_description")].filter(Boolean).join(": ");
+    return new Error(`the authorization server refused the login${why ? `: ${why.slice(0, QUOTED_BODY_CHARS)}` : ""}`);
   }
 
   /**
@@ -235,9 +269,28 @@ export function authenticationRequired(status: number, said: string, why: string
   return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
 }
 
+/**
+ * One line for an authorization server that is not the one it claims to be, or not the one the
+ * login started with; undefined for any other error. What such a server sent is never repeated.
+ */
+function issuerRefusal(error: unknown): Error | undefined {
+  if (error instanceof IssuerMismatchError) {
+    return new Error(
+      error.kind === "metadata"
+        ? `the authorization server's metadata names another issuer than ${JSON.stringify(error.expected)} (RFC 8414): it is not used`
+        : `the login was refused: its answer did not come from the authorization server asked, ${JSON.stringify(error.expected)} (its "iss" does not match, RFC 9207)`,
+    );
+  }
+  if (error instanceof AuthorizationServerMismatchError) {
+    return new Error(`the login was refused: the server changed its authorization server during the login (${JSON.stringify(error.currentIssuer)}); log in again`);
+  }
+  return undefined;
+}
+
+/** A token refreshed ahead of its expiry replaces a Bearer one; a DPoP proof is bound to its token, so that one stays (still valid). */
 function withBearer(init: RequestInit | undefined, token: string): RequestInit | undefined {
   const headers = new Headers(init?.headers);
-  if (!headers.has("authorization")) return init;
+  if (!/^Bearer /i.test(headers.get("authorization") ?? "")) return init;
   headers.set("authorization", `Bearer ${token}`);
   return { ...init, headers };
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/client";
+import type { StoredDpopKey } from "./dpop-key.js";
 import { registerSecret } from "../../config/redact.js";
 
 /** What is kept for one server: its client registration and tokens, each stamped by the SDK with the issuer that gave it. */
@@ -14,6 +15,8 @@ export interface StoredAuth {
   expiresAt?: number;
   /** The token's lifetime (ms): a short-lived token is refreshed earlier than a long-lived one. */
   lifetimeMs?: number;
+  /** The private key DPoP-bound tokens are bound to, kept as long as the login. */
+  dpopKey?: StoredDpopKey;
 }
 
 /**
