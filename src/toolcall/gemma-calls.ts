@@ -11,6 +11,8 @@ import type { ParsedToolCall } from "./call-shape.js";
 /** How deep values may nest before the text is refused (hostile input). */
 const MAX_DEPTH = 64;
 const CALL = /^\s*call:([\w.:-]{1,200})\s*\{/;
+/** A key written without delimiters: nothing the notation itself uses. */
+const BARE_KEY = /^[^\s:,{}[\]]{1,200}$/;
 
 class GemmaReader {
   i = 0;
@@ -71,7 +73,7 @@ class GemmaReader {
       }
       let key = this.quoted();
       if (key === undefined) {
-        const m = /^[\w.$-]+/.exec(this.s.slice(this.i, this.i + 201));
+        const m = /^[^\s:,{}[\]]{1,200}/.exec(this.s.slice(this.i, this.i + 201));
         if (m === null) return undefined;
         key = m[0];
         this.i += key.length;
@@ -133,7 +135,7 @@ export function gemmaValue(value: unknown, quote: string): string {
   if (typeof value === "string") return `${quote}${value}${quote}`;
   if (Array.isArray(value)) return `[${value.map((v) => gemmaValue(v, quote)).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const key = (k: string): string => (/^[\w.$-]+$/.test(k) ? k : `${quote}${k}${quote}`);
+    const key = (k: string): string => (BARE_KEY.test(k) && !k.includes(quote) ? k : `${quote}${k}${quote}`);
     return `{${Object.entries(value).map(([k, v]) => `${key(k)}:${gemmaValue(v, quote)}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);
