@@ -67,6 +67,24 @@ const FAMILY_STREAMS: Record<string, (body: string) => string> = {
   "FireFunction functools": (b) => ` functools[{"name": "write_file", "arguments": {"content": "${b}"}}]`,
   "Command R action": (b) => `<|START_ACTION|>[{"tool_name": "write_file", "parameters": {"content": "${b}"}}]<|END_ACTION|>`,
   "Cherry Studio <tool_use>": (b) => `<tool_use>\n  <name>write_file</name>\n  <arguments>{"content": "${b}"}</arguments>\n</tool_use>`,
+  "Qwen3-Coder <function=...> XML": (b) =>
+    `<tool_call>\n<function=write_file>\n<parameter=content>\n${b}\n</parameter>\n</function>\n</tool_call>`,
+  "Gemma 4 <|tool_call>call:": (b) => `Writing.<|tool_call>call:write_file{content:<|"|>${b}<|"|>,mode:420}<tool_call|>`,
+  "FunctionGemma <start_function_call>": (b) => `<start_function_call>call:write_file{content:<escape>${b}<escape>}<end_function_call>`,
+  "DeepSeek V3.2 DSML": (b) =>
+    `<｜DSML｜function_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="content" string="true">${b}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>`,
+  "DeepSeek V4 DSML": (b) =>
+    `<｜DSML｜tool_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="content" string="true">${b}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>`,
+  "MiniMax M2 <minimax:tool_call>": (b) =>
+    `<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="content">${b}</parameter>\n</invoke>\n</minimax:tool_call>`,
+  "Seed-OSS <seed:tool_call>": (b) =>
+    `<seed:think>Write it.</seed:think><seed:tool_call>\n<function=write_file>\n<parameter=content>${b}</parameter>\n</function>\n</seed:tool_call>`,
+  "step3 <steptml:invoke>": (b) =>
+    `<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="write_file">\n<steptml:parameter name="content">${b}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>`,
+  "Hunyuan <tool_calls>": (b) => `<tool_calls>[{"name": "write_file", "arguments": {"content": "${b}"}}]</tool_calls>`,
+  "LFM2 <|tool_call_start|>": (b) => `<|tool_call_start|>[write_file(content="${b}")]<|tool_call_end|>`,
+  "OLMo 3 <function_calls>": (b) => `<function_calls>write_file(content="${b}")</function_calls>`,
+  "xLAM JSON list": (b) => `[{"name": "write_file", "arguments": {"content": "${b}"}}]`,
 };
 
 function familyText(make: (body: string) => string, size: number): string {

@@ -84,7 +84,30 @@ export const ToolChoiceSchema = z.union([
 ]);
 
 /** The call formats prompt mode can ask for, one per model family's chat template. */
-export const PromptFormatSchema = z.enum(["hermes", "llama", "mistral", "mistral-v11", "deepseek", "deepseek-v31", "glm", "kimi", "gpt-oss", "granite"]);
+export const PromptFormatSchema = z.enum([
+  "hermes",
+  "llama",
+  "mistral",
+  "mistral-v11",
+  "deepseek",
+  "deepseek-v31",
+  "deepseek-v32",
+  "deepseek-v4",
+  "glm",
+  "kimi",
+  "gpt-oss",
+  "granite",
+  "qwen3-coder",
+  "gemma4",
+  "functiongemma",
+  "minimax",
+  "seed-oss",
+  "step3",
+  "hunyuan",
+  "lfm2",
+  "olmo3",
+  "xlam",
+]);
 
 export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "openai", "anthropic", "gemini"]);
 

@@ -1,11 +1,17 @@
 /**
  * The bodies of call regions that special tokens or tags open and close, each parsed once
  * when its closer arrives: DeepSeek V3/R1/V3.1 `<｜tool▁calls▁begin｜>` sections, Kimi K2
- * `<|tool_calls_section_begin|>` sections, Cherry Studio `<tool_use>` blocks, and the
- * gpt-oss Harmony message header. Each returns undefined when the body holds no call, so the
+ * `<|tool_calls_section_begin|>` sections, Cherry Studio `<tool_use>` blocks, the
+ * gpt-oss Harmony message header, and the regions of Gemma 4, FunctionGemma, DeepSeek
+ * V3.2/V4 DSML, MiniMax M2, step3, Seed-OSS and OLMo 3. Each returns undefined when the body holds no call, so the
  * parser gives the region back as text.
  */
-import { callsFromValue, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+import { callsFromValue, callsFromXmlBody, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+import { callsFromGemma } from "./gemma-calls.js";
+import { invokeReader } from "./invoke-calls.js";
+import { callsFromPythonLines } from "./pythonic.js";
+
+export type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
 
 const NAME = /^[\w.:-]{1,200}$/;
 
@@ -102,3 +108,60 @@ export function readHarmonyHeader(header: string): HarmonyHeader | undefined {
   if (channel === null) return undefined;
   return channel[1] === "analysis" ? { kind: "reasoning" } : { kind: "text" };
 }
+
+/** Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`. */
+export const GEMMA4 = { open: "<|tool_call>", close: "<tool_call|>", quote: '<|"|>' } as const;
+/** FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
+export const FUNCTION_GEMMA = { open: "<start_function_call>", close: "<end_function_call>", quote: "<escape>" } as const;
+
+export const callsFromGemma4: RegionParser = (body) => callsFromGemma(body, GEMMA4.quote);
+export const callsFromFunctionGemma: RegionParser = (body) => callsFromGemma(body, FUNCTION_GEMMA.quote);
+
+/** DeepSeek V3.2 (`<｜DSML｜function_calls>`) and V4 (`<｜DSML｜tool_calls>`) blocks of DSML invokes. */
+export const DSML = {
+  open32: "<｜DSML｜function_calls>",
+  close32: "</｜DSML｜function_calls>",
+  open4: "<｜DSML｜tool_calls>",
+  close4: "</｜DSML｜tool_calls>",
+} as const;
+export const callsFromDsml: RegionParser = invokeReader("｜DSML｜");
+
+/** MiniMax M2: `<minimax:tool_call><invoke name="N"><parameter name="K">V</parameter></invoke></minimax:tool_call>`. */
+export const MINIMAX = { open: "<minimax:tool_call>", close: "</minimax:tool_call>" } as const;
+export const callsFromMiniMax: RegionParser = invokeReader("");
+
+/**
+ * StepFun step3: `<｜tool_calls_begin｜>`, then per call `<｜tool_call_begin｜>function<｜tool_sep｜>`,
+ * a `<steptml:invoke>` and `<｜tool_call_end｜>`, then `<｜tool_calls_end｜>`.
+ */
+export const STEP3 = {
+  open: "<｜tool_calls_begin｜>",
+  close: "<｜tool_calls_end｜>",
+  callBegin: "<｜tool_call_begin｜>",
+  callEnd: "<｜tool_call_end｜>",
+  sep: "<｜tool_sep｜>",
+} as const;
+const readSteptml = invokeReader("steptml:");
+
+export function callsFromStep3(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const [before, ...pieces] = body.split(STEP3.callBegin);
+  if ((before ?? "").trim() !== "" || pieces.length === 0) return undefined;
+  const calls: ParsedToolCall[] = [];
+  for (const piece of pieces) {
+    const m = /^\s*function\s*<｜tool_sep｜>([\s\S]*?)(?:<｜tool_call_end｜>\s*)?$/.exec(piece);
+    const found = m === null ? undefined : readSteptml(m[1] ?? "", tools);
+    if (found === undefined) return undefined;
+    calls.push(...found);
+  }
+  return calls;
+}
+
+/** Seed-OSS: Qwen3-Coder's `<function=N><parameter=K>V</parameter></function>` inside `<seed:tool_call>`. */
+export const SEED = { open: "<seed:tool_call>", close: "</seed:tool_call>" } as const;
+export function callsFromSeed(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  return /^\s*<function=/.test(body) ? callsFromXmlBody(body, tools) : undefined;
+}
+
+/** OLMo 3: bare Python calls, one per line, inside `<function_calls>`. */
+export const OLMO3 = { open: "<function_calls>", close: "</function_calls>" } as const;
+export const callsFromOlmo: RegionParser = (body) => callsFromPythonLines(body);

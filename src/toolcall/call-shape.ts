@@ -124,7 +124,7 @@ export function acceptable(found: readonly Candidate[], tagged: boolean, tools: 
   return tools === undefined ? found.every((c) => c.explicit) : found.every((c) => tools.names.has(c.name));
 }
 
-function typeOf(schema: JsonSchema | undefined, param: string): unknown {
+export function typeOf(schema: JsonSchema | undefined, param: string): unknown {
   const props = schema?.properties;
   if (!isObject(props)) return undefined;
   const prop = props[param];
@@ -132,7 +132,7 @@ function typeOf(schema: JsonSchema | undefined, param: string): unknown {
 }
 
 /** A parameter value written as XML text, typed by the tool's schema when it is known. */
-function xmlValue(text: string, type: unknown): unknown {
+export function xmlValue(text: string, type: unknown): unknown {
   if (type === "string") return text;
   if (type !== undefined) return parseLooseJson(text) ?? text;
   // Without a schema only strict JSON that is not a string (numbers, booleans, objects) is converted.

@@ -24,11 +24,26 @@ import {
 } from "./call-shape.js";
 import {
   DEEPSEEK,
+  DSML,
+  FUNCTION_GEMMA,
+  GEMMA4,
   KIMI,
+  MINIMAX,
+  OLMO3,
+  SEED,
+  STEP3,
   callsFromDeepSeek,
+  callsFromDsml,
+  callsFromFunctionGemma,
+  callsFromGemma4,
   callsFromKimi,
+  callsFromMiniMax,
+  callsFromOlmo,
+  callsFromSeed,
+  callsFromStep3,
   callsFromToolUse,
   readHarmonyHeader,
+  type RegionParser,
 } from "./call-regions.js";
 import { JsonScanner } from "./json-scanner.js";
 import { callsFromPythonic, looksPythonic } from "./pythonic.js";
@@ -97,8 +112,6 @@ type ContainerKind =
   /** gpt-oss: the header up to `<|message|>`, which says what the message is. */
   | "harmony-header";
 
-type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
-
 interface Container {
   kind: ContainerKind;
   /** The model marked the region as a call (a tag or special token), not merely wrote JSON. */
@@ -106,8 +119,8 @@ interface Container {
   closer: string | null;
   name?: string;
   region?: RegionParser;
-  /** A region whose body must start (after whitespace) with this character; anything else is prose that mentioned the opener. */
-  firstChar?: string;
+  /** A region whose body must start (after whitespace) with a character this matches; anything else is prose that mentioned the opener. */
+  start?: RegExp;
 }
 
 type MatchResult =
@@ -148,10 +161,11 @@ const FENCE: Container = { kind: "fence", tagged: false, closer: "```" };
 const BARE: Container = { kind: "bare", tagged: false, closer: null };
 const PYTHONIC: Container = { kind: "pythonic", tagged: false, closer: null };
 
-const region = (open: string, closer: string, parse: RegionParser, firstChar?: string): readonly [string, MatchResult] => [
+const region = (open: string, closer: string, parse: RegionParser, start?: RegExp): readonly [string, MatchResult] => [
   open,
-  { kind: "open", container: { kind: "region", tagged: true, closer, region: parse, ...(firstChar !== undefined ? { firstChar } : {}) } },
+  { kind: "open", container: { kind: "region", tagged: true, closer, region: parse, ...(start !== undefined ? { start } : {}) } },
 ];
+const TAG = /</;
 const list = (open: string, closer: string | null): readonly [string, MatchResult] => [
   open,
   { kind: "open", container: { kind: "list", tagged: true, closer } },
@@ -178,7 +192,19 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   region(DEEPSEEK.open, DEEPSEEK.close, callsFromDeepSeek),
   region(KIMI.open, KIMI.close, callsFromKimi),
   region(KIMI.openSingular, KIMI.closeSingular, callsFromKimi),
-  region("<tool_use>", "</tool_use>", callsFromToolUse, "<"),
+  region("<tool_use>", "</tool_use>", callsFromToolUse, TAG),
+  region(GEMMA4.open, GEMMA4.close, callsFromGemma4, /c/),
+  region(FUNCTION_GEMMA.open, FUNCTION_GEMMA.close, callsFromFunctionGemma, /c/),
+  region(DSML.open32, DSML.close32, callsFromDsml, TAG),
+  region(DSML.open4, DSML.close4, callsFromDsml, TAG),
+  region(MINIMAX.open, MINIMAX.close, callsFromMiniMax, TAG),
+  region(STEP3.open, STEP3.close, callsFromStep3, TAG),
+  region(SEED.open, SEED.close, callsFromSeed, TAG),
+  region(OLMO3.open, OLMO3.close, callsFromOlmo, /[A-Za-z_]/),
+  ["<seed:think>", { kind: "think-open", closer: "</seed:think>" }],
+  // LFM2 wraps a pythonic (or JSON) list in its call tokens; Hunyuan A13B a JSON list in <tool_calls>.
+  list("<|tool_call_start|>", "<|tool_call_end|>"),
+  list("<tool_calls>", "</tool_calls>"),
   // gpt-oss Harmony: a message is a header, `<|message|>`, its body, then an end token.
   ["<|start|>", { kind: "open", container: HARMONY_HEADER }],
   ["<|channel|>", { kind: "open", container: HARMONY_HEADER }],
@@ -445,22 +471,24 @@ class StreamParser implements ToolCallParser {
     return j;
   }
 
-  private scanRegion(s: string, from: number): number {
+  private scanRegion(s: string, at: number): number {
     const closer = this.container?.closer ?? "";
     const first = closer.charCodeAt(0);
     const n = s.length;
-    let j = from;
+    let j = at;
     let cut = false;
-    const firstChar = this.container?.firstChar;
-    if (firstChar !== undefined && this.regionLength === 0) {
-      // Before the body's first character: whitespace goes to the opener, anything but firstChar ends the region.
+    const start = this.container?.start;
+    if (start !== undefined && this.regionLength === 0) {
+      // Before the body's first character: whitespace goes to the opener, a character start refuses ends the region.
       while (j < n && isSpace(s.charAt(j))) this.leadRaw += s.charAt(j++);
       if (j === n) return j;
-      if (s.charAt(j) !== firstChar) {
+      if (!start.test(s.charAt(j))) {
         this.giveBack(this.leadRaw);
         return j;
       }
     }
+    // The whitespace just read went to the opener; the body starts here.
+    const from = j;
     for (; j < n; j++) {
       const c = s.charCodeAt(j);
       if (c === closer.charCodeAt(this.closerAt)) {

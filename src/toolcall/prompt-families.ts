@@ -6,6 +6,9 @@
  */
 import type { PromptFormat } from "../config/schema.js";
 import type { ToolCall } from "../llm/types.js";
+import { DSML, FUNCTION_GEMMA, GEMMA4, MINIMAX, OLMO3, SEED, STEP3 } from "./call-regions.js";
+import { gemmaValue } from "./gemma-calls.js";
+import { pythonValue } from "./pythonic.js";
 
 export type { PromptFormat };
 
@@ -169,6 +172,125 @@ const GRANITE: PromptFamily = {
   ...toolResponse,
 };
 
+/** Each argument as its text when a string, as JSON otherwise: how the XML-style templates write values. */
+const argumentEntries = (c: ToolCall): Array<[string, string, boolean]> =>
+  Object.entries(argumentsObject(c.arguments)).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v), typeof v === "string"]);
+
+/** Qwen3-Coder's `<function=NAME><parameter=K>V</parameter></function>`, also Seed-OSS's call body. */
+const functionXml = (c: ToolCall): string =>
+  `<function=${c.name}>\n${argumentEntries(c).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")}</function>`;
+
+const XML_ARGS = "each argument as <parameter=NAME>value</parameter> (strings as they are, anything else as JSON)";
+
+/** Qwen3-Coder: its XML call inside `<tool_call>`; results as `<tool_response>`. */
+const QWEN3_CODER: PromptFamily = {
+  format: "qwen3-coder",
+  instruction: `To call a tool, write <tool_call>, then <function=NAME> with ${XML_ARGS}, then </function></tool_call>; one block per call:`,
+  formatCalls: (calls) => calls.map((c) => `<tool_call>\n${functionXml(c)}\n</tool_call>`).join("\n"),
+  ...toolResponse,
+};
+
+/** Seed-OSS: the same XML inside `<seed:tool_call>`. */
+const SEED_OSS: PromptFamily = {
+  format: "seed-oss",
+  instruction: `To call a tool, write ${SEED.open}, then <function=NAME> with ${XML_ARGS}, then </function>${SEED.close}; one block per call:`,
+  formatCalls: (calls) => calls.map((c) => `${SEED.open}\n${functionXml(c)}\n${SEED.close}`).join("\n"),
+  ...toolResponse,
+};
+
+/** Gemma 4 and FunctionGemma: `call:NAME{key:value}` between the family's call tokens, strings between its delimiter. */
+function gemmaFamily(
+  format: PromptFormat,
+  t: { open: string; close: string; quote: string },
+  result: { open: string; close: string },
+): PromptFamily {
+  return {
+    format,
+    instruction: `To call a tool, write ${t.open}call:NAME{key:value,...}${t.close}, with every string between ${t.quote} delimiters (key:${t.quote}text${t.quote}) and numbers, booleans, lists and objects as they are; one block per call:`,
+    formatCalls: (calls) => calls.map((c) => `${t.open}call:${c.name}${gemmaValue(argumentsObject(c.arguments), t.quote)}${t.close}`).join(""),
+    resultOpen: (r, i) => `${i > 0 ? "\n" : ""}${result.open}response:${r.name}{${r.isError ? "error" : "value"}:${t.quote}`,
+    resultClose: () => `${t.quote}}${result.close}`,
+    resultsAre: `${result.open} blocks`,
+  };
+}
+const GEMMA4_FAMILY = gemmaFamily("gemma4", GEMMA4, { open: "<|tool_response>", close: "<tool_response|>" });
+const FUNCTION_GEMMA_FAMILY = gemmaFamily("functiongemma", FUNCTION_GEMMA, { open: "<start_function_response>", close: "<end_function_response>" });
+
+/** `<P invoke name="N"><P parameter name="K">V</P parameter></P invoke>` under a family's prefix. */
+const invokeXml = (c: ToolCall, prefix: string, typed: boolean): string =>
+  `<${prefix}invoke name="${attr(c.name)}">\n${argumentEntries(c)
+    .map(([k, v, isString]) => `<${prefix}parameter name="${attr(k)}"${typed ? ` string="${isString}"` : ""}>${v}</${prefix}parameter>\n`)
+    .join("")}</${prefix}invoke>`;
+
+/** DeepSeek V3.2 and V4: DSML invokes in a block; results in `<function_results>`. */
+function dsmlFamily(format: PromptFormat, open: string, close: string): PromptFamily {
+  return {
+    format,
+    instruction: `To call tools, write ${open}, then for each call <｜DSML｜invoke name="NAME"> with each argument as <｜DSML｜parameter name="KEY" string="true">text</｜DSML｜parameter> (string="false" and JSON for anything but a string) and </｜DSML｜invoke>; end with ${close}:`,
+    formatCalls: (calls) => `${open}\n${calls.map((c) => `${invokeXml(c, "｜DSML｜", true)}\n`).join("")}${close}`,
+    resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<function_results>\n<result name="${attr(r.name)}"${r.isError ? ' error="true"' : ""}>`,
+    resultClose: () => "</result>\n</function_results>",
+    resultsAre: "<function_results> blocks",
+  };
+}
+
+/** MiniMax M2: invokes inside `<minimax:tool_call>`; results in `<response>`. */
+const MINIMAX_FAMILY: PromptFamily = {
+  format: "minimax",
+  instruction: `To call tools, write ${MINIMAX.open}, then for each call <invoke name="NAME"> with each argument as <parameter name="KEY">value</parameter> and </invoke>; end with ${MINIMAX.close}:`,
+  formatCalls: (calls) => `${MINIMAX.open}\n${calls.map((c) => `${invokeXml(c, "", false)}\n`).join("")}${MINIMAX.close}`,
+  resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<response name="${attr(r.name)}"${r.isError ? ' error="true"' : ""}>`,
+  resultClose: () => "</response>",
+  resultsAre: "<response> blocks",
+};
+
+/** StepFun step3: steptml invokes between its call tokens. */
+const STEP3_FAMILY: PromptFamily = {
+  format: "step3",
+  instruction: `To call tools, write ${STEP3.open}, then for each call ${STEP3.callBegin}function${STEP3.sep}<steptml:invoke name="NAME"> with each argument as <steptml:parameter name="KEY">value</steptml:parameter>, </steptml:invoke> and ${STEP3.callEnd}; end with ${STEP3.close}:`,
+  formatCalls: (calls) =>
+    `${STEP3.open}\n${calls.map((c) => `${STEP3.callBegin}function${STEP3.sep}${invokeXml(c, "steptml:", false)}${STEP3.callEnd}\n`).join("")}${STEP3.close}`,
+  ...toolResponse,
+};
+
+/** Hunyuan A13B: a JSON list of calls in `<tool_calls>`. */
+const HUNYUAN: PromptFamily = {
+  format: "hunyuan",
+  instruction: "To call tools, write <tool_calls>, a JSON list of calls, and </tool_calls>:",
+  formatCalls: (calls) => `<tool_calls>[${calls.map(callJson).join(", ")}]</tool_calls>`,
+  ...toolResponse,
+};
+
+/** `name(key=value, ...)` with Python literals, as LFM2 and OLMo 3 write calls. */
+const pythonCall = (c: ToolCall): string =>
+  `${c.name}(${Object.entries(argumentsObject(c.arguments)).map(([k, v]) => `${k}=${pythonValue(v)}`).join(", ")})`;
+
+/** LFM2: a Python list of calls between its call tokens; results between its response tokens. */
+const LFM2: PromptFamily = {
+  format: "lfm2",
+  instruction: "To call tools, write <|tool_call_start|>, a Python list of calls with keyword arguments ([name(key=\"value\")]), and <|tool_call_end|>:",
+  formatCalls: (calls) => `<|tool_call_start|>[${calls.map(pythonCall).join(", ")}]<|tool_call_end|>`,
+  resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<|tool_response_start|>${r.name}${errorMark(r)}: `,
+  resultClose: () => "<|tool_response_end|>",
+  resultsAre: "<|tool_response_start|> blocks",
+};
+
+/** OLMo 3: Python calls, one per line, in `<function_calls>`. */
+const OLMO3_FAMILY: PromptFamily = {
+  format: "olmo3",
+  instruction: `To call tools, write ${OLMO3.open}, one Python call with keyword arguments per line (name(key="value")), and ${OLMO3.close}:`,
+  formatCalls: (calls) => `${OLMO3.open}${calls.map(pythonCall).join("\n")}${OLMO3.close}`,
+  ...toolResponse,
+};
+
+/** xLAM: nothing but a JSON list of calls. */
+const XLAM: PromptFamily = {
+  format: "xlam",
+  instruction: 'To call tools, reply with only a JSON list of calls, [{"name": function name, "arguments": dictionary of argument name and its value}]:',
+  formatCalls: (calls) => `[${calls.map(callJson).join(", ")}]`,
+  ...toolResponse,
+};
+
 const FAMILIES: Record<PromptFormat, PromptFamily> = {
   hermes: HERMES,
   llama: LLAMA,
@@ -180,7 +302,27 @@ const FAMILIES: Record<PromptFormat, PromptFamily> = {
   kimi: KIMI,
   "gpt-oss": GPT_OSS,
   granite: GRANITE,
+  "qwen3-coder": QWEN3_CODER,
+  gemma4: GEMMA4_FAMILY,
+  functiongemma: FUNCTION_GEMMA_FAMILY,
+  "deepseek-v32": dsmlFamily("deepseek-v32", DSML.open32, DSML.close32),
+  "deepseek-v4": dsmlFamily("deepseek-v4", DSML.open4, DSML.close4),
+  minimax: MINIMAX_FAMILY,
+  "seed-oss": SEED_OSS,
+  step3: STEP3_FAMILY,
+  hunyuan: HUNYUAN,
+  lfm2: LFM2,
+  olmo3: OLMO3_FAMILY,
+  xlam: XLAM,
 };
+
+/** DeepSeek V4 and V3.2 write DSML (V3.2-Exp still V3.1's tokens), V3.1 its own tokens, V3/R1 the fenced form. */
+function deepseekFormat(id: string): PromptFormat {
+  if (/v4/.test(id)) return "deepseek-v4";
+  if (/v3\.2(?!-?exp)/.test(id)) return "deepseek-v32";
+  if (/v3\.[1-9]|v3-?[1-9]\b/.test(id)) return "deepseek-v31";
+  return /r1|v3|v2\.5/.test(id) ? "deepseek" : "hermes";
+}
 
 /** Which family a model name says (`meta-llama/Llama-3.3-70B-Instruct`, `deepseek-ai/DeepSeek-V3.1`, `gpt-oss:20b`, ...). */
 export function detectPromptFormat(modelId: string): PromptFormat {
@@ -188,7 +330,17 @@ export function detectPromptFormat(modelId: string): PromptFormat {
   if (/gpt-oss/.test(id)) return "gpt-oss";
   if (/kimi|moonshot/.test(id)) return "kimi";
   if (/glm-?4\.[5-9]|glm-?[5-9]/.test(id)) return "glm";
-  if (/deepseek/.test(id)) return /v3\.[1-9]|v3-?[1-9]\b|v4/.test(id) ? "deepseek-v31" : /r1|v3|v2\.5/.test(id) ? "deepseek" : "hermes";
+  if (/deepseek/.test(id)) return deepseekFormat(id);
+  if (/functiongemma/.test(id)) return "functiongemma";
+  if (/gemma-?4/.test(id)) return "gemma4";
+  if (/minimax-?m[2-9]/.test(id)) return "minimax";
+  if (/seed-oss/.test(id)) return "seed-oss";
+  if (/step-?3/.test(id)) return "step3";
+  if (/hunyuan/.test(id)) return "hunyuan";
+  if (/lfm-?2/.test(id)) return "lfm2";
+  if (/olmo-?3/.test(id)) return "olmo3";
+  if (/xlam/.test(id)) return "xlam";
+  if (/qwen3-?coder/.test(id)) return "qwen3-coder";
   if (/llama/.test(id) && !/hermes|qwen|mistral/.test(id)) return /llama-?[34]|llama[34]/.test(id) ? "llama" : "hermes";
   if (/granite/.test(id)) return /granite-?3/.test(id) ? "granite" : "hermes";
   if (/magistral|devstral|ministral|mistral-(small|medium|large)-(3\.[1-9]|2[5-9]|3\b)/.test(id)) return "mistral-v11";

@@ -171,3 +171,27 @@ export function callsFromPythonic(text: string): ParsedToolCall[] | undefined {
   }
   return calls.length > 0 && r.atEnd() ? calls : undefined;
 }
+
+/** The calls of `f(a=1)\ng()`: bare calls one after another, as OLMo 3 writes them in `<function_calls>`. */
+export function callsFromPythonLines(text: string): ParsedToolCall[] | undefined {
+  const r = new PyReader(text);
+  const calls: ParsedToolCall[] = [];
+  while (!r.atEnd()) {
+    const call = readCall(r);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
+/** A JSON value as a Python literal, as prompts write earlier calls back (`True`, `None`, `{"k": 1}`). */
+export function pythonValue(value: unknown): string {
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (value === null || value === undefined) return "None";
+  if (Array.isArray(value)) return `[${value.map(pythonValue).join(", ")}]`;
+  if (typeof value === "object") {
+    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonValue(v)}`).join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -34,18 +34,27 @@ describe("the fixture corpus", () => {
     const files = new Set(corpus.map((c) => c.file));
     expect([...files].sort()).toEqual([
       "client-formats.json",
+      "deepseek-dsml.json",
       "deepseek.json",
+      "gemma.json",
       "glm.json",
       "granite-firefunction-command.json",
       "harmony.json",
       "hermes.json",
+      "hunyuan.json",
       "json-in-text.json",
       "kimi.json",
+      "lfm2.json",
       "llama-pythonic.json",
       "llama.json",
+      "minimax.json",
       "mistral.json",
       "negative.json",
+      "olmo3.json",
       "repair.json",
+      "seed-oss.json",
+      "step3.json",
+      "xlam.json",
     ]);
   });
 });
