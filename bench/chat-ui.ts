@@ -5,6 +5,8 @@
  *     the terminal, from /proc/PID/io), and the delay from a keystroke to its echo in the
  *     input box. Flat means the last tenth costs what the first did (ratio last/first);
  *   - the time from starting `toolbridge chat` to its prompt, with a server that hangs;
+ *   - the time from Ctrl-D to the shell reading the next line typed, with the bundled time
+ *     server, beside a bare node that exits on Ctrl-D in the same kind of pane;
  *   - the time `toolbridge --version` takes.
  * Needs tmux and Linux's /proc. BENCH_CHAT_TOKENS overrides the answer's length.
  */
@@ -129,6 +131,46 @@ async function promptTime(home: string): Promise<void> {
   }
 }
 
+/**
+ * Median ms from pressing Ctrl-D in `command` (once it shows `ready`) until the shell that
+ * started it has read a line typed right after: what the person waits before their next command.
+ */
+async function timeToShell(command: string[], ready: string, home: string, runs: number): Promise<number> {
+  const times: number[] = [];
+  const shell = ["/bin/sh", "-c", `"$0" "$@"; read -r line; printf 'shell read [%s]\\n' "$line"`];
+  for (let i = 0; i < runs; i++) {
+    const term = await Tmux.start([...shell, ...command], {
+      env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
+      cwd: home,
+    });
+    try {
+      await term.waitFor((screen) => screen.includes(ready), ready);
+      // Let the servers finish starting: quitting is measured, not start-up.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const start = performance.now();
+      await term.press("C-d");
+      await term.type("next");
+      await term.press("Enter");
+      await term.waitFor(/shell read \[next\]/, "the shell's read");
+      times.push(performance.now() - start);
+    } finally {
+      await term.close();
+    }
+  }
+  return median(times);
+}
+
+async function quitTime(home: string, config: string): Promise<void> {
+  const server = await startVllmServer({ replies: [] });
+  try {
+    const chat = await timeToShell([process.execPath, CLI, "chat", "--base-url", server.url, "--config", config], "message, or /help", home, 5);
+    const bare = await timeToShell([process.execPath, "-e", `process.stdin.setRawMode(true); console.log("ready"); process.stdin.on("data", (d) => { if (d.includes(4)) process.exit(0); })`], "ready", home, 5);
+    console.log(`\nchat quit (Ctrl-D) to the shell reading the next line, time server: median ${chat.toFixed(0)} ms of 5; a bare node quitting on Ctrl-D: ${bare.toFixed(0)} ms; chat - bare: ${(chat - bare).toFixed(0)} ms`);
+  } finally {
+    await server.close();
+  }
+}
+
 function versionTime(): void {
   const times: number[] = [];
   for (let i = 0; i < 10; i++) {
@@ -153,6 +195,7 @@ export async function run(): Promise<void> {
     if (!process.env.BENCH_CHAT_ONLY_STREAM) {
       versionTime();
       await promptTime(home);
+      await quitTime(home, config);
     }
     await streaming(home, config);
   } finally {

@@ -2,8 +2,9 @@
  * The gateway (`toolbridge gateway`, the built CLI in a process of its own) against a scripted
  * OpenAI-compatible upstream on 127.0.0.1, with the `openai` SDK as the client:
  *   1. added latency: the same streamed request without tools, straight to the upstream and
- *      through the gateway, alternating so that load hits both alike; p50 and p99 of each.
- *      Goal: under 2 ms added. Measured twice: the gateway in this process (its own cost, no
+ *      through the gateway's chat completions (the `openai` SDK) and Messages API (the
+ *      `@anthropic-ai/sdk`), alternating so that load hits all alike; p50 and p99 of each.
+ *      Goal: under 1 ms added. Measured twice: the gateway in this process (its own cost, no
  *      scheduling between processes) and the gateway as deployed, a process of its own.
  *   2. 200 concurrent streamed conversations, each a tool call (the bundled time server's
  *      get-date, over stdio) and an answer: errors (goal 0), conversations per second, the
@@ -16,14 +17,15 @@ import type { AddressInfo } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { GatewayModels } from "../src/gateway/models.js";
 import { startGateway as startInProcess } from "../src/gateway/server.js";
 import { createChatModel } from "../src/llm/create-model.js";
 import { Hub } from "../src/mcp/hub.js";
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const MODEL = "bench-model";
+export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+export const MODEL = "bench-model";
 const LATENCY_ROUNDS = 300;
 const WARMUP = 30;
 const CONVERSATIONS = 200;
@@ -32,7 +34,7 @@ const CONVERSATIONS = 200;
  * Answers by the conversation, not by a script: a request whose last message is a tool result
  * gets the answer, any other a get-date call; so concurrent conversations cannot take each other's replies.
  */
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk: Buffer) => (raw += chunk.toString()));
@@ -73,18 +75,18 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
   };
 }
 
-interface Gateway {
+export interface Gateway {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-async function startGateway(upstream: string, config: Record<string, unknown>, dir: string): Promise<Gateway> {
+export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = []): Promise<Gateway> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL], {
+  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir },
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: join(dir, "state") },
   });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -108,7 +110,7 @@ async function startGateway(upstream: string, config: Record<string, unknown>, d
 }
 
 /** Resident memory of a process, from /proc (MiB). */
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(line?.[1] ?? 0) / 1024;
 }
@@ -119,7 +121,7 @@ async function heapUsedMiB(url: string): Promise<number> {
   return Number(/^toolbridge_gateway_nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 2 ** 20;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
@@ -130,8 +132,15 @@ async function streamOnce(client: OpenAI, withUsage = true): Promise<string> {
   return text;
 }
 
+async function streamMessage(client: Anthropic): Promise<string> {
+  const stream = await client.messages.create({ model: MODEL, max_tokens: 64, messages: [{ role: "user", content: "What is the date?" }], stream: true });
+  let text = "";
+  for await (const event of stream) if (event.type === "content_block_delta" && event.delta.type === "text_delta") text += event.delta.text;
+  return text;
+}
+
 /** A gateway in this process, with no MCP server, in front of the upstream. */
-async function startHere(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startHere(upstream: string): Promise<{ url: string; stop(): Promise<void> }> {
   const hub = await Hub.connect({});
   const llm = { baseURL: upstream, model: MODEL };
   const gateway = await startInProcess({ port: 0, hub, models: new GatewayModels(await createChatModel(llm, {}), llm, {}), settings: { approve: "ask", servers: {} } });
@@ -147,15 +156,22 @@ async function startHere(upstream: string): Promise<{ url: string; stop(): Promi
 async function addedLatency(upstream: string, where: string, gateway: { url: string; stop(): Promise<void> }): Promise<void> {
   try {
     const direct = new OpenAI({ baseURL: upstream, apiKey: "none", maxRetries: 0 });
-    const through = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 });
-    const times = { direct: [] as number[], gateway: [] as number[] };
+    const chat = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 });
+    const messages = new Anthropic({ baseURL: gateway.url, apiKey: "none", maxRetries: 0 });
+    const paths = {
+      "straight to upstream": () => streamOnce(direct),
+      "chat completions": () => streamOnce(chat),
+      messages: () => streamMessage(messages),
+    };
+    type Path = keyof typeof paths;
+    const times: Record<Path, number[]> = { "straight to upstream": [], "chat completions": [], messages: [] };
     // CPU time of this process per request: with the gateway here, what it costs whatever the machine's load.
-    const cpu = { direct: 0, gateway: 0 };
+    const cpu: Record<Path, number> = { "straight to upstream": 0, "chat completions": 0, messages: 0 };
     for (let i = 0; i < WARMUP + LATENCY_ROUNDS; i++) {
-      for (const [name, client] of [["direct", direct], ["gateway", through]] as const) {
+      for (const [name, once] of Object.entries(paths) as [Path, () => Promise<string>][]) {
         const cpuStart = process.cpuUsage();
         const started = performance.now();
-        const text = await streamOnce(client);
+        const text = await once();
         const elapsed = performance.now() - started;
         const used = process.cpuUsage(cpuStart);
         if (text !== "It is 7 January 2026.") throw new Error(`${name}: unexpected answer ${JSON.stringify(text)}`);
@@ -165,19 +181,24 @@ async function addedLatency(upstream: string, where: string, gateway: { url: str
         }
       }
     }
-    const d = times.direct.sort((a, b) => a - b);
-    const g = times.gateway.sort((a, b) => a - b);
+    for (const list of Object.values(times)) list.sort((a, b) => a - b);
+    const d = times["straight to upstream"];
     console.log(`\ngateway: added latency, one streamed turn without tools, the gateway ${where} (${LATENCY_ROUNDS} each, alternating)`);
-    const cpuPer = (name: keyof typeof cpu) => +(cpu[name] / LATENCY_ROUNDS).toFixed(2);
-    console.table({
-      "straight to upstream": { p50_ms: +percentile(d, 50).toFixed(2), p99_ms: +percentile(d, 99).toFixed(2), cpu_ms_here: cpuPer("direct") },
-      "through the gateway": { p50_ms: +percentile(g, 50).toFixed(2), p99_ms: +percentile(g, 99).toFixed(2), cpu_ms_here: cpuPer("gateway") },
-      added: {
-        p50_ms: +(percentile(g, 50) - percentile(d, 50)).toFixed(2),
-        p99_ms: +(percentile(g, 99) - percentile(d, 99)).toFixed(2),
-        cpu_ms_here: +(cpuPer("gateway") - cpuPer("direct")).toFixed(2),
-      },
-    });
+    const cpuPer = (name: Path) => +(cpu[name] / LATENCY_ROUNDS).toFixed(2);
+    const rows: Record<string, Record<string, number>> = {};
+    for (const name of Object.keys(paths) as Path[]) {
+      const t = times[name];
+      rows[name] = { p50_ms: +percentile(t, 50).toFixed(2), p99_ms: +percentile(t, 99).toFixed(2), cpu_ms_here: cpuPer(name) };
+    }
+    for (const name of ["chat completions", "messages"] as const) {
+      const t = times[name];
+      rows[`added: ${name}`] = {
+        p50_ms: +(percentile(t, 50) - percentile(d, 50)).toFixed(2),
+        p99_ms: +(percentile(t, 99) - percentile(d, 99)).toFixed(2),
+        cpu_ms_here: +(cpuPer(name) - cpuPer("straight to upstream")).toFixed(2),
+      };
+    }
+    console.table(rows);
     console.log(`load average during the run: ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
   } finally {
     await gateway.stop();
@@ -237,17 +258,18 @@ async function concurrentConversations(upstream: string, dir: string): Promise<v
   }
 }
 
-export async function run(): Promise<void> {
+/** `only: "latency"` runs the added-latency part alone. */
+export async function run(only?: "latency"): Promise<void> {
   const upstream = await startUpstream();
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-bench-gateway-"));
   try {
     await addedLatency(upstream.url, "in this process", await startHere(upstream.url));
     await addedLatency(upstream.url, "in a process of its own", await startGateway(upstream.url, { mcpServers: {} }, dir));
-    await concurrentConversations(upstream.url, dir);
+    if (only !== "latency") await concurrentConversations(upstream.url, dir);
   } finally {
     await upstream.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run(process.argv[2] === "latency" ? "latency" : undefined);

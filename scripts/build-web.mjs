@@ -5,12 +5,14 @@ import { build } from "esbuild";
 const out = new URL("../dist/web/", import.meta.url);
 await mkdir(out, { recursive: true });
 await build({
-  entryPoints: [new URL("../src/web/app.ts", import.meta.url).pathname],
+  entryPoints: [new URL("../src/web/main.tsx", import.meta.url).pathname],
   bundle: true,
   minify: true,
   format: "esm",
   target: "es2022",
   platform: "browser",
+  jsx: "automatic",
+  jsxImportSource: "preact",
   outfile: new URL("app.js", out).pathname,
   logLevel: "warning",
 });

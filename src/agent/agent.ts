@@ -1,12 +1,12 @@
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
-import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
 import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
-import { parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
+import { matchesFormat, parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
@@ -28,6 +28,15 @@ export interface AgentOptions {
   toolChoice?: ToolChoice;
   temperature?: number;
   maxTokens?: number;
+  /** Sent with every model request as they are. */
+  generation?: GenerationSettings;
+  /**
+   * The form the final answer must take. Requests that offer tools go without it (a
+   * constrained reply could not call a tool); their text is held back, and shown as
+   * reasoning when the reply calls tools. A final reply that does not match is asked for
+   * again, without tools and with the format.
+   */
+  responseFormat?: ResponseFormat;
   toolMode?: ToolMode;
   /** Which of the host's tools are offered (e.g. the config's `toolAllowList`); absent means all. */
   toolFilter?: ToolFilter;
@@ -64,6 +73,7 @@ interface Reply {
   text: string;
   reasoning: string;
   toolCalls: ToolCall[];
+  finish?: FinishReason;
 }
 
 const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
@@ -227,22 +237,37 @@ export class Agent {
     let reasoning = "";
 
     let clientToolCalls: ToolCall[] | undefined;
+    let finishReason: FinishReason | undefined;
     if (input !== null) add({ role: "user", content: typeof input === "string" ? input : [...input] });
     const offer = this.toolOffer.startTurn(this.catalog);
+    const format = this.options.responseFormat;
+    // Set once a final reply missed the response format: the next request asks for it without tools.
+    let reformat = false;
     try {
       for (;;) {
         const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
         if (limit) stopReason = limit;
         this.catalog.refresh();
-        const tools = limit ? undefined : this.offeredTools(offer);
+        const tools = limit || reformat ? undefined : this.offeredTools(offer);
+        const withTools = tools !== undefined && tools.length > 0;
         iterations += 1;
-        emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools: tools !== undefined && tools.length > 0 });
+        emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools });
         const reply: Reply = { text: "", reasoning: "", toolCalls: [] };
         uncommitted = reply;
-        await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, reply, usage, signal, emit);
+        const hold = format !== undefined && withTools;
+        await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, reply, usage, signal, hold ? holdText(emit) : emit);
         if (signal?.aborted) throw signal.reason;
         reasoning += reply.reasoning;
         uncommitted = undefined;
+        finishReason = reply.finish;
+        if (hold) {
+          const final = reply.toolCalls.length === 0;
+          if (final && !matchesFormat(format, reply.text)) {
+            reformat = true;
+            continue;
+          }
+          if (reply.text !== "") emit(final ? { type: "text-delta", text: reply.text } : { type: "reasoning-delta", text: reply.text });
+        }
         if (limit || reply.toolCalls.length === 0) {
           // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
           add(assistantMessage(reply.text, reply.reasoning, []));
@@ -315,6 +340,7 @@ export class Agent {
       messages: added,
       ...(error ? { error } : {}),
       ...(clientToolCalls ? { clientToolCalls } : {}),
+      ...(finishReason ? { finishReason } : {}),
     };
     emit({ type: "turn-end", turn });
     return turn;
@@ -337,6 +363,8 @@ export class Agent {
         request.tools = offered;
         if (this.options.toolChoice) request.toolChoice = this.options.toolChoice;
       }
+      if (this.options.generation) Object.assign(request, this.options.generation);
+      if (this.options.responseFormat && !offered) request.responseFormat = this.options.responseFormat;
       if (this.options.temperature !== undefined) request.temperature = this.options.temperature;
       if (this.options.maxTokens !== undefined) request.maxTokens = this.options.maxTokens;
       if (signal) request.signal = signal;
@@ -358,6 +386,9 @@ export class Agent {
               reply.reasoning += event.text;
               emit(event);
               break;
+            case "logprobs":
+              emit(event);
+              break;
             case "tool-call":
               reply.toolCalls.push(event.call);
               break;
@@ -368,6 +399,7 @@ export class Agent {
               emit(event);
               break;
             case "finish":
+              reply.finish = event.reason;
               break;
           }
         }
@@ -411,6 +443,13 @@ export class Agent {
     }
     return view;
   }
+}
+
+/** The events of a reply whose text waits for the reply to end (see AgentOptions.responseFormat). */
+function holdText(emit: (event: AgentEvent) => void): (event: AgentEvent) => void {
+  return (event) => {
+    if (event.type !== "text-delta") emit(event);
+  };
 }
 
 function assistantMessage(text: string, reasoning: string, toolCalls: ToolCall[]): Message {

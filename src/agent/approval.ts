@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { HubTool } from "../mcp/types.js";
 
 /**
@@ -68,7 +69,7 @@ export type PolicyVerdict = { allowed: true; because: "all" | "trusted-server" |
 export class ApprovalPolicy {
   readonly mode: ApprovalMode;
   private readonly servers: Readonly<Record<string, ServerApprovalConfig>>;
-  // Exposed tool names the person allowed for the rest of the session.
+  // Tools the person allowed for the rest of the session, by server and definition (toolIdentity).
   private readonly sessionAllowed = new Set<string>();
   // Servers the person let sample for the rest of the session.
   private readonly samplingAllowed = new Set<string>();
@@ -85,12 +86,21 @@ export class ApprovalPolicy {
     const listed = [...(server?.autoApprove ?? []), ...(server?.alwaysAllow ?? [])];
     if (listed.includes(tool.originalName) || listed.includes(tool.name)) return { allowed: true, because: "listed" };
     if (this.mode === "readonly" && tool.annotations?.readOnlyHint === true) return { allowed: true, because: "read-only" };
-    if (this.sessionAllowed.has(tool.name)) return { allowed: true, because: "session" };
+    if (this.sessionAllowed.has(toolIdentity(tool))) return { allowed: true, because: "session" };
     return { allowed: false };
   }
 
-  allowForSession(toolName: string): void {
-    this.sessionAllowed.add(toolName);
+  /** Allows this tool as it is defined now, on its server: another server's tool of that name, or a new definition, asks again. */
+  allowForSession(tool: HubTool): void {
+    this.sessionAllowed.add(toolIdentity(tool));
+  }
+
+  /**
+   * Whether a server's resources and prompts may be read where nobody can be asked (the hub's
+   * MCP endpoint): with mode `all`, with `readonly` (reading is all they do), or from a trusted server.
+   */
+  readsUnasked(server: string): boolean {
+    return this.mode !== "ask" || (Object.hasOwn(this.servers, server) && this.servers[server]?.trust === true);
   }
 
   /** Sampling runs unasked only with mode `all`, for a trusted server, or one allowed for the session. */
@@ -104,6 +114,28 @@ export class ApprovalPolicy {
   allowSamplingForSession(server: string): void {
     this.samplingAllowed.add(server);
   }
+}
+
+/**
+ * What an approval binds to: the server, the tool's own name and a hash of what the person
+ * was shown and the model reads (description, input schema, annotations). The exposed name
+ * is left out: it follows the registry (alpha's `sync` may become beta's), the tool does not.
+ */
+export function toolIdentity(tool: HubTool): string {
+  const definition = canonicalJson([tool.originalName, tool.description ?? null, tool.inputSchema, tool.annotations ?? null]);
+  return `${tool.server}\u0000${tool.originalName}\u0000${createHash("sha256").update(definition).digest("base64url")}`;
+}
+
+/** JSON with object keys sorted, so that the same definition hashes the same however the server orders it. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 /** How the agent gets a decision for one call: the policy, then (when it says ask) the person, if there is one. */
@@ -120,7 +152,7 @@ export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reas
 export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
   if (approval.policy.verdict(request.tool).allowed) return { run: true };
   const ask = approval.ask;
-  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowForSession(request.tool.name));
+  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowForSession(request.tool));
 }
 
 /** The same decision for a sampling request. */

@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress } from "../mcp/types.js";
-import type { ContentPart, Message, ToolCall, Usage } from "../llm/types.js";
+import type { ContentPart, FinishReason, Message, TokenLogprob, ToolCall, Usage } from "../llm/types.js";
 
 /**
  * What the agent reports while it works. Every consumer (the CLI, tests, a library user)
@@ -10,6 +10,8 @@ export type AgentEvent =
   | { type: "model-request"; iteration: number; toolCount: number; withTools: boolean }
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
+  /** Log probabilities of the model's tokens, when asked for (AgentOptions.generation.logprobs). */
+  | { type: "logprobs"; content: TokenLogprob[] }
   /** `arguments` is the parsed object when the model's text was valid JSON, else the raw text. */
   | { type: "tool-call-started"; id: string; name: string; arguments: Record<string, unknown> | string }
   | { type: "tool-progress"; id: string; name: string; progress: Progress }
@@ -96,4 +98,6 @@ export interface TurnResult {
   error?: TurnError;
   /** With stopReason "client-tools": the calls for the caller to run; their results continue the conversation. */
   clientToolCalls?: ToolCall[];
+  /** How the model ended its last reply ("length": cut at maxTokens). */
+  finishReason?: FinishReason;
 }

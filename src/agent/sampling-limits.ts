@@ -24,6 +24,11 @@ export class SamplingBudget {
    * Counts a request of at most `maxTokens` against the server's minute; returns why it may
    * not run (one line), or a function that puts the tokens it really used in place of the estimate.
    */
+  /** The most tokens one request of the server may ask for: all its minute may spend. */
+  maxTokensPerRequest(server: string): number {
+    return { ...DEFAULT_SAMPLING_LIMITS, ...this.limitsFor(server) }.maxTokensPerMinute;
+  }
+
   take(server: string, maxTokens: number): { refused: string } | { settle: (usedTokens: number) => void } {
     const limits = { ...DEFAULT_SAMPLING_LIMITS, ...this.limitsFor(server) };
     const entries = this.recent(server);

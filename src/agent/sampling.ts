@@ -21,6 +21,8 @@ export interface SamplingOptions {
   /** How tools offered in a sampling request reach the model (default auto: native, prompt when refused). */
   toolMode?: ToolMode;
   toolCalling?: ToolCallingMiddlewares;
+  /** The llm section's maxTokens: no sampling answer is asked to be longer. */
+  maxTokens?: number;
   now?: () => number;
 }
 
@@ -36,7 +38,9 @@ const SHOWN_MESSAGE_CHARS = 500;
 export function createSamplingHandler(options: SamplingOptions): SamplingHandler {
   const servers = options.servers ?? {};
   const budget = new SamplingBudget((server) => servers[server]?.sampling ?? {}, options.now);
-  return async (request, { server, signal }) => {
+  return async (asked, { server, signal }) => {
+    // A server may ask for a billion tokens; it gets at most what its minute may spend, and llm.maxTokens.
+    const request = { ...asked, maxTokens: Math.min(asked.maxTokens, budget.maxTokensPerRequest(server), options.maxTokens ?? Infinity) };
     const name = pickModel(request, servers[server]?.sampling?.model, options.knownModels ?? []);
     const model = await options.model(name);
     const outcome = await decideSampling(

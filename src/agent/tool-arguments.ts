@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { locateJsonSyntaxError } from "../config/json-syntax.js";
-import type { JsonSchema, ToolCall } from "../llm/types.js";
+import type { JsonSchema, ResponseFormat, ToolCall } from "../llm/types.js";
 
 /**
  * Checks the arguments a model wrote for a tool, in every tool mode (native calls and calls
@@ -113,4 +113,16 @@ function argumentName(instancePath: string): string {
 
 function joinPath(parent: string, child: string): string {
   return parent === "" ? child : `${parent}.${child}`;
+}
+
+/**
+ * Whether an answer's text is what a response format asks for: a JSON object, matching the
+ * schema when there is one. A provider's own constraint cannot be checked here, so never matches.
+ */
+export function matchesFormat(format: ResponseFormat, text: string): boolean {
+  if (format.type !== "json") return false;
+  const parsed = parseToolArguments(text);
+  if (!parsed.ok || text.trim() === "") return false;
+  const validate = format.schema ? validatorFor(format.schema) : null;
+  return validate === null || validate(parsed.arguments) === true;
 }

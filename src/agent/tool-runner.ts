@@ -1,5 +1,6 @@
 import type { ToolCall } from "../llm/types.js";
-import { decideApproval, refusalMessage, type Approval } from "./approval.js";
+import type { HubTool } from "../mcp/types.js";
+import { decideApproval, refusalMessage, toolIdentity, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
@@ -17,6 +18,9 @@ export interface RunToolsContext {
   skipped: ReadonlyMap<ToolCall, string>;
 }
 
+/** A tool that keeps changing under its approval is given up after this many decisions. */
+const MAX_DECISIONS = 3;
+
 export const CANCELLED_RESULT = "Cancelled: the user stopped this turn before the tool finished.";
 
 /** Runs one reply's tool calls concurrently; records come back in the model's order. */
@@ -25,7 +29,8 @@ export function runToolCalls(calls: readonly ParsedToolCall[], context: RunTools
 }
 
 async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
-  const started = performance.now();
+  // The call's duration is the tool's: it starts again once the call is approved, so time spent asking is not counted.
+  let started = performance.now();
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
 
   // `shown` is what a display summarises: the tool's own words, without what marks them for the model.
@@ -49,7 +54,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   const skipReason = context.skipped.get(call);
   if (skipReason !== undefined) return refuse("repeated", skipReason, parsed.ok ? parsed.arguments : undefined);
 
-  const tool = context.catalog.get(call.name);
+  let tool = context.catalog.get(call.name);
   if (!tool) {
     const names = context.catalog.tools.map((t) => t.name);
     return refuse(
@@ -60,13 +65,26 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     );
   }
   if (!parsed.ok) return refuse(parsed.outcome, parsed.message);
-  const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
-  if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
-
-  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
-  const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
-  if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
-  if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
+  // The hub routes by name at the call: if the registry changed since the model saw the list, or
+  // while the person decided, that name may now be another server's tool or a new definition.
+  // What would run now is decided about (asked about) again, a few times at most.
+  for (let decisions = 1; ; decisions++) {
+    const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
+    if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
+    if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+    const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+    if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
+    if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
+    const decided: HubTool = tool;
+    const current = context.host.tools().find((candidate) => candidate.name === decided.name);
+    // The same object while the registry is unchanged: the hashes are only for a rebuilt one.
+    if (current === tool || (current && toolIdentity(current) === toolIdentity(tool))) break;
+    if (!current || decisions === MAX_DECISIONS) {
+      return refuse("call-failed", `Not run: "${tool.name}" changed (its server or its definition) before it could run. Call it again if it is still the tool you need.`, parsed.arguments);
+    }
+    tool = current;
+  }
+  started = performance.now();
   try {
     const pending = context.host.callTool(tool.name, parsed.arguments, {
       ...(context.signal ? { signal: context.signal } : {}),

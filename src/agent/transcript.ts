@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Message } from "../llm/types.js";
@@ -92,9 +93,19 @@ export function parseTranscript(text: string, source = "transcript"): Transcript
   return { header, messages };
 }
 
-/** Written 0600, an existing file included: a conversation is the user's alone. */
-export async function saveTranscript(path: string, messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {}): Promise<void> {
-  const file = await open(path, "w", 0o600);
+/**
+ * Written 0600, an existing file included: a conversation is the user's alone. A symbolic
+ * link at `path` is never followed (the write fails with ELOOP); with `overwrite: false` an
+ * existing file is left alone (EEXIST).
+ */
+export async function saveTranscript(
+  path: string,
+  messages: readonly Message[],
+  meta: Omit<Partial<TranscriptHeader>, "format" | "version"> = {},
+  { overwrite = true }: { overwrite?: boolean } = {},
+): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (overwrite ? constants.O_TRUNC : constants.O_EXCL);
+  const file = await open(path, flags, 0o600);
   try {
     // The mode given to open() applies only to a file it creates.
     await file.chmod(0o600);

@@ -43,6 +43,7 @@ export function cliClientHandlers(inputs: ClientHandlerInputs): ClientHandlers {
       servers: config.mcpServers,
       knownModels,
       ...(inputs.llm.toolMode !== undefined ? { toolMode: inputs.llm.toolMode } : {}),
+      ...(inputs.llm.maxTokens !== undefined ? { maxTokens: inputs.llm.maxTokens } : {}),
     }),
   };
 }

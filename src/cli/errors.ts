@@ -71,6 +71,15 @@ export function warn(message: string, env: Env = process.env, stderr: NodeJS.Wri
 }
 
 /**
+ * As warn, with a URL the user must use as it is (their own login page) after the message:
+ * the message is redacted, the URL is not. `href` is a parsed URL's, so it holds no control character.
+ */
+export function warnWithUrl(message: string, href: string, env: Env = process.env, stderr: NodeJS.WriteStream = process.stderr): void {
+  const c = colorsFor(stderr, env);
+  stderr.write(`${c.yellow("toolbridge:")} ${cleanTerminalText(redactSecrets(message))} ${href}\n`);
+}
+
+/**
  * Wraps a commander action so that whatever it throws becomes one line on stderr and an
  * exit code, never a stack trace.
  */

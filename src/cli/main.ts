@@ -5,6 +5,7 @@ import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
 import { registerGateway } from "./commands/gateway.js";
 import { registerAuthCommands } from "./commands/auth.js";
+import { registerMcpCommands } from "./commands/mcp.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
 
@@ -15,6 +16,7 @@ const program = new Command("toolbridge")
 registerHubCommands(program);
 registerAgentCommands(program);
 registerAuthCommands(program);
+registerMcpCommands(program);
 registerServe(program);
 registerGateway(program);
 reportUsageErrors(program);

@@ -4,10 +4,9 @@ import { userOAuthDir } from "../config/locate.js";
 import type { ServerConfig } from "../config/schema.js";
 import { HubError } from "../mcp/errors.js";
 import { Hub, type HubOptions } from "../mcp/hub.js";
-import { toRoot } from "../mcp/roots.js";
+import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
-import { errorLine, ExitCode, UsageError, warn } from "./errors.js";
-import { openInBrowser } from "./open-browser.js";
+import { ExitCode, UsageError, warn } from "./errors.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */
@@ -40,12 +39,6 @@ export interface OpenHubOptions {
    * shows each server's state). The chat's prompt opens at once this way.
    */
   background?: boolean;
-  /**
-   * Log in through the browser to servers that ask for it; default: when on a terminal and not
-   * `background` (whose servers are still connecting, so which ones ask would be a race: the
-   * front end offers their logins itself, with consent).
-   */
-  login?: boolean;
 }
 
 export interface OpenedHub {
@@ -80,7 +73,9 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const loaded = loadConfig({ file: options.config, cwd: options.cwd ?? process.cwd(), env });
   for (const warning of loaded.warnings) warn(`${loaded.path}: ${warning}`, env);
   const only = options.only ?? options.serverFor?.(Object.keys(loaded.config.mcpServers));
-  const servers = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
+  const chosen = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
+  // With no roots given anywhere, a server keeps the directories its arguments name (see directoryArguments).
+  const servers = options.roots?.length || loaded.config.roots ? chosen : withArgumentRoots(chosen);
   // Started first, so that what it throws at once (a bad flag) comes before any server starts.
   const besides = alongside ? alongside(loaded.config) : Promise.resolve(undefined as T);
   const controller = new AbortController();
@@ -135,7 +130,6 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     }
     if (connected.status === "rejected") throw connected.reason;
     if (extra.status === "rejected") throw extra.reason;
-    if (options.login ?? (!options.background && process.stdin.isTTY && process.stderr.isTTY)) await logInWhereAsked(connected.value, env);
     const needed = only === undefined ? undefined : connected.value.servers()[0];
     if (needed && needed.status !== "connected") throw new Error(unavailable(needed));
     if ((options.warnFailures ?? true) && !options.background) {
@@ -200,23 +194,19 @@ function unmatchedToolNames(hub: Hub, config: ResolvedConfig): string[] {
   return lines;
 }
 
+function withArgumentRoots(servers: Record<string, ServerConfig>): Record<string, ServerConfig> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, config]) => {
+      const named = config.roots ? [] : directoryArguments(config);
+      return [name, named.length > 0 ? { ...config, roots: named } : config];
+    }),
+  );
+}
+
 function onlyServer(servers: Record<string, ServerConfig>, name: string): Record<string, ServerConfig> {
   const config = servers[name];
   if (config === undefined) throw new UsageError(`unknown server "${name}"; servers: ${Object.keys(servers).join(", ") || "none"}`);
   return { [name]: config };
-}
-
-/**
- * The browser login, one server after the other, for each server that asks for one: at its first
- * use, and in chat after a turn in which a server wanted a new login (a refresh that failed, more scope).
- */
-export async function logInWhereAsked(hub: Hub, env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  for (const state of hub.servers()) {
-    if (!state.needsLogin) continue;
-    await hub.login(state.name, (url) => openInBrowser(state.name, url, env)).catch((error: unknown) => {
-      warn(`could not log in to server "${state.name}": ${errorLine(error)}`, env);
-    });
-  }
 }
 
 function unavailable(state: ServerState): string {

@@ -22,7 +22,7 @@ export function redactUrl(url: string): string {
   } catch {
     return url;
   }
-  if (!/^(https?|wss?):$/.test(parsed.protocol)) return url;
+  if (!/^(https?|wss?|rediss?):$/.test(parsed.protocol)) return url;
   const hadUser = parsed.username !== "" || parsed.password !== "";
   if (hadUser) {
     parsed.username = MASK;
@@ -47,6 +47,34 @@ export function redactSecrets(text: string): string {
     const trail = /[).,;:]+$/.exec(url)?.[0] ?? "";
     return redactUrl(url.slice(0, url.length - trail.length)) + trail;
   });
-  for (const secret of secrets) out = out.replaceAll(secret, MASK);
+  return maskSecrets(out);
+}
+
+/** Every registered secret masked; URLs and the rest of the text as they are. */
+export function maskSecrets(text: string): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, MASK);
   return out;
+}
+
+/**
+ * Every string in a server's answer (a tool result, a resource, a prompt) with the registered
+ * secrets masked: a server that quotes the token it was sent back in an error hands it to the
+ * model and the terminal otherwise. The same object when nothing was masked.
+ */
+export function maskSecretsIn<T>(value: T): T {
+  return secrets.size === 0 ? value : (maskValue(value) as T);
+}
+
+function maskValue(value: unknown): unknown {
+  if (typeof value === "string") return maskSecrets(value);
+  if (value === null || typeof value !== "object") return value;
+  let changed = false;
+  const masked = (item: unknown): unknown => {
+    const out = maskValue(item);
+    if (out !== item) changed = true;
+    return out;
+  };
+  const copy = Array.isArray(value) ? value.map(masked) : Object.fromEntries(Object.entries(value).map(([key, item]) => [key, masked(item)]));
+  return changed ? copy : value;
 }

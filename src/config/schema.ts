@@ -152,6 +152,12 @@ export const GatewayConfigSchema = z.strictObject({
   maxConcurrentPerKey: z.number().int().positive().optional(),
   /** Extra model names clients may ask for, mapped to the upstream's. */
   modelAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
+  /** Requests one key (or, without keys, everyone) may make a minute; no limit unless given. */
+  maxRequestsPerMinute: z.number().int().positive().optional(),
+  /** Where stored responses and shared limits live: redis://host:port (replicas), file:/path, memory:; a file in the state directory unless given. */
+  store: z.string().min(1).optional(),
+  /** How long a stored response is kept (default 7 days). */
+  storeTtlSeconds: z.number().int().positive().optional(),
 });
 
 export const ConfigSchema = z.looseObject({

@@ -1,4 +1,5 @@
 import { isPlainObject } from "./expand-env.js";
+import { ConfigSchema, RemoteServerSchema, StdioServerSchema } from "./schema.js";
 
 /**
  * Keys a config file may hold that toolbridge does not know are usually other hosts' own
@@ -8,24 +9,9 @@ import { isPlainObject } from "./expand-env.js";
  * bundled servers then stand in for the ones it meant to give.
  */
 
-const TOP_LEVEL = ["mcpServers", "servers", "llm", "vllm", "tools", "inputs", "$schema"];
-const SERVER_ENTRY = [
-  "type",
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
-  "includeTools",
-  "excludeTools",
-  "disabled",
-  "startupTimeoutMs",
-  "toolTimeoutMs",
-  "trust",
-  "autoApprove",
-  "alwaysAllow",
-];
+/** The schema's own keys, plus those of the other hosts' shapes it reads (VS Code's `servers`, `inputs`). */
+const TOP_LEVEL = [...Object.keys(ConfigSchema.shape), "servers", "inputs", "$schema"];
+const SERVER_ENTRY = [...new Set([...Object.keys(StdioServerSchema.shape), ...Object.keys(RemoteServerSchema.shape)])];
 
 /** One line per doubtful key: `mcp_servers: unknown key (did you mean "mcpServers"?)`. */
 export function unknownKeyWarnings(data: unknown): string[] {

@@ -1,7 +1,8 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { ConfigError, type JsonPathSegment } from "./errors.js";
 import { isPlainObject } from "./expand-env.js";
 import { ConfigSchema, type Config } from "./schema.js";
+import { didYouMean } from "./unknown-keys.js";
 
 type Issue = z.core.$ZodIssue;
 
@@ -48,8 +49,12 @@ function describeIssue(issue: Issue, base: readonly JsonPathSegment[], root: unk
       return { path, reason: `${issue.format} expected, got ${JSON.stringify(value)}` };
     case "invalid_value":
       return { path, reason: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}` };
-    case "unrecognized_keys":
-      return { path, reason: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}` };
+    case "unrecognized_keys": {
+      const known = knownKeysAt(ConfigSchema, path);
+      const meant = issue.keys.length === 1 ? didYouMean(issue.keys[0]!, known) : undefined;
+      const keys = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+      return { path, reason: meant ? `${keys} (did you mean ${JSON.stringify(meant)}?)` : keys };
+    }
     case "invalid_key":
       return { path: path.slice(0, -1), reason: `invalid key ${JSON.stringify(path[path.length - 1])}: ${issue.issues[0]?.code === "too_small" ? "must not be empty" : (issue.issues[0]?.message ?? "")}` };
     case "too_small":
@@ -93,4 +98,20 @@ function valueAt(root: unknown, path: readonly JsonPathSegment[]): unknown {
     current = (current as Record<string | number, unknown>)[segment];
   }
   return current;
+}
+
+/** The keys the schema knows for the object at `path` (through optional values, records, arrays and unions). */
+function knownKeysAt(schema: z.ZodType, path: readonly JsonPathSegment[]): string[] {
+  if (schema instanceof z.ZodOptional) return knownKeysAt(schema.unwrap() as z.ZodType, path);
+  if (schema instanceof z.ZodUnion) return [...new Set(schema.options.flatMap((option) => knownKeysAt(option as z.ZodType, path)))];
+  const [head, ...rest] = path;
+  if (schema instanceof z.ZodObject) {
+    if (head === undefined) return Object.keys(schema.shape);
+    const inner = (schema.shape as Record<string, z.ZodType>)[String(head)];
+    return inner ? knownKeysAt(inner, rest) : [];
+  }
+  if (head === undefined) return [];
+  if (schema instanceof z.ZodRecord) return knownKeysAt(schema.valueType as z.ZodType, rest);
+  if (schema instanceof z.ZodArray) return knownKeysAt(schema.element as z.ZodType, rest);
+  return [];
 }

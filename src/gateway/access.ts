@@ -19,9 +19,11 @@ export class ApiKeys {
   /** The caller's label; "anonymous" when no keys are configured; undefined when the key is missing or wrong. */
   identify(headers: IncomingHttpHeaders): string | undefined {
     if (!this.required) return "anonymous";
+    // Anthropic's clients send the key as x-api-key.
     const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
-    if (!match) return undefined;
-    const digest = sha256(match[1] as string);
+    const given = match?.[1] ?? headers["x-api-key"];
+    if (typeof given !== "string" || given === "") return undefined;
+    const digest = sha256(given);
     // Every key is compared, so the time taken does not tell which one nearly matched.
     let found: string | undefined;
     for (const entry of this.digests) if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.label;
@@ -67,8 +69,8 @@ export function corsHeaders(origin: string | undefined, allowed: ReadonlySet<str
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-    "access-control-allow-headers": "authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id, x-toolbridge-tool-activity",
-    "access-control-expose-headers": "mcp-session-id, x-toolbridge-shadowed-tools, x-request-id",
+    "access-control-allow-headers": "authorization, x-api-key, anthropic-version, anthropic-beta, content-type, mcp-session-id, mcp-protocol-version, last-event-id, x-toolbridge-tool-activity",
+    "access-control-expose-headers": "mcp-session-id, x-toolbridge-shadowed-tools, x-toolbridge-ignored-tools, x-request-id",
     "access-control-max-age": "600",
     vary: "Origin",
   };

@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { ChatModel } from "../llm/types.js";
+import type { ChatModel, TokenLogprob, Usage } from "../llm/types.js";
 import type { Logger } from "./log.js";
-import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, type FinishReason } from "./openai-wire.js";
-import type { TurnRunner } from "./turns.js";
+import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, wireToolCalls, type Answer } from "./openai-wire.js";
+import { turnLogFields, type TurnRunner } from "./turns.js";
 import { HttpError, sendJson } from "./http.js";
 
 export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
@@ -54,67 +54,83 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
   }
 
   const activity = context.toolActivityHeader || request.toolbridge?.tool_activity === true;
-  const answer = new AnswerBuilder(activity);
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const chunks = new ChunkWriter(id, request.model, created);
   const { res } = context;
   const stream = request.stream === true;
+  const count = request.n ?? 1;
   if (stream) {
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-    writeEvent(res, chunks.delta({ role: "assistant", content: "" }));
+    for (let index = 0; index < count; index++) writeEvent(res, chunks.delta({ role: "assistant", content: "" }, null, index));
   }
-  const turn = await context.runner.run(agentRequest, {
-    model,
-    signal: context.signal,
-    ...(request.temperature != null ? { temperature: request.temperature } : {}),
-    ...((request.max_completion_tokens ?? request.max_tokens) != null ? { maxTokens: (request.max_completion_tokens ?? request.max_tokens) as number } : {}),
-    onEvent: (event) => {
-      const delta = answer.add(event);
-      if (stream && delta && !res.writableEnded) writeEvent(res, chunks.delta(delta));
-    },
-  });
-  logTurn(context, turn);
-  if (turn.status === "aborted" || res.writableEnded) {
+  // `n` choices are n tool loops of their own, run side by side; streamed, their chunks interleave by index.
+  const choices = await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const answer = new AnswerBuilder(activity);
+      const turn = await context.runner.run(agentRequest, {
+        model,
+        signal: context.signal,
+        ...(request.temperature != null ? { temperature: request.temperature } : {}),
+        ...((request.max_completion_tokens ?? request.max_tokens) != null ? { maxTokens: (request.max_completion_tokens ?? request.max_tokens) as number } : {}),
+        onEvent: (event) => {
+          if (event.type === "logprobs") {
+            answer.logprobs.push(...event.content);
+            if (stream && !res.writableEnded) writeEvent(res, chunks.delta({}, null, index, event.content));
+            return;
+          }
+          const delta = answer.add(event);
+          if (stream && delta && !res.writableEnded) writeEvent(res, chunks.delta(delta, null, index));
+        },
+      });
+      logTurn(context, turn);
+      return { answer, turn };
+    }),
+  );
+  if (choices.some(({ turn }) => turn.status === "aborted") || res.writableEnded) {
     res.end();
     return;
   }
-  const failure = turn.status === "failed" ? (turn.error ?? { code: "internal", message: "the turn failed" }) : undefined;
-  const toolCalls = turn.clientToolCalls ?? [];
-  const finishReason: FinishReason = toolCalls.length > 0 ? "tool_calls" : "stop";
+  const failed = choices.find(({ turn }) => turn.status === "failed")?.turn;
+  const failure = failed ? (failed.error ?? { code: "internal", message: "the turn failed" }) : undefined;
+  const usage = sumUsage(choices.map(({ turn }) => turn.usage));
+  const answers = choices.map(({ answer, turn }): Answer => {
+    const toolCalls = turn.clientToolCalls ?? [];
+    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
+  });
   if (!stream) {
     if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);
-    sendJson(res, 200, completionObject(id, request.model, created, { content: answer.content, reasoning: answer.reasoning, toolCalls, finishReason, usage: turn.usage }));
+    sendJson(res, 200, completionObject(id, request.model, created, answers, usage));
     return;
   }
   if (failure) {
     // What OpenAI-compatible servers send when a stream fails after it started.
     writeEvent(res, { error: { message: `Upstream model failed: ${failure.message}`, type: "upstream_error", param: null, code: failure.code } });
   } else {
-    if (toolCalls.length > 0) {
-      writeEvent(res, chunks.delta({ tool_calls: toolCalls.map((call, index) => ({ index, id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) }));
-    }
-    writeEvent(res, chunks.delta({}, finishReason));
-    if (request.stream_options?.include_usage) writeEvent(res, chunks.usage(turn.usage));
+    answers.forEach((answer, index) => {
+      if (answer.toolCalls.length > 0) writeEvent(res, chunks.delta({ tool_calls: wireToolCalls(answer.toolCalls) }, null, index));
+      writeEvent(res, chunks.delta({}, answer.finishReason, index));
+    });
+    if (request.stream_options?.include_usage) writeEvent(res, chunks.usage(usage));
   }
   res.end("data: [DONE]\n\n");
+}
+
+function sumUsage(all: readonly Usage[]): Usage {
+  return all.reduce((sum, usage) => ({
+    inputTokens: sum.inputTokens + usage.inputTokens,
+    outputTokens: sum.outputTokens + usage.outputTokens,
+    totalTokens: sum.totalTokens + usage.totalTokens,
+  }));
 }
 
 function writeEvent(res: ServerResponse, data: unknown): void {
   res.write(`data: ${JSON.stringify(data)}\n\n`);
 }
 
-function logTurn(context: CompletionContext, turn: TurnResult): void {
-  context.log.log(turn.status === "failed" ? "warn" : "info", "chat completion", {
-    requestId: context.requestId,
-    status: turn.status,
-    stopReason: turn.stopReason,
-    rounds: turn.iterations,
-    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
-    usage: turn.usage,
-    durationMs: Math.round(turn.durationMs),
-    ...(turn.error ? { error: turn.error.code } : {}),
-  });
+/** One log line per turn; `what` names the API ("chat completion", "message"). */
+export function logTurn(context: CompletionContext, turn: TurnResult, what = "chat completion"): void {
+  context.log.log(turn.status === "failed" ? "warn" : "info", what, { requestId: context.requestId, ...turnLogFields(turn) });
 }
 
 /**
@@ -125,6 +141,8 @@ function logTurn(context: CompletionContext, turn: TurnResult): void {
 export class AnswerBuilder {
   content = "";
   reasoning = "";
+  /** The tokens' log probabilities, every round's, when the request asked for them. */
+  readonly logprobs: TokenLogprob[] = [];
   private separate = false;
 
   constructor(private readonly activity: boolean) {}

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { jsonNestedDeeperThan, tooDeep } from "../mcp/json-depth.js";
 import { errorBody } from "./openai-wire.js";
 
 /** An answer in OpenAI's error format: `{error: {message, type, param, code}}`. */
@@ -19,24 +20,75 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-export function sendError(res: ServerResponse, error: HttpError): void {
-  sendJson(res, error.status, errorBody(error.message, error.type, error.code), error.headers);
+/** An error body in a wire format's shape; OpenAI's by default. */
+export type ErrorShape = (error: HttpError) => unknown;
+
+export function sendError(res: ServerResponse, error: HttpError, shape: ErrorShape = (e) => errorBody(e.message, e.type, e.code)): void {
+  sendJson(res, error.status, shape(error), error.headers);
 }
 
-/** The JSON body, refused with 413 past `maxBytes` (before reading it all when Content-Length says so). */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const declared = Number(req.headers["content-length"]);
-  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes (gateway.maxRequestBytes)`, "invalid_request_error", "request_too_large");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
+/** How long a client may take to send its whole body. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+const bodies = new WeakMap<IncomingMessage, Promise<unknown>>();
+
+/**
+ * The JSON body, read once: a second call for the same request gets the same body (the server
+ * reads it before the route runs, so that a slow sender holds a connection, not a slot).
+ * Refused with 415 unless sent as application/json (a page elsewhere can send text/plain
+ * without asking the browser first), 413 past `maxBytes` (before reading when Content-Length
+ * says so), 408 when it takes longer than `timeoutMs`, 400 when nested too deep to parse safely.
+ */
+export function readJsonBody(req: IncomingMessage, maxBytes: number, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): Promise<unknown> {
+  let body = bodies.get(req);
+  if (body === undefined) {
+    body = readBody(req, maxBytes, timeoutMs);
+    bodies.set(req, body);
   }
+  return body;
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<unknown> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new HttpError(415, `The request body must be sent as Content-Type: application/json (not ${type || "none"})`, "invalid_request_error", "unsupported_media_type");
+  }
+  const declared = Number(req.headers["content-length"]);
+  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes (gateway.maxRequestBytes)`, "invalid_request_error", "request_too_large", { connection: "close" });
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const bytes = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error?: HttpError) => {
+      clearTimeout(timer);
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      if (error) {
+        // What is left of the body is not read; the connection ends with the answer.
+        req.pause();
+        reject(error);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) stop(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = () => stop(new HttpError(400, "The request body could not be read", "invalid_request_error"));
+    const onClose = () => stop(new HttpError(400, "The client closed the connection before sending its whole body", "invalid_request_error"));
+    const timer = setTimeout(
+      () => stop(new HttpError(408, `The request body took longer than ${timeoutMs} ms to arrive`, "invalid_request_error", "request_timeout", { connection: "close" })),
+      timeoutMs,
+    );
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
+  // JSON.parse and every walk after it would take seconds over a body made of brackets.
+  if (jsonNestedDeeperThan(bytes)) throw new HttpError(400, tooDeep("The request body"), "invalid_request_error");
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch {
     throw new HttpError(400, "The request body is not valid JSON", "invalid_request_error");
   }

@@ -1,4 +1,4 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
+import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
@@ -17,9 +17,11 @@ export interface HubServerPolicy {
 }
 
 /**
- * Every configured server's tools, resources and prompts as one MCP server: tools under the
- * registry's exposed names (the allow-list applied), prompts under their own names (or
- * `server__name` where two servers offer the same), and each tool call judged by the approval policy.
+ * Every configured server's tools, resources and prompts as one MCP server, as far as the
+ * approval policy lets them through unasked (nobody can be asked here): tools under the
+ * registry's exposed names (the allow-list applied), resources and prompts of the servers the
+ * policy lets be read, prompts under their own names (or `server__name` where two servers
+ * offer the same). A call is judged again when it comes: the registry may have changed.
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
@@ -27,8 +29,9 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   server.registerCapabilities({ tools: {}, resources: {}, prompts: {} });
   const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
+  const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
 
-  server.setRequestHandler('tools/list', () => ({ tools: offered().map(toMcpTool) }));
+  server.setRequestHandler('tools/list', () => ({ tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) }));
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const tool = offered().find((candidate) => candidate.name === request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
@@ -42,25 +45,31 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
     }
   });
 
-  server.setRequestHandler('resources/list', async () => ({ resources: (await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
+  server.setRequestHandler('resources/list', async () => ({ resources: readable(await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
   server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: (await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
+    resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
   server.setRequestHandler('resources/read', async (request) => {
+    const { uri } = request.params;
+    // Read from a server the policy lets be read, never left to the hub to pick among all of them.
+    const owner =
+      readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
+      readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
+    // A URI no readable server has, or one its server says it does not have, is resource-not-found (-32002).
+    if (owner === undefined) throw new ResourceNotFoundError(uri);
     try {
-      return await hub.readResource(request.params.uri);
+      return await hub.readResource(uri, owner);
     } catch (error) {
-      // A URI no server has, or one its server says it does not have, is resource-not-found (-32002).
-      if (isNotFound(error)) throw new ResourceNotFoundError(request.params.uri);
+      if (isNotFound(error)) throw new ResourceNotFoundError(uri);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
     }
   });
 
   server.setRequestHandler('prompts/list', async () => ({
-    prompts: promptNames(await hub.prompts()).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
+    prompts: promptNames(readable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
   server.setRequestHandler('prompts/get', async (request) => {
-    const entry = promptNames(await hub.prompts()).find((candidate) => candidate.exposed === request.params.name);
+    const entry = promptNames(readable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
   });

@@ -1,6 +1,6 @@
 import type { LlmConfig } from "../config/schema.js";
 import { createChatModel, openAIFamilyApiKey } from "../llm/create-model.js";
-import { listModels } from "../llm/discovery.js";
+import { listModelInfo, type ListedModel } from "../llm/discovery.js";
 import type { ChatModel } from "../llm/types.js";
 
 const LIST_TIMEOUT_MS = 5000;
@@ -14,7 +14,7 @@ const LIST_TTL_MS = 60_000;
  */
 export class GatewayModels {
   private readonly made = new Map<string, Promise<ChatModel>>();
-  private listed: { at: number; ids: Promise<string[]> } | undefined;
+  private listing: { at: number; models: Promise<ListedModel[]> } | undefined;
 
   constructor(
     readonly primary: ChatModel,
@@ -25,15 +25,35 @@ export class GatewayModels {
 
   /** The upstream's models, then the aliases. */
   async list(): Promise<string[]> {
-    const upstream = await this.upstream();
-    return [...upstream, ...Object.keys(this.aliases).filter((alias) => !upstream.includes(alias))];
+    return (await this.listed()).map((model) => model.id);
+  }
+
+  /** As list(), with each model's context length where its server gives one (an alias has its target's). */
+  async listed(): Promise<ListedModel[]> {
+    const upstream = await this.upstreamModels();
+    const aliases = Object.entries(this.aliases)
+      .filter(([alias]) => !upstream.some((model) => model.id === alias))
+      .map(([alias, target]) => ({ ...upstream.find((model) => model.id === target), id: alias }));
+    return [...upstream, ...aliases];
+  }
+
+  /**
+   * `/v1/models`' entries: the upstream's as it lists them, every field kept (vLLM's
+   * `max_model_len`, ...); an alias as the entry of the model it names, under its own id.
+   */
+  async entries(): Promise<Array<Record<string, unknown> & { id: string }>> {
+    const created = Math.floor(Date.now() / 1000);
+    const upstream = await this.upstreamModels();
+    const entry = (model: ListedModel | undefined, id: string) => ({ object: "model", created, owned_by: "toolbridge", ...model?.listing, id });
+    const aliases = Object.entries(this.aliases).filter(([alias]) => !upstream.some((model) => model.id === alias));
+    return [...upstream.map((model) => entry(model, model.id)), ...aliases.map(([alias, target]) => entry(upstream.find((model) => model.id === target), alias))];
   }
 
   /** The model for a request's `model` field, or undefined when nobody serves it. */
   async get(name: string): Promise<ChatModel | undefined> {
     const target = Object.hasOwn(this.aliases, name) ? (this.aliases[name] as string) : name;
     if (target === this.primary.modelId) return this.primary;
-    if (!(await this.upstream()).includes(target)) return undefined;
+    if (!(await this.upstreamModels()).some((model) => model.id === target)) return undefined;
     let model = this.made.get(target);
     if (!model) {
       model = createChatModel({ ...this.llm, model: target }, this.env);
@@ -43,18 +63,18 @@ export class GatewayModels {
     return model;
   }
 
-  private upstream(): Promise<string[]> {
+  private upstreamModels(): Promise<ListedModel[]> {
     const { primary } = this;
     const family = primary.provider !== "anthropic" && primary.provider !== "gemini";
-    if (!family || primary.baseURL === undefined) return Promise.resolve([primary.modelId]);
-    if (!this.listed || Date.now() - this.listed.at > LIST_TTL_MS) {
-      const ids = listModels(primary.baseURL, openAIFamilyApiKey(this.llm, this.env), LIST_TIMEOUT_MS).then(
-        (found) => (found.includes(primary.modelId) ? found : [primary.modelId, ...found]),
+    if (!family || primary.baseURL === undefined) return Promise.resolve([{ id: primary.modelId }]);
+    if (!this.listing || Date.now() - this.listing.at > LIST_TTL_MS) {
+      const models = listModelInfo(primary.baseURL, openAIFamilyApiKey(this.llm, this.env), LIST_TIMEOUT_MS).then(
+        (found) => (found.some((model) => model.id === primary.modelId) ? found : [{ id: primary.modelId }, ...found]),
         // An upstream that cannot list still serves its model.
-        () => [primary.modelId],
+        () => [{ id: primary.modelId }],
       );
-      this.listed = { at: Date.now(), ids };
+      this.listing = { at: Date.now(), models };
     }
-    return this.listed.ids;
+    return this.listing.models;
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
@@ -9,9 +9,13 @@ import type { ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage 
  * in one place.
  */
 
+export const MAX_CHOICES = 16;
+const MAX_STOP_SEQUENCES = 16;
+
 const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
-const PartSchema = z.union([TextPartSchema, ImagePartSchema, z.looseObject({ type: z.string() })]);
+const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
+const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
 const WireToolCallSchema = z.looseObject({
@@ -53,11 +57,53 @@ export const ChatCompletionRequestSchema = z.looseObject({
   temperature: z.number().min(0).max(2).nullish(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
+  /** Each choice is a tool loop of its own. */
+  n: z.number().int().min(1).max(MAX_CHOICES, `at most ${MAX_CHOICES} choices per request`).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`)]).nullish(),
+  seed: z.number().int().nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  reasoning_effort: z.string().nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  user: z.string().nullish(),
+  response_format: z
+    .discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("text") }),
+      z.looseObject({ type: z.literal("json_object") }),
+      z.looseObject({
+        type: z.literal("json_schema"),
+        json_schema: z.looseObject({
+          name: z.string().optional(),
+          description: z.string().optional(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullish(),
+        }),
+      }),
+    ])
+    .nullish(),
   /** Gateway extension: `{"tool_activity": true}` streams tool calls as reasoning lines. */
   toolbridge: z.looseObject({ tool_activity: z.boolean().optional() }).nullish(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+/** The fields the gateway reads itself; every other field a client sets goes to the upstream as it is. */
+const OWN_FIELDS = new Set([
+  ...Object.keys(ChatCompletionRequestSchema.shape),
+  // Legacy function calling: the loop speaks tools only.
+  "functions",
+  "function_call",
+]);
+
+/**
+ * vLLM's request fields that constrain the answer's text: like response_format, they go only
+ * with the final request, never with one that offers tools.
+ */
+const CONSTRAINT_FIELDS = new Set(["guided_json", "guided_regex", "guided_choice", "guided_grammar", "guided_decoding_backend", "guided_whitespace_pattern", "structured_outputs"]);
 
 /** A request in the agent's terms. */
 export interface AgentRequest {
@@ -69,6 +115,8 @@ export interface AgentRequest {
   input: string | ContentPart[] | null;
   clientTools: ToolDefinition[];
   toolChoice?: ToolChoice;
+  generation?: GenerationSettings;
+  responseFormat?: ResponseFormat;
 }
 
 /** A request the gateway cannot turn into a turn; the message names the field. */
@@ -106,15 +154,7 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
       }
     }
   });
-  const last = history.at(-1);
-  if (last === undefined) throw new WireError("messages: no user message");
-  let input: AgentRequest["input"] = null;
-  if (last.role === "user") {
-    history.pop();
-    input = last.content;
-  } else if (last.role !== "tool") {
-    throw new WireError(`messages[${request.messages.length - 1}]: the last message must be from the user or a tool result`);
-  }
+  const input = takeInput(history, request.messages.length);
   const clientTools = (request.tools ?? []).map(({ function: fn }): ToolDefinition => {
     const parameters = fn.parameters ?? { type: "object", properties: {} };
     return fn.description === undefined ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters };
@@ -122,7 +162,62 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
   const out: AgentRequest = { system: system.join("\n\n"), history, input, clientTools };
   const choice = request.tool_choice;
   if (choice) out.toolChoice = typeof choice === "string" ? choice : { name: choice.function.name };
+  const generation = generationOf(request);
+  if (Object.keys(generation).length > 0) out.generation = generation;
+  const format = responseFormatOf(request);
+  if (format) out.responseFormat = format;
   return out;
+}
+
+/**
+ * Takes the new input off the end of a conversation: the last user message, or null when the
+ * conversation ends with tool results (the loop goes on from them). `count` is the number of
+ * wire messages, for the error.
+ */
+export function takeInput(history: Message[], count: number): AgentRequest["input"] {
+  const last = history.at(-1);
+  if (last === undefined) throw new WireError("messages: no user message");
+  if (last.role === "user") {
+    history.pop();
+    return last.content;
+  }
+  if (last.role !== "tool") throw new WireError(`messages[${count - 1}]: the last message must be from the user or a tool result`);
+  return null;
+}
+
+function generationOf(request: ChatCompletionRequest): GenerationSettings {
+  const out: GenerationSettings = {};
+  if (request.top_p != null) out.topP = request.top_p;
+  if (request.stop != null) out.stop = typeof request.stop === "string" ? [request.stop] : request.stop;
+  if (request.seed != null) out.seed = request.seed;
+  if (request.presence_penalty != null) out.presencePenalty = request.presence_penalty;
+  if (request.frequency_penalty != null) out.frequencyPenalty = request.frequency_penalty;
+  if (request.logit_bias != null) out.logitBias = request.logit_bias;
+  if (request.logprobs != null) out.logprobs = request.logprobs;
+  if (request.top_logprobs != null) out.topLogprobs = request.top_logprobs;
+  if (request.reasoning_effort != null) out.reasoningEffort = request.reasoning_effort;
+  if (request.parallel_tool_calls != null) out.parallelToolCalls = request.parallel_tool_calls;
+  if (request.user != null) out.user = request.user;
+  const extra = Object.entries(request).filter(([name]) => !OWN_FIELDS.has(name) && !CONSTRAINT_FIELDS.has(name));
+  if (extra.length > 0) out.providerOptions = Object.fromEntries(extra);
+  return out;
+}
+
+function responseFormatOf(request: ChatCompletionRequest): ResponseFormat | undefined {
+  const format = request.response_format;
+  if (format?.type === "json_object") return { type: "json" };
+  if (format?.type === "json_schema") {
+    const { name, description, schema, strict } = (format as Extract<typeof format, { type: "json_schema" }>).json_schema;
+    return {
+      type: "json",
+      ...(schema ? { schema } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(strict != null ? { strict } : {}),
+    };
+  }
+  const constraints = Object.entries(request).filter(([name]) => CONSTRAINT_FIELDS.has(name));
+  return constraints.length > 0 ? { type: "provider", fields: Object.fromEntries(constraints) } : undefined;
 }
 
 function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
@@ -137,16 +232,23 @@ function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
 
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
 
+/** An image a client sent as a data: URL; fetching a URL the client names would make the gateway a proxy to anywhere. */
+export function dataUrlImage(url: string, where: string): ContentPart {
+  const match = DATA_URL.exec(url);
+  if (!match) throw new WireError(`${where}: images are accepted as data: URLs (base64) only`);
+  return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+}
+
 function userContent(content: z.infer<typeof ContentSchema>, where: string): string | ContentPart[] {
   if (typeof content === "string") return content;
   return content.map((part, index): ContentPart => {
     if (part.type === "text") return { type: "text", text: (part as z.infer<typeof TextPartSchema>).text };
     if (part.type === "image_url") {
-      const url = (part as z.infer<typeof ImagePartSchema>).image_url.url;
-      const match = DATA_URL.exec(url);
-      // Fetching a URL the client names would make the gateway a proxy to anywhere.
-      if (!match) throw new WireError(`${where}.content[${index}]: images are accepted as data: URLs (base64) only`);
-      return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+      return dataUrlImage((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
+    }
+    if (part.type === "input_audio") {
+      const { data, format } = (part as z.infer<typeof AudioPartSchema>).input_audio;
+      return { type: "audio", mimeType: format === "wav" ? "audio/wav" : "audio/mpeg", data };
     }
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
@@ -172,26 +274,30 @@ export function wireToolCalls(calls: readonly ToolCall[]) {
   return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }));
 }
 
+/** One choice. */
 export interface Answer {
   content: string;
   reasoning: string;
+  logprobs: readonly TokenLogprob[];
   toolCalls: readonly ToolCall[];
   finishReason: FinishReason;
   usage: Usage;
 }
 
-/** A whole `chat.completion`. */
-export function completionObject(id: string, model: string, created: number, answer: Answer) {
-  const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
-  if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
-  if (answer.toolCalls.length > 0) message.tool_calls = wireToolCalls(answer.toolCalls).map(({ index: _index, ...call }) => call);
+/** A whole `chat.completion`; `usage` is that of every choice together. */
+export function completionObject(id: string, model: string, created: number, answers: readonly Answer[], usage: Usage) {
   return {
     id,
     object: "chat.completion",
     created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
-    usage: wireUsage(answer.usage),
+    choices: answers.map((answer, index) => {
+      const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
+      if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
+      if (answer.toolCalls.length > 0) message.tool_calls = wireToolCalls(answer.toolCalls).map(({ index: _index, ...call }) => call);
+      return { index, message, logprobs: answer.logprobs.length > 0 ? { content: answer.logprobs } : null, finish_reason: answer.finishReason };
+    }),
+    usage: wireUsage(usage),
   };
 }
 
@@ -203,13 +309,13 @@ export class ChunkWriter {
     private readonly created: number,
   ) {}
 
-  delta(delta: Record<string, unknown>, finishReason: FinishReason | null = null) {
+  delta(delta: Record<string, unknown>, finishReason: FinishReason | null = null, index = 0, logprobs?: readonly TokenLogprob[]) {
     return {
       id: this.id,
       object: "chat.completion.chunk",
       created: this.created,
       model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index, delta, logprobs: logprobs ? { content: logprobs } : null, finish_reason: finishReason }],
     };
   }
 

@@ -3,24 +3,29 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import { hostPolicy, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
-import { ApiKeys, ConcurrencyLimit, corsHeaders } from "./access.js";
-import { handleChatCompletion, TOOL_ACTIVITY_HEADER } from "./chat-completions.js";
-import { HttpError, readJsonBody, sendError, sendJson } from "./http.js";
-import { createHubServer, type HubServerSource } from "./hub-server.js";
+import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
+import { ApiKeys, corsHeaders } from "./access.js";
+import { anthropicErrorBody } from "./anthropic-wire.js";
+import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } from "./chat-completions.js";
+import { handleCountTokens, handleMessages } from "./messages.js";
+import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
+import { createHubServer } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
-import type { Hub } from "../mcp/hub.js";
+import { handleCreateResponse, handleStoredResponse } from "./responses.js";
+import { DEFAULT_STORE_TTL_SECONDS, StateUnavailableError, type GatewayState } from "./state.js";
+import { openEmbeddedState } from "./state-embedded.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
-import { ApprovalAnswerSchema, parseBody, PendingApprovals, sendTranscript, sendWebFile, streamWebTurn, TranscriptRequestSchema, WebTurnSchema } from "./web-chat.js";
+import { sendWebFile, WebChat } from "./web-chat.js";
+import type { WebChatHub } from "./web-chat-mcp.js";
 
 export const DEFAULT_GATEWAY_PORT = 4000;
 export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_PER_KEY = 32;
 
-/** The part of the hub the gateway uses. */
-export type GatewayHub = HubServerSource & Pick<Hub, "servers">;
+/** The part of the hub the gateway uses; the web chat also shows completion, roots and log lines where the hub has them. */
+export type GatewayHub = WebChatHub;
 
 export interface GatewayOptions {
   hub: GatewayHub;
@@ -35,7 +40,13 @@ export interface GatewayOptions {
   corsOrigins?: readonly string[];
   allowedHosts?: readonly string[];
   maxRequestBytes?: number;
+  /** How long a client may take to send a request's body (default 30 s). */
+  bodyTimeoutMs?: number;
   maxConcurrentPerKey?: number;
+  /** Requests one key may make a minute; no limit unless given. */
+  maxRequestsPerMinute?: number;
+  /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
+  state?: GatewayState;
   log?: Logger;
 }
 
@@ -47,17 +58,16 @@ export interface GatewayHandle {
 }
 
 /** A route's work once the caller is known and admitted. */
-type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal }) => Promise<void>;
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
 /** A stateless MCP endpoint has no stream to open and no session to end. */
 function mcpMethodNotAllowed(res: ServerResponse): void {
   sendJson(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint is stateless; POST requests only" }, id: null }, { allow: "POST" });
 }
 
+/** Whether the address to listen on is this machine's own: parsed, so `127.0.0.1.attacker.example` is not. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\./.test(host);
+  return isLoopbackHost(host);
 }
 
 /**
@@ -70,14 +80,17 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   const log = options.log ?? silentLogger;
   const metrics = new GatewayMetrics();
   const keys = new ApiKeys(options.apiKeys ?? []);
-  const limit = new ConcurrencyLimit(options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY);
+  const limits = { maxConcurrentPerKey: options.maxConcurrentPerKey ?? DEFAULT_MAX_CONCURRENT_PER_KEY, ...(options.maxRequestsPerMinute ? { maxRequestsPerMinute: options.maxRequestsPerMinute } : {}) };
+  // A state made here is this gateway's to close; one given is the caller's.
+  const ownState = options.state === undefined;
+  const state = options.state ?? (await openEmbeddedState({ ttlSeconds: DEFAULT_STORE_TTL_SECONDS, limits }));
   const maxBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const cors = new Set(options.corsOrigins ?? []);
   const runner = new TurnRunner({ ...options.settings, tools: options.hub }, metrics);
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
   // beyond loopback, keys are required and the Host is whatever the load balancer says.
   let policy: HostPolicy | undefined;
-  const approvals = new PendingApprovals();
   // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions:
   // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
   const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings), { maxRequestBodySize: maxBytes });
@@ -88,51 +101,43 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals });
+  const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
+    const header = req.headers[TOOL_ACTIVITY_HEADER];
+    return {
+      body: await readJsonBody(req, maxBytes),
+      res,
+      signal,
+      runner,
+      model: requireModel,
+      log,
+      requestId,
+      toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
+    };
+  };
+
   const routes: Record<string, Route | undefined> = {
-    "GET /v1/models": async (_req, res) => {
-      const created = Math.floor(Date.now() / 1000);
-      const ids = await options.models.list();
-      sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created, owned_by: "toolbridge" })) });
-    },
-    "POST /v1/chat/completions": async (req, res, { requestId, signal }) => {
-      const body = await readJsonBody(req, maxBytes);
-      const header = req.headers[TOOL_ACTIVITY_HEADER];
-      await handleChatCompletion({
-        body,
+    "GET /v1/models": async (_req, res) => sendJson(res, 200, { object: "list", data: await options.models.entries() }),
+    "POST /v1/chat/completions": async (req, res, route) => handleChatCompletion(await completionContext(req, res, route)),
+    "POST /v1/messages": async (req, res, route) => handleMessages(await completionContext(req, res, route)),
+    "POST /v1/messages/count_tokens": async (req, res, route) => handleCountTokens(await completionContext(req, res, route)),
+    "POST /v1/responses": async (req, res, { requestId, signal, caller }) => {
+      await handleCreateResponse(await readJsonBody(req, maxBytes), {
         res,
         signal,
         runner,
         model: requireModel,
+        store: state.responses,
+        servers: options.settings.servers,
         log,
         requestId,
-        toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
+        caller,
       });
     },
     "POST /mcp": async (req, res) => serveMcp(req, res, await readJsonBody(req, maxBytes)),
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
-    // The web chat's API.
-    "GET /api/status": async (_req, res) => {
-      const primary = options.models.primary;
-      sendJson(res, 200, {
-        servers: options.hub.servers().map(({ name, status, toolCount, error }) => ({ name, status, toolCount, ...(error ? { error } : {}) })),
-        tools: runner.offered().map(({ name, server, description }) => ({ name, server, ...(description ? { description } : {}) })),
-        models: await options.models.list(),
-        model: primary.modelId,
-        toolMode: runner.toolMode(primary),
-        approve: options.settings.approve,
-      });
-    },
-    "POST /api/chat": async (req, res, { signal }) => {
-      const turn = parseBody(WebTurnSchema, await readJsonBody(req, maxBytes));
-      await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals });
-    },
-    "POST /api/approvals": async (req, res) => {
-      const { id, decision } = parseBody(ApprovalAnswerSchema, await readJsonBody(req, maxBytes));
-      if (!approvals.answer(id, { decision })) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
-      sendJson(res, 200, { ok: true });
-    },
-    "POST /api/transcript": async (req, res) => sendTranscript(res, parseBody(TranscriptRequestSchema, await readJsonBody(req, maxBytes))),
+    ...web.routes(),
     "GET /metrics": async (_req, res) => {
       res.writeHead(200, { "content-type": metrics.registry.contentType });
       res.end(await metrics.registry.metrics());
@@ -166,25 +171,38 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const key = `${req.method ?? "GET"} ${path}`;
     const free = open[key];
     if (free) {
-      await free(req, res, { requestId, signal });
+      await free(req, res, { requestId, signal, caller: "anonymous" });
       return "anonymous";
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
-    if (req.method === "GET" && (await sendWebFile(path, res))) return "anonymous";
-    const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
+    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return "anonymous";
+    const route: Route | undefined = Object.hasOwn(routes, key)
+      ? routes[key]
+      : path.startsWith("/v1/responses/")
+        ? async (routeReq, res, { caller }) => {
+            const query = new URL(routeReq.url ?? "/", "http://gateway").searchParams;
+            if (!(await handleStoredResponse(routeReq.method ?? "GET", path, query, { res, store: state.responses, caller }))) {
+              throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
+            }
+          }
+        : undefined;
     if (!route) throw new HttpError(404, `No route ${key}`, "invalid_request_error", "not_found");
     const caller = keys.identify(req.headers);
     if (caller === undefined) {
-      throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key>", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
+      throw new HttpError(401, "Missing or wrong API key: send Authorization: Bearer <key> (or x-api-key: <key>)", "invalid_request_error", "invalid_api_key", { "www-authenticate": "Bearer" });
     }
-    const release = limit.acquire(caller);
-    if (!release) {
-      throw new HttpError(429, `Too many requests at once for this key (at most ${limit.perCaller}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
+    // The body first, within its time: a client that trickles it holds a connection, not a slot.
+    if (req.method === "POST") await readJsonBody(req, maxBytes, bodyTimeoutMs);
+    const admitted = await state.limits.admit(caller);
+    if ("refused" in admitted) {
+      throw admitted.refused === "rate"
+        ? new HttpError(429, `Too many requests this minute for this key (at most ${limits.maxRequestsPerMinute}; gateway.maxRequestsPerMinute)`, "rate_limit_error", "rate_limit", { "retry-after": String(60 - (Math.floor(Date.now() / 1000) % 60)) })
+        : new HttpError(429, `Too many requests at once for this key (at most ${limits.maxConcurrentPerKey}; gateway.maxConcurrentPerKey)`, "rate_limit_error", "concurrency_limit", { "retry-after": "1" });
     }
     try {
-      await route(req, res, { requestId, signal });
+      await route(req, res, { requestId, signal, caller });
     } finally {
-      release();
+      admitted.release();
     }
     return caller;
   }
@@ -201,10 +219,21 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const route = `${req.method ?? "GET"} ${new URL(req.url ?? "/", "http://gateway").pathname}`;
     handle(req, res, requestId, controller.signal)
       .catch((error: unknown) => {
-        const failure = error instanceof HttpError ? error : new HttpError(500, "Internal error", "server_error");
-        if (!(error instanceof HttpError)) log.log("error", "request failed", { requestId, error: error instanceof Error ? error.message : String(error) });
-        if (res.headersSent) res.end();
-        else sendError(res, failure);
+        const failure =
+          error instanceof HttpError
+            ? error
+            : error instanceof StateUnavailableError
+              ? new HttpError(503, error.message, "service_unavailable", "store_unavailable", { "retry-after": "1" })
+              : new HttpError(500, "Internal error", "server_error");
+        if (error instanceof StateUnavailableError) log.log("warn", "store unavailable", { requestId, error: error.message });
+        else if (!(error instanceof HttpError)) log.log("error", "request failed", { requestId, error: error instanceof Error ? error.message : String(error) });
+        if (res.headersSent) {
+          // A stream already started ends with OpenAI's error event, so the client knows why.
+          if (error instanceof StateUnavailableError && !res.writableEnded) res.write(`event: error\ndata: ${JSON.stringify({ type: "error", code: "store_unavailable", message: error.message, param: null })}\n\n`);
+          res.end();
+        }
+        // The Messages API's clients read Anthropic's error shape.
+        else sendError(res, failure, route.startsWith("POST /v1/messages") ? (e) => anthropicErrorBody(e.status, e.message) : undefined);
         return "unknown";
       })
       .then((caller) => {
@@ -230,16 +259,23 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const { port, address } = server.address() as AddressInfo;
+  // The name said loopback; the address bound must be too (a name can resolve anywhere).
+  if (isLoopback(host) && !isLoopback(address)) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw new Error(`${host} resolved to ${address}, which is not this machine's loopback; give an address, and API keys to listen beyond loopback`);
+  }
   policy = hostPolicy(host, port, options.allowedHosts);
   return {
     url: `http://${urlHost(host)}:${port}`,
     metrics,
     close: async () => {
+      web.close();
       await mcp.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      if (ownState) await state.close();
     },
   };
 }

@@ -1,9 +1,11 @@
 import { Agent } from "../agent/agent.js";
 import { ApprovalPolicy, type ApprovalMode, type ApproveCallback, type ServerApprovalConfig } from "../agent/approval.js";
-import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { ToolFilter, ToolHost } from "../agent/tool-host.js";
+import type { AgentEvent, ToolCallRecord, TurnResult } from "../agent/events.js";
+import { parseToolArguments } from "../agent/tool-arguments.js";
+import { ToolCatalog, type ToolFilter, type ToolHost } from "../agent/tool-host.js";
+import { runToolCalls } from "../agent/tool-runner.js";
 import type { ToolMode } from "../config/schema.js";
-import type { ChatModel, ToolChoice } from "../llm/types.js";
+import type { ChatModel, ToolCall, ToolChoice } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { AgentRequest } from "./openai-wire.js";
@@ -13,7 +15,8 @@ export interface TurnSettings {
   tools: ToolHost;
   toolFilter?: ToolFilter;
   approve: ApprovalMode;
-  servers: Readonly<Record<string, ServerApprovalConfig>>;
+  /** The configured servers (their approval keys, and the URL of a remote one). */
+  servers: Readonly<Record<string, ServerApprovalConfig & { url?: string }>>;
   systemPrompt?: string;
   maxIterations?: number;
   maxToolResultChars?: number;
@@ -30,6 +33,8 @@ export interface TurnOptions {
   onEvent: (event: AgentEvent) => void;
   /** The web chat's buttons; API clients have nobody to ask. */
   ask?: ApproveCallback;
+  /** Narrows the tools offered for this request (the Responses API's `mcp` tools). */
+  toolFilter?: ToolFilter;
 }
 
 /**
@@ -63,23 +68,51 @@ export class TurnRunner {
     return configured === "prompt" ? "prompt" : "native";
   }
 
+  /** The operator's approval policy, fresh (nothing allowed for a session). */
+  policy(): ApprovalPolicy {
+    return new ApprovalPolicy({ mode: this.settings.approve, servers: this.settings.servers });
+  }
+
+  /**
+   * Runs one call the client approved (the Responses API's `mcp_approval_response`): that
+   * tool, those arguments, checked against the tool's schema as it is now.
+   */
+  async runApproved(call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {
+    const catalog = new ToolCatalog(this.settings.tools, this.settings.toolFilter);
+    catalog.refresh();
+    const servers = new Map(catalog.tools.map((tool) => [tool.name, tool.server]));
+    const [record] = await runToolCalls([{ call, args: parseToolArguments(call.arguments) }], {
+      host: this.settings.tools,
+      catalog,
+      signal,
+      toolTimeoutMs: this.settings.toolTimeoutMs,
+      approval: { policy: this.policy(), ask: async () => ({ decision: "allow-once" }) },
+      emit: () => undefined,
+      skipped: new Map(),
+    });
+    const done = record as ToolCallRecord;
+    this.metrics.toolCalls.inc({ server: servers.get(call.name) ?? "none", outcome: done.outcome });
+    return done;
+  }
+
   async run(request: AgentRequest, options: TurnOptions): Promise<TurnResult> {
     const { settings } = this;
     const configured = settings.toolMode ?? "auto";
     const toolMode: ToolMode = configured === "auto" && this.promptModels.has(key(options.model)) ? "prompt" : configured;
     const systemPrompt = [settings.systemPrompt, request.system].filter((part) => part !== undefined && part !== "").join("\n\n");
     const toolChoice = request.toolChoice ?? settings.toolChoice;
+    const toolFilter = both(settings.toolFilter, options.toolFilter);
     const agent = new Agent({
       model: this.metrics.instrument(options.model),
       tools: settings.tools,
       messages: request.history,
       clientTools: request.clientTools,
       approval: {
-        policy: new ApprovalPolicy({ mode: settings.approve, servers: settings.servers }),
+        policy: this.policy(),
         ...(options.ask ? { ask: options.ask } : {}),
       },
       toolMode,
-      ...(settings.toolFilter ? { toolFilter: settings.toolFilter } : {}),
+      ...(toolFilter ? { toolFilter } : {}),
       ...(systemPrompt !== "" ? { systemPrompt } : {}),
       ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
       ...(settings.maxToolResultChars !== undefined ? { maxToolResultChars: settings.maxToolResultChars } : {}),
@@ -87,6 +120,8 @@ export class TurnRunner {
       ...(toolChoice !== undefined ? { toolChoice } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(request.generation ? { generation: request.generation } : {}),
+      ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
     });
     const servers = new Map(settings.tools.tools().map((tool) => [tool.name, tool.server]));
     this.metrics.inFlight.inc();
@@ -104,6 +139,24 @@ export class TurnRunner {
       this.metrics.inFlight.dec();
     }
   }
+}
+
+/** What the log says of a finished turn (one JSON line per turn, whatever the API). */
+export function turnLogFields(turn: TurnResult): Record<string, unknown> {
+  return {
+    status: turn.status,
+    stopReason: turn.stopReason,
+    rounds: turn.iterations,
+    toolCalls: turn.toolCalls.map((call) => ({ name: call.name, outcome: call.outcome })),
+    usage: turn.usage,
+    durationMs: Math.round(turn.durationMs),
+    ...(turn.error ? { error: turn.error.code } : {}),
+  };
+}
+
+function both(first: ToolFilter | undefined, second: ToolFilter | undefined): ToolFilter | undefined {
+  if (!first || !second) return first ?? second;
+  return (tool) => first(tool) && second(tool);
 }
 
 function key(model: ChatModel): string {

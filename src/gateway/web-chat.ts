@@ -1,20 +1,22 @@
-import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { ApprovalAnswer, ApproveCallback } from "../agent/approval.js";
-import type { AgentEvent } from "../agent/events.js";
-import { MessageSchema, serializeTranscript } from "../agent/transcript.js";
+import { serializeTranscript, MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
-import { HttpError } from "./http.js";
+import { HttpError, readJsonBody, sendJson } from "./http.js";
+import type { GatewayModels } from "./models.js";
+import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
+import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, sendAppFrame } from "./web-chat-apps.js";
+import { CompleteRequestSchema, promptsView, PromptRequestSchema, RecentLogs, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
+import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
+import type { ApprovalMode, ServerApprovalConfig } from "../agent/approval.js";
 
 /**
- * The web chat's side of the gateway: its files, and a small API that streams the agent's
- * own events (the page shows tool calls, results and approvals, which the OpenAI format has
- * no place for). The conversation lives in the browser and comes whole with each turn;
- * the one thing held here is an approval waiting for the person's click.
+ * The web chat's side of the gateway: its files, and the small API the page calls. Every
+ * route here needs the gateway's key when it has keys, except the page's own files and an
+ * app frame (its unguessable id is the permission, handed out by an authenticated call).
  */
 
 /** dist/web, from src/gateway as from dist/gateway. */
@@ -24,9 +26,39 @@ const FILES: Record<string, { file: string; type: string }> = {
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
 };
-/** A page that runs only our own script: no inline code, nothing from elsewhere, images only as data: URLs. */
-const PAGE_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+/**
+ * A page that runs only our own script: no inline code, nothing from elsewhere, images only as
+ * data: URLs; frames only from here (the MCP Apps frames, each sandboxed with a policy of its own).
+ */
+const PAGE_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+export type WebRoute = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
+
+export interface WebChatOptions {
+  hub: WebChatHub;
+  models: GatewayModels;
+  runner: TurnRunner;
+  approve: ApprovalMode;
+  servers: Readonly<Record<string, ServerApprovalConfig>>;
+  maxBytes: number;
+  requireModel: (name: string) => Promise<ChatModel>;
+  /** Carries an answer given on another replica to the turn waiting here (Redis); none: this process only. */
+  approvals?: ApprovalRelay;
+}
+
+export const TranscriptRequestSchema = z.strictObject({
+  model: z.string().optional(),
+  messages: z.array(MessageSchema).max(10_000),
+});
+
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`, "invalid_request_error");
+}
+
+/** The page's files (GET, no key); false when `path` is none of them. */
 export async function sendWebFile(path: string, res: ServerResponse): Promise<boolean> {
   const entry = Object.hasOwn(FILES, path) ? FILES[path] : undefined;
   if (!entry) return false;
@@ -41,114 +73,91 @@ export async function sendWebFile(path: string, res: ServerResponse): Promise<bo
   return true;
 }
 
-const MAX_PENDING_APPROVALS = 256;
+/** The web chat's API routes and what they hold between requests (approvals, running turns, log lines, app frames). */
+export class WebChat {
+  readonly approvals: PendingApprovals;
+  private readonly running = new RunningTurns();
+  private readonly logs: RecentLogs;
+  private readonly frames = new AppFrames();
 
-/** Approvals waiting for the person at the page, by id. */
-export class PendingApprovals {
-  private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
-
-  /** The `ask` for one turn: each question goes to `announce`, and waits for `answer` (or the turn's end). */
-  asker(announce: (question: { type: "approval"; id: string; callId: string; tool: string; server: string; arguments: Record<string, unknown> }) => void): ApproveCallback {
-    return (request, signal) =>
-      new Promise<ApprovalAnswer>((resolve, reject) => {
-        if (this.waiting.size >= MAX_PENDING_APPROVALS) {
-          reject(new Error("too many approvals waiting"));
-          return;
-        }
-        const id = randomUUID();
-        const onAbort = () => {
-          this.waiting.delete(id);
-          reject(signal?.reason);
-        };
-        signal?.addEventListener("abort", onAbort, { once: true });
-        this.waiting.set(id, (answer) => {
-          signal?.removeEventListener("abort", onAbort);
-          this.waiting.delete(id);
-          resolve(answer);
-        });
-        announce({ type: "approval", id, callId: request.callId, tool: request.tool.name, server: request.tool.server, arguments: request.arguments });
-      });
+  constructor(private readonly options: WebChatOptions) {
+    this.logs = new RecentLogs(options.hub);
+    this.approvals = new PendingApprovals(options.approvals);
   }
 
-  /** False when no approval with that id is waiting (answered, its turn gone, or another replica's). */
-  answer(id: string, answer: ApprovalAnswer): boolean {
-    const resolve = this.waiting.get(id);
-    resolve?.(answer);
-    return resolve !== undefined;
+  /** An app frame by its id (GET, no key: see the class comment); false when `path` is not one. */
+  sendFrame(path: string, res: ServerResponse): boolean {
+    return sendAppFrame(this.frames, path, res);
   }
-}
 
-export const WebTurnSchema = z.strictObject({
-  model: z.string().min(1),
-  history: z.array(MessageSchema).max(10_000),
-  input: z.string().min(1),
-});
-
-export const ApprovalAnswerSchema = z.strictObject({
-  id: z.string().min(1),
-  decision: z.enum(["allow-once", "allow-session", "deny"]),
-});
-
-export const TranscriptRequestSchema = z.strictObject({
-  model: z.string().optional(),
-  messages: z.array(MessageSchema).max(10_000),
-});
-
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`, "invalid_request_error");
-}
-
-/**
- * One turn of the web chat, streamed as the agent's events (server-sent events, one JSON
- * object each); the last is `turn-end` with the messages the turn added.
- */
-export async function streamWebTurn(
-  turn: z.infer<typeof WebTurnSchema>,
-  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals },
-): Promise<void> {
-  const { res } = context;
-  const send = (event: unknown) => {
-    if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
-  };
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-  send({ type: "tool-mode", mode: context.runner.toolMode(context.model) });
-  await context.runner.run(
-    { system: "", history: turn.history, input: turn.input, clientTools: [] },
-    {
-      model: context.model,
-      signal: context.signal,
-      ask: context.approvals.asker(send),
-      onEvent: (event: AgentEvent) => {
-        if (event.type === "tool-call-finished") {
-          // The page shows the summary; the whole result (images too) is in turn-end's messages.
-          const { result: _whole, ...shown } = event;
-          send(shown);
-          return;
-        }
-        if (event.type !== "turn-end") {
-          send(event);
-          return;
-        }
-        const { turn: result } = event;
-        send({
-          type: "turn-end",
-          status: result.status,
-          stopReason: result.stopReason,
-          usage: result.usage,
-          messages: result.messages,
-          toolCalls: result.toolCalls.map(({ id, name, outcome, isError, content }) => ({ id, name, outcome, isError, content })),
-          ...(result.error ? { error: result.error } : {}),
+  routes(): Record<string, WebRoute> {
+    const { hub, models, runner, maxBytes, requireModel } = this.options;
+    const body = async <T>(req: IncomingMessage, schema: z.ZodType<T>) => parseBody(schema, await readJsonBody(req, maxBytes));
+    return {
+      "GET /api/status": async (_req, res) => {
+        const primary = models.primary;
+        sendJson(res, 200, {
+          servers: serversView(hub, this.logs),
+          tools: runner.offered().map(({ name, server, title, description, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta) } : {}) })),
+          models: await models.listed(),
+          model: primary.modelId,
+          toolMode: runner.toolMode(primary),
+          approve: this.options.approve,
+          roots: hub.roots?.() ?? [],
         });
       },
-    },
-  );
-  res.end();
+      "POST /api/chat": async (req, res, { signal, caller }) => {
+        const turn = await body(req, WebTurnSchema);
+        await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals: this.approvals, running: this.running, caller });
+      },
+      "POST /api/stop": async (req, res) => {
+        const { id } = await body(req, StopSchema);
+        sendJson(res, 200, { stopped: this.running.stop(id) });
+      },
+      "POST /api/approvals": async (req, res) => {
+        const { id, ...answer } = await body(req, ApprovalAnswerSchema);
+        if (!(await this.approvals.answer(id, answer))) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
+        sendJson(res, 200, { ok: true });
+      },
+      "POST /api/transcript": async (req, res) => {
+        const request = await body(req, TranscriptRequestSchema);
+        res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "content-disposition": 'attachment; filename="toolbridge-transcript.jsonl"' });
+        res.end(serializeTranscript(request.messages, request.model ? { model: request.model } : {}));
+      },
+      "GET /api/prompts": async (_req, res) => sendJson(res, 200, { prompts: await promptsView(hub) }),
+      "POST /api/prompt": async (req, res) => {
+        const { name, server, arguments: args } = await body(req, PromptRequestSchema);
+        sendJson(res, 200, await hub.getPrompt(name, args, server));
+      },
+      "POST /api/complete": async (req, res) => {
+        const { server, ...params } = await body(req, CompleteRequestSchema);
+        if (!hub.complete) throw new HttpError(501, "This gateway's hub does not complete arguments", "invalid_request_error", "not_supported");
+        sendJson(res, 200, await hub.complete(params, server));
+      },
+      "GET /api/resources": async (_req, res) => sendJson(res, 200, await resourcesView(hub)),
+      "POST /api/resource": async (req, res) => {
+        const { uri, server } = await body(req, ResourceRequestSchema);
+        sendJson(res, 200, await hub.readResource(uri, server));
+      },
+      "POST /api/app-frames": async (req, res) => {
+        const request = await body(req, AppFrameRequestSchema);
+        sendJson(res, 200, await this.frames.open(hub, request));
+      },
+      "POST /api/app-tool": async (req, res) => {
+        const request = await body(req, AppToolCallSchema);
+        sendJson(res, 200, await callAppTool(hub, runner, { approve: this.options.approve, servers: this.options.servers }, request));
+      },
+    };
+  }
+
+  close(): void {
+    this.logs.close();
+  }
 }
 
-export function sendTranscript(res: ServerResponse, request: z.infer<typeof TranscriptRequestSchema>): void {
-  res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "content-disposition": 'attachment; filename="toolbridge-transcript.jsonl"' });
-  res.end(serializeTranscript(request.messages, request.model ? { model: request.model } : {}));
+/** The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key). */
+export function appUri(meta: Record<string, unknown> | undefined): string | undefined {
+  const ui = meta?.ui as { resourceUri?: unknown } | undefined;
+  const uri = ui?.resourceUri ?? meta?.["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : undefined;
 }

@@ -51,6 +51,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     const temperature = request.temperature ?? options.temperature;
     return {
       ...(options.extraBody as Partial<WireRequest>),
+      ...(request.providerOptions as Partial<WireRequest> | undefined),
       model: options.model,
       max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
       ...(system ? { system } : {}),
@@ -62,6 +63,10 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
           }
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
+      ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+      ...(request.topK !== undefined ? { top_k: request.topK } : {}),
+      ...(request.stop !== undefined ? { stop_sequences: request.stop } : {}),
+      ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
       stream: true,
     };
   }

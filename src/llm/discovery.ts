@@ -25,6 +25,8 @@ export interface ListedModel {
   id: string;
   /** The context length the server runs it with, when it says (vLLM and SGLang: `max_model_len`). */
   contextLength?: number;
+  /** The entry as the server sent it, every field kept (vLLM's `max_model_len`, `root`, `permission`, ...). */
+  listing?: Readonly<Record<string, unknown>>;
 }
 
 /** The model ids a server lists at `/models`, in its order. */
@@ -48,7 +50,8 @@ export async function listModelInfo(baseURL: string, apiKey: string | undefined,
   return listed.data.data.map((model) => {
     // Not in OpenAI's type: vLLM's own field. Anything but a positive whole number is not believed.
     const length = (model as { max_model_len?: unknown }).max_model_len;
-    return typeof length === "number" && Number.isSafeInteger(length) && length > 0 ? { id: model.id, contextLength: length } : { id: model.id };
+    const listing = model as unknown as Record<string, unknown>;
+    return typeof length === "number" && Number.isSafeInteger(length) && length > 0 ? { id: model.id, contextLength: length, listing } : { id: model.id, listing };
   });
 }
 

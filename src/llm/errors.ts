@@ -38,12 +38,15 @@ export class LlmError extends Error {
     if (details.url !== undefined) this.details = { ...details, url: redactUrl(details.url) };
   }
 
-  /** Worth another attempt: rate limits and server-side failures. */
+  /** Worth another attempt: rate limits and server-side failures, but not a server saying it cannot do this at all. */
   get retryable(): boolean {
     const status = this.details.status;
-    return this.code === "http" && status !== undefined && (status === 429 || status === 408 || status >= 500);
+    return this.code === "http" && status !== undefined && (status === 429 || status === 408 || (status >= 500 && !NEVER_RETRIED.has(status)));
   }
 }
+
+/** 501 Not Implemented, 505 HTTP Version Not Supported: asking again gets the same answer. */
+const NEVER_RETRIED = new Set([501, 505]);
 
 /** How to start a local server, for the one-line "nothing listens" error. */
 export const START_LOCAL_SERVER_HINT =
@@ -51,7 +54,8 @@ export const START_LOCAL_SERVER_HINT =
 
 export function connectionError(url: string, cause: unknown, startHint?: string): LlmError {
   const reason = describeNetworkCause(cause);
-  const hint = startHint ? `; ${startHint}` : "";
+  // Starting a server is advice only for one on this machine; a URL with credentials is someone else's.
+  const hint = startHint && isLocalWithoutCredentials(url) ? `; ${startHint}` : "";
   return new LlmError("connection", `Cannot reach the model server at ${url} (${reason})${hint}.`, { url, cause });
 }
 
@@ -95,9 +99,11 @@ export function httpError(
  * A server that answers a web page (a proxy's error page, a web app at the wrong URL) is not
  * the API we want; its HTML is not a message anyone should read in a terminal.
  */
-export function notOpenAICompatible(url: string, contentType: string, status?: number): LlmError {
+export function notOpenAICompatible(url: string, contentType: string, status?: number, body?: string): LlmError {
   const type = contentType.split(";")[0]!.trim() || "no content type";
-  const message = `not an OpenAI-compatible API (got ${type} from ${url}${status !== undefined && status >= 400 ? `, HTTP ${status}` : ""}); check the base URL (--base-url)`;
+  const title = body === undefined ? undefined : pageTitle(body);
+  const what = title ? `${type} "${title}"` : type;
+  const message = `not an OpenAI-compatible API (got ${what} from ${url}${status !== undefined && status >= 400 ? `, HTTP ${status}` : ""}); check the base URL (--base-url)`;
   return new LlmError(status !== undefined && status >= 400 ? "http" : "bad-response", message, { url, ...(status !== undefined ? { status } : {}) });
 }
 
@@ -156,8 +162,29 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+/** The most characters of a server's own words an error quotes. */
+export const MAX_QUOTED_CHARS = 400;
+
+/** A server's words on one line, cut at MAX_QUOTED_CHARS. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  const line = text.slice(0, MAX_QUOTED_CHARS * 4).replace(/\s+/g, " ").trim();
+  return line.length > MAX_QUOTED_CHARS ? `${line.slice(0, MAX_QUOTED_CHARS)}… (cut)` : line;
+}
+
+/** An HTML page's title (or first heading), for a one-line summary; undefined when it has none. */
+function pageTitle(html: string): string | undefined {
+  const found = /<title[^>]*>([^<]*)<\/title>/i.exec(html) ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(html);
+  const title = found?.[1]?.replace(/\s+/g, " ").trim();
+  return title ? title.slice(0, 80) : undefined;
+}
+
+function isLocalWithoutCredentials(url: string): boolean {
+  try {
+    const { hostname, username, password } = new URL(url);
+    return !username && !password && /^(localhost|127(\.\d+){3}|\[::1\])$/.test(hostname);
+  } catch {
+    return false;
+  }
 }
 
 function describeNetworkCause(cause: unknown): string {

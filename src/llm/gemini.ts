@@ -56,6 +56,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
     const maxTokens = request.maxTokens ?? options.maxTokens;
     return {
       ...(options.extraBody as GenerateContentConfig | undefined),
+      ...(request.providerOptions as GenerateContentConfig | undefined),
       ...(system ? { systemInstruction: system } : {}),
       ...(tools.length > 0
         ? {
@@ -65,6 +66,13 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
       ...(maxTokens !== undefined ? { maxOutputTokens: maxTokens } : {}),
+      ...(request.topP !== undefined ? { topP: request.topP } : {}),
+      ...(request.topK !== undefined ? { topK: request.topK } : {}),
+      ...(request.stop !== undefined ? { stopSequences: request.stop } : {}),
+      ...(request.seed !== undefined ? { seed: request.seed } : {}),
+      ...(request.presencePenalty !== undefined ? { presencePenalty: request.presencePenalty } : {}),
+      ...(request.frequencyPenalty !== undefined ? { frequencyPenalty: request.frequencyPenalty } : {}),
+      ...(request.responseFormat?.type === "json" ? { responseMimeType: "application/json", ...(request.responseFormat.schema ? { responseJsonSchema: request.responseFormat.schema } : {}) } : {}),
     };
   }
 

@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
+import { readBoundedBody } from "./bounded-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
-import { toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
+import { openAIGenerationFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
 import { readServerSentEvents } from "./sse-events.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
@@ -47,14 +48,20 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     const maxTokens = request.maxTokens ?? options.maxTokens;
     return {
       ...options.extraBody,
+      ...request.providerOptions,
       model: options.model,
       messages: toOpenAIMessages(request.messages, this.provider),
       ...(tools.length > 0
-        ? { tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)), tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto") }
+        ? {
+            tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)),
+            tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto"),
+            ...(request.parallelToolCalls !== undefined ? { parallel_tool_calls: request.parallelToolCalls } : {}),
+          }
         : {}),
       ...(temperature !== undefined ? { temperature } : {}),
       // OpenAI's reasoning models take only max_completion_tokens; every other server reads max_tokens.
       ...(maxTokens !== undefined ? (this.provider === "openai" ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }) : {}),
+      ...openAIGenerationFields(request),
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -74,6 +81,15 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
         if (!isApiContentType(contentType)) throw notOpenAICompatible(url, contentType ?? "");
         if (!response.body) throw new Error("the answer has no body");
         body = response.body;
+        // A server that ignores `stream: true` answers one chat.completion as JSON: read it as one chunk.
+        if (contentType && /json/i.test(contentType) && !/event-stream/i.test(contentType)) {
+          const { text, truncated } = await readBoundedBody(body, MAX_EVENT_BYTES);
+          if (truncated) throw eventTooLarge(url, MAX_EVENT_BYTES);
+          const reader = new ChunkReader(budget);
+          yield* reader.read(completionAsChunk(parseChunk(text, url) as unknown as OpenAI.Chat.Completions.ChatCompletion));
+          yield* reader.end(url);
+          return;
+        }
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs, startHint: this.options.startHint ?? START_LOCAL_SERVER_HINT });
       }
@@ -105,6 +121,21 @@ function parseChunk(data: string, url: string): OpenAI.Chat.Completions.ChatComp
   const parsed = JSON.parse(data) as OpenAI.Chat.Completions.ChatCompletionChunk & { error?: unknown };
   if (parsed && typeof parsed === "object" && parsed.error) throw streamError(url, serverMessageOf(parsed.error), parsed.error);
   return parsed;
+}
+
+/** A whole (non-streamed) completion as the one chunk that says it all: its message is the delta. */
+function completionAsChunk(completion: OpenAI.Chat.Completions.ChatCompletion): OpenAI.Chat.Completions.ChatCompletionChunk {
+  const choice = completion.choices?.[0];
+  return {
+    id: completion.id,
+    object: "chat.completion.chunk",
+    created: completion.created,
+    model: completion.model,
+    choices: choice
+      ? [{ index: 0, delta: choice.message as OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta, finish_reason: choice.finish_reason ?? "stop" }]
+      : [],
+    ...(completion.usage ? { usage: completion.usage } : {}),
+  };
 }
 
 /** What vLLM (and the others) put in a delta beyond the OpenAI types. */
@@ -142,6 +173,8 @@ class ChunkReader {
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") yield { type: "reasoning-delta", text: reasoning };
     if (typeof delta.content === "string" && delta.content !== "") yield { type: "text-delta", text: delta.content };
+    const logprobs = choice.logprobs?.content;
+    if (logprobs && logprobs.length > 0) yield { type: "logprobs", content: logprobs };
     for (const fragment of delta.tool_calls ?? []) {
       this.sawToolCalls = true;
       this.calls.add(this.slotOf(fragment), {
@@ -189,8 +222,10 @@ class ChunkReader {
 }
 
 export function createOpenAIClient(baseURL: string, apiKey: string | undefined, timeoutMs: number, headers?: Record<string, string>): OpenAI {
+  // fetch refuses a URL with credentials in it; they are sent as Basic auth, as curl does.
+  const { url, basic } = credentialsApart(baseURL);
   return new OpenAI({
-    baseURL,
+    baseURL: url,
     // Local servers started without --api-key accept anything; the SDK insists on some key.
     apiKey: apiKey || "not-needed",
     // Given explicitly so the SDK reads nothing from process.env.
@@ -200,9 +235,19 @@ export function createOpenAIClient(baseURL: string, apiKey: string | undefined, 
     maxRetries: 0,
     timeout: timeoutMs,
     logLevel: "off",
-    ...(headers ? { defaultHeaders: headers } : {}),
+    ...(headers || basic ? { defaultHeaders: { ...headers, ...(basic ? { Authorization: basic } : {}) } } : {}),
     fetch: liftErrorBodies,
   });
+}
+
+/** `http://user:pass@host/v1` as the URL without them and a Basic Authorization header. */
+function credentialsApart(baseURL: string): { url: string; basic?: string } {
+  const parsed = new URL(baseURL);
+  if (!parsed.username && !parsed.password) return { url: baseURL };
+  const pair = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = "";
+  parsed.password = "";
+  return { url: parsed.href.replace(/\/$/, ""), basic: `Basic ${Buffer.from(pair).toString("base64")}` };
 }
 
 /**
@@ -213,7 +258,14 @@ export function createOpenAIClient(baseURL: string, apiKey: string | undefined, 
 async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
   if (response.ok) return response;
-  const text = await response.text();
+  const { text } = await readBoundedBody(response.body, MAX_ERROR_BODY_BYTES);
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  // A web page stays one, for the caller to name it as such (its title, not its markup).
+  if (!isApiContentType(response.headers.get("content-type")) && !/text\/plain/i.test(response.headers.get("content-type") ?? "")) {
+    return new Response(text, { status: response.status, statusText: response.statusText, headers });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -221,13 +273,24 @@ async function liftErrorBodies(input: string | URL | Request, init?: RequestInit
     body = undefined;
   }
   const lifted =
-    body && typeof body === "object" && "error" in body ? body : { error: { message: serverMessageOf(body) ?? text.trim() } };
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  headers.delete("content-encoding");
+    body && typeof body === "object" && "error" in body ? body : { error: { message: serverMessageOf(body) ?? messageOfCutJson(text) ?? text.trim() } };
   headers.set("content-type", "application/json");
   return new Response(JSON.stringify(lifted), { status: response.status, statusText: response.statusText, headers });
 }
+
+/** The start of the first "message" string of a JSON body cut at the read limit, so that its words are shown, not its braces. */
+function messageOfCutJson(text: string): string | undefined {
+  const found = /^\s*\{[^]{0,200}?"(?:message|detail)"\s*:\s*"((?:[^"\\]|\\.){0,2000})/.exec(text)?.[1];
+  if (found === undefined) return undefined;
+  try {
+    return JSON.parse(`"${found.replace(/\\$/, "")}"`) as string;
+  } catch {
+    return found;
+  }
+}
+
+/** The most of an error body that is read: enough for any message, and a server cannot make us hold more. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError };
 

@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import { LlmError } from "./errors.js";
-import type { ContentPart, Message, ToolChoice, ToolDefinition } from "./types.js";
+import type { ChatRequest, ContentPart, Message, ResponseFormat, ToolChoice, ToolDefinition } from "./types.js";
 import { argumentsText } from "./tool-arguments.js";
 import { toOpenAIParameters, type OpenAISchemaOptions } from "./schema/openai.js";
 
@@ -95,4 +95,40 @@ export function toOpenAITools(tools: readonly ToolDefinition[], schema: OpenAISc
 
 export function toOpenAIToolChoice(choice: ToolChoice): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {
   return typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
+}
+
+/**
+ * The neutral generation settings under Chat Completions' names. `top_k` is not OpenAI's, but
+ * vLLM, SGLang, llama.cpp and Ollama read it, and OpenAI ignores what it does not know.
+ */
+export function openAIGenerationFields(request: ChatRequest): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (request.topP !== undefined) fields.top_p = request.topP;
+  if (request.topK !== undefined) fields.top_k = request.topK;
+  if (request.stop !== undefined) fields.stop = request.stop;
+  if (request.seed !== undefined) fields.seed = request.seed;
+  if (request.presencePenalty !== undefined) fields.presence_penalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) fields.frequency_penalty = request.frequencyPenalty;
+  if (request.logitBias !== undefined) fields.logit_bias = request.logitBias;
+  if (request.logprobs !== undefined) fields.logprobs = request.logprobs;
+  if (request.topLogprobs !== undefined) fields.top_logprobs = request.topLogprobs;
+  if (request.reasoningEffort !== undefined) fields.reasoning_effort = request.reasoningEffort;
+  if (request.user !== undefined) fields.user = request.user;
+  const format = request.responseFormat;
+  if (format?.type === "json") fields.response_format = toOpenAIResponseFormat(format);
+  else if (format?.type === "provider") Object.assign(fields, format.fields);
+  return fields;
+}
+
+export function toOpenAIResponseFormat(format: Extract<ResponseFormat, { type: "json" }>): Record<string, unknown> {
+  if (!format.schema) return { type: "json_object" };
+  return {
+    type: "json_schema",
+    json_schema: {
+      name: format.name ?? "response",
+      ...(format.description !== undefined ? { description: format.description } : {}),
+      schema: format.schema,
+      ...(format.strict !== undefined ? { strict: format.strict } : {}),
+    },
+  };
 }

@@ -30,7 +30,8 @@ export function fromSdkError(err: unknown, url: string, sdk: StainlessErrors, co
     // No status: the server's error came inside a stream that had begun.
     if (err.status === undefined) return streamError(url, message, err);
     const contentType = err.headers?.get("content-type");
-    if (!isApiContentType(contentType)) return notOpenAICompatible(url, contentType ?? "", err.status);
+    // The SDK keeps a body that is not JSON (a web page) as its message, after the status.
+    if (!isApiContentType(contentType)) return notOpenAICompatible(url, contentType ?? "", err.status, err.message);
     return httpError(err.status, message, url, { cause: err, retryAfterMs: retryAfterMs(err.headers) });
   }
   return unreadable(err, url, context.startHint);

@@ -39,12 +39,57 @@ export type Message =
 
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
 
-export interface ChatRequest {
+/**
+ * The form the final answer must take: a JSON object (matching `schema` when given), or
+ * provider request fields that constrain it (vLLM's `guided_regex`, `structured_outputs`, ...),
+ * sent as they are by the adapters that take them.
+ */
+export type ResponseFormat =
+  | {
+      type: "json";
+      schema?: JsonSchema;
+      /** The schema's name, for APIs that want one. */
+      name?: string;
+      description?: string;
+      strict?: boolean;
+    }
+  | { type: "provider"; fields: Readonly<Record<string, unknown>> };
+
+/**
+ * Generation settings a caller may set per request beyond temperature and length. Each
+ * adapter sends those its API has, under its own names, and leaves out the rest.
+ */
+export interface GenerationSettings {
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Token id (as a string) to bias, -100 to 100. */
+  logitBias?: Record<string, number>;
+  logprobs?: boolean;
+  topLogprobs?: number;
+  reasoningEffort?: string;
+  /** Whether one reply may call several tools; sent only with tools. */
+  parallelToolCalls?: boolean;
+  /** The end user, for the provider's abuse monitoring. */
+  user?: string;
+  /**
+   * Request fields the neutral request has no name for, sent as they are in the provider's
+   * request body (vLLM's `chat_template_kwargs`, `min_p`, `structured_outputs`, ...): merged
+   * over ModelOptions.extraBody; the fields the adapter sets itself win.
+   */
+  providerOptions?: Readonly<Record<string, unknown>>;
+}
+
+export interface ChatRequest extends GenerationSettings {
   messages: Message[];
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
   temperature?: number;
   maxTokens?: number;
+  responseFormat?: ResponseFormat;
   signal?: AbortSignal;
 }
 
@@ -54,11 +99,21 @@ export interface Usage {
   totalTokens: number;
 }
 
+/** One token's log probability as OpenAI-compatible servers give it (`top_logprobs` when asked for). */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  top_logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }>;
+}
+
 export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "other";
 
 export type StreamEvent =
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
+  /** Log probabilities of the tokens just streamed, when the request asked for `logprobs`. */
+  | { type: "logprobs"; content: TokenLogprob[] }
   /** A complete tool call, emitted once its arguments are fully received. */
   | { type: "tool-call"; call: ToolCall }
   | { type: "usage"; usage: Usage }

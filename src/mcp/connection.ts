@@ -111,7 +111,8 @@ export class Connection {
       promptCount: 0,
       restarts: 0,
     };
-    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens) : undefined;
+    // An OAuth request gets as long as a start-up: both stand between the user and the server.
+    this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens, this.startupTimeoutMs) : undefined;
   }
 
   get startupTimeoutMs(): number {

@@ -1,6 +1,7 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
 import type { Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
+import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
@@ -169,13 +170,14 @@ export class Hub {
     const tool = this.registry.get(name) ?? this.aliases.get(name);
     if (!tool) throw this.unknownTool(name);
     const onProgress = options.onProgress;
-    return this.connection(tool.server).callTool(tool.originalName, args, {
+    const result = await this.connection(tool.server).callTool(tool.originalName, args, {
       ...options,
       onProgress: (progress) => {
         onProgress?.(progress);
         this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
       },
     });
+    return maskSecretsIn(result);
   }
 
   async resources(): Promise<HubResource[]> {
@@ -188,7 +190,7 @@ export class Hub {
 
   async readResource(uri: string, server?: string): Promise<ReadResourceResult> {
     this.assertOpen();
-    return this.resourceOwner(uri, server).readResource(uri);
+    return maskSecretsIn(await this.resourceOwner(uri, server).readResource(uri));
   }
 
   async subscribe(uri: string, server?: string): Promise<void> {
@@ -207,7 +209,7 @@ export class Hub {
 
   async getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
     this.assertOpen();
-    return this.promptOwner(name, server).getPrompt(name, args);
+    return maskSecretsIn(await this.promptOwner(name, server).getPrompt(name, args));
   }
 
   /** The roots offered to servers without roots of their own (empty when the hub declares none). */

@@ -18,6 +18,39 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
   return false;
 }
 
+/**
+ * Whether JSON text (UTF-8 bytes, parsed or not) opens more than `max` objects and arrays
+ * inside each other: one pass over the bytes, before JSON.parse spends its time on them.
+ * Brackets inside strings do not count; invalid JSON is left for the parser to refuse.
+ */
+export function jsonNestedDeeperThan(bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      // A backslash escapes the next byte; a quote ends the string.
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+      continue;
+    }
+    switch (byte) {
+      case 0x22: // "
+        inString = true;
+        break;
+      case 0x5b: // [
+      case 0x7b: // {
+        if (++depth > max) return true;
+        break;
+      case 0x5d: // ]
+      case 0x7d: // }
+        depth--;
+        break;
+    }
+  }
+  return false;
+}
+
 /** The one line for data nested past the limit. */
 export function tooDeep(what: string): string {
   return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`;

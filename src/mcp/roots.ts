@@ -1,5 +1,7 @@
-import { basename, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { basename, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isStdioServer, type ServerConfig } from "../config/schema.js";
 import type { Root } from "./types.js";
 
 /**
@@ -61,4 +63,19 @@ export class RootList {
     if (JSON.stringify(this.shared) === before) return [];
     return servers.filter((server) => !this.perServer.has(server));
   }
+}
+
+/**
+ * The directories a stdio server's arguments name (absolute, or starting with `.`), as the
+ * server would resolve them in its working directory: with no roots configured, these are the
+ * roots it is offered, so a server that serves its roots (server-filesystem does, in place of
+ * its arguments) keeps serving what its entry names, as it does under a client without roots.
+ */
+export function directoryArguments(server: ServerConfig): string[] {
+  if (!isStdioServer(server)) return [];
+  const workDir = resolve(process.cwd(), server.cwd ?? ".");
+  return (server.args ?? [])
+    .filter((arg) => isAbsolute(arg) || arg === "." || arg === ".." || /^\.\.?[\\/]/.test(arg))
+    .map((arg) => resolve(workDir, arg))
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true);
 }

@@ -51,15 +51,17 @@ export function rejectForeignRequest(headers: IncomingHttpHeaders, policy: HostP
   }
   if (!policy.hostnames.has(hostUrl.hostname) || Number(hostUrl.port || 80) !== policy.port) return `Host not allowed: ${host}`;
 
-  // Browsers send Origin on cross-origin requests. A local page on another port (a local
-  // inspector, say) is no rebinding attack, so only the Origin's hostname is checked.
+  // Browsers send Origin on cross-origin requests. A page on another port of this machine is
+  // another site (any local program's page, a dev server): only this server's own pages, at its
+  // own port, may call it; other origins are let in by the caller's configuration, if at all.
   const origin = headers.origin;
   if (origin === undefined) return undefined;
-  let originHostname: string;
+  let originUrl: URL;
   try {
-    originHostname = new URL(origin).hostname;
+    originUrl = new URL(origin);
   } catch {
     return `Origin not allowed: ${origin}`;
   }
-  return policy.hostnames.has(originHostname) ? undefined : `Origin not allowed: ${origin}`;
+  const originPort = Number(originUrl.port || (originUrl.protocol === "https:" ? 443 : 80));
+  return policy.hostnames.has(originUrl.hostname) && originPort === policy.port ? undefined : `Origin not allowed: ${origin}`;
 }

@@ -159,6 +159,8 @@ function callsFromGlmBody(body: string, tools: KnownTools | undefined): ParsedTo
   const schema = tools?.schemas.get(name);
   // Whatever is not a key/value pair must be whitespace, or this is prose that began with a word.
   if (rest.replace(GLM_ARG_RE, "").trim() !== "") return undefined;
+  // A lone word in the tags (`like <tool_call>this</tool_call> shows`) is a call only when it names a tool.
+  if (rest.trim() === "" && tools !== undefined && !tools.names.has(name)) return undefined;
   const args: JsonObject = {};
   for (const p of rest.matchAll(GLM_ARG_RE)) {
     const param = p[1] ?? "";

@@ -106,6 +106,8 @@ interface Container {
   closer: string | null;
   name?: string;
   region?: RegionParser;
+  /** A region whose body must start (after whitespace) with this character; anything else is prose that mentioned the opener. */
+  firstChar?: string;
 }
 
 type MatchResult =
@@ -146,9 +148,9 @@ const FENCE: Container = { kind: "fence", tagged: false, closer: "```" };
 const BARE: Container = { kind: "bare", tagged: false, closer: null };
 const PYTHONIC: Container = { kind: "pythonic", tagged: false, closer: null };
 
-const region = (open: string, closer: string, parse: RegionParser): readonly [string, MatchResult] => [
+const region = (open: string, closer: string, parse: RegionParser, firstChar?: string): readonly [string, MatchResult] => [
   open,
-  { kind: "open", container: { kind: "region", tagged: true, closer, region: parse } },
+  { kind: "open", container: { kind: "region", tagged: true, closer, region: parse, ...(firstChar !== undefined ? { firstChar } : {}) } },
 ];
 const list = (open: string, closer: string | null): readonly [string, MatchResult] => [
   open,
@@ -176,7 +178,7 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   region(DEEPSEEK.open, DEEPSEEK.close, callsFromDeepSeek),
   region(KIMI.open, KIMI.close, callsFromKimi),
   region(KIMI.openSingular, KIMI.closeSingular, callsFromKimi),
-  region("<tool_use>", "</tool_use>", callsFromToolUse),
+  region("<tool_use>", "</tool_use>", callsFromToolUse, "<"),
   // gpt-oss Harmony: a message is a header, `<|message|>`, its body, then an end token.
   ["<|start|>", { kind: "open", container: HARMONY_HEADER }],
   ["<|channel|>", { kind: "open", container: HARMONY_HEADER }],
@@ -333,7 +335,11 @@ class StreamParser implements ToolCallParser {
         this.giveBack(this.leadRaw);
         break;
       case State.Name:
-        this.giveBack(this.leadRaw + this.nameBuf);
+        if (this.container?.kind === "tool_call") {
+          // `<tool_call>name` at the very end: GLM's call without arguments and closer.
+          this.finishRegion(this.nameBuf, "");
+          this.nameBuf = "";
+        } else this.giveBack(this.leadRaw + this.nameBuf);
         break;
       case State.Json:
         this.finishJson(this.parts.join(""), "");
@@ -445,6 +451,16 @@ class StreamParser implements ToolCallParser {
     const n = s.length;
     let j = from;
     let cut = false;
+    const firstChar = this.container?.firstChar;
+    if (firstChar !== undefined && this.regionLength === 0) {
+      // Before the body's first character: whitespace goes to the opener, anything but firstChar ends the region.
+      while (j < n && isSpace(s.charAt(j))) this.leadRaw += s.charAt(j++);
+      if (j === n) return j;
+      if (s.charAt(j) !== firstChar) {
+        this.giveBack(this.leadRaw);
+        return j;
+      }
+    }
     for (; j < n; j++) {
       const c = s.charCodeAt(j);
       if (c === closer.charCodeAt(this.closerAt)) {
@@ -577,10 +593,16 @@ class StreamParser implements ToolCallParser {
       this.startJson();
       return false;
     }
-    // Qwen3-Coder's `<function=`, or GLM's bare tool name.
-    if (c.kind === "tool_call" && (ch === "<" || isKeyChar(ch))) {
+    // Qwen3-Coder's `<function=`.
+    if (c.kind === "tool_call" && ch === "<") {
       this.startRegion();
       return false;
+    }
+    // GLM's bare tool name, alone on its line; words after the tag are prose, read again as such.
+    if (c.kind === "tool_call" && isKeyChar(ch)) {
+      this.nameBuf = ch;
+      this.state = State.Name;
+      return true;
     }
     if (c.kind === "mistral" && !named && /^[\w.-]$/.test(ch)) {
       this.nameBuf = ch;
@@ -594,6 +616,7 @@ class StreamParser implements ToolCallParser {
   private stepName(ch: string): boolean {
     const c = this.container;
     if (c === null) return this.resumeText();
+    if (c.kind === "tool_call") return this.stepGlmName(c, ch);
     if (ch === "{") {
       // v11+: `name[ARGS]`, and `name[CALL_ID]id[ARGS]` where the call carries its id.
       const name = this.nameBuf.trim().replace(/\s*(?:\[CALL_ID\][\w-]*)?\s*\[ARGS\]$/, "");
@@ -609,6 +632,31 @@ class StreamParser implements ToolCallParser {
       return true;
     }
     this.giveBack(this.leadRaw + this.nameBuf);
+    return false;
+  }
+
+  /**
+   * `<tool_call>NAME` then a line end or `<` (GLM's `<arg_key>`, or `</tool_call>` for no
+   * arguments): the body is read whole. Anything else after the name (a space, punctuation)
+   * makes it prose: the tag is text, and the name is read again, so that a JSON call after a
+   * few words inside the tags is still found. At most MAX_NAME characters are read twice.
+   */
+  private stepGlmName(c: Container, ch: string): boolean {
+    if (/^[\w.-]$/.test(ch) && this.nameBuf.length < MAX_NAME) {
+      this.nameBuf += ch;
+      return true;
+    }
+    const name = this.nameBuf;
+    this.nameBuf = "";
+    if (ch === "\n" || ch === "\r" || ch === "<") {
+      this.container = c;
+      this.startRegion();
+      this.parts.push(name);
+      this.regionLength = name.length;
+      return false;
+    }
+    this.giveBack(this.leadRaw);
+    this.feed(name);
     return false;
   }
 

@@ -1,4 +1,6 @@
-import type { Message } from "../llm/types.js";
+import type { ContentPart, Message, Usage } from "../llm/types.js";
+import type { ApprovalQuestion } from "../gateway/web-chat-questions.js";
+import type { CallToolResult } from "../mcp/types.js";
 
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */
 
@@ -6,28 +8,83 @@ const KEY_STORE = "toolbridge.apiKey";
 
 export class Unauthorized extends Error {}
 
+export interface ServerView {
+  name: string;
+  status: string;
+  toolCount: number;
+  resourceCount: number;
+  promptCount: number;
+  serverName?: string;
+  serverVersion?: string;
+  error?: string;
+  log: string[];
+}
+
+export interface ToolView {
+  name: string;
+  server: string;
+  title?: string;
+  description?: string;
+  /** The tool's MCP App (`_meta.ui.resourceUri`). */
+  appUri?: string;
+}
+
 export interface Status {
-  servers: { name: string; status: string; toolCount: number; error?: string }[];
-  tools: { name: string; server: string; description?: string }[];
-  models: string[];
+  servers: ServerView[];
+  tools: ToolView[];
+  models: { id: string; contextLength?: number }[];
   model: string;
   toolMode: "native" | "prompt";
   approve: string;
+  roots: { uri: string; name?: string }[];
 }
 
-/** The events of one turn: the agent's own, plus the gateway's questions. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface TurnError {
+  code?: string;
+  message: string;
+}
+
+/** The events of one turn: the agent's own, plus the gateway's. */
 export type TurnEvent =
-  | { type: "tool-mode"; mode: "native" | "prompt" }
+  | { type: "turn-start"; id: string; mode: "native" | "prompt" }
   | { type: "model-request"; iteration: number }
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
   | { type: "tool-call-started"; id: string; name: string; arguments: Record<string, unknown> | string }
-  | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; outcome: string }
-  | { type: "approval"; id: string; callId: string; tool: string; server: string; arguments: Record<string, unknown> }
+  | { type: "tool-progress"; id: string; name: string; progress: Progress }
+  | { type: "tool-call-finished"; id: string; name: string; summary: string; isError: boolean; outcome: string; durationMs: number; result?: CallToolResult }
+  | ({ type: "approval" } & ApprovalQuestion)
+  | { type: "usage"; usage: Usage }
   | { type: "notice"; message: string }
-  | { type: "error"; error: { code: string; message: string } }
-  | { type: "turn-end"; status: string; messages: Message[]; error?: { message: string } }
-  | { type: "usage" | "tool-progress" };
+  | { type: "error"; error: TurnError }
+  | { type: "turn-end"; status: "completed" | "aborted" | "failed"; messages: Message[]; usage?: Usage; durationMs?: number; error?: TurnError };
+
+export type ApprovalDecision = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "deny"; reason?: string };
+
+export interface PromptView {
+  name: string;
+  server: string;
+  title?: string;
+  description?: string;
+  arguments: { name: string; description?: string; required: boolean }[];
+}
+
+export interface ResourceView {
+  uri: string;
+  name: string;
+  server: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export type { ApprovalQuestion, CallToolResult, ContentPart, Message, Usage };
 
 export function apiKey(): string | undefined {
   return localStorage.getItem(KEY_STORE) ?? undefined;
@@ -51,16 +108,55 @@ async function call(path: string, init: RequestInit = {}): Promise<Response> {
   return response;
 }
 
+async function post<T>(path: string, body: unknown): Promise<T> {
+  return (await call(path, { method: "POST", body: JSON.stringify(body) })).json() as Promise<T>;
+}
+
 export async function fetchStatus(): Promise<Status> {
   return (await call("/api/status")).json() as Promise<Status>;
 }
 
-export async function answerApproval(id: string, decision: "allow-once" | "deny"): Promise<void> {
-  await call("/api/approvals", { method: "POST", body: JSON.stringify({ id, decision }) });
+export async function answerApproval(id: string, answer: ApprovalDecision): Promise<void> {
+  await post("/api/approvals", { id, ...answer });
+}
+
+export async function stopTurn(id: string): Promise<boolean> {
+  return (await post<{ stopped: boolean }>("/api/stop", { id })).stopped;
 }
 
 export async function exportTranscript(model: string, messages: Message[]): Promise<string> {
   return (await call("/api/transcript", { method: "POST", body: JSON.stringify({ model, messages }) })).text();
+}
+
+export async function fetchPrompts(): Promise<PromptView[]> {
+  return (await (await call("/api/prompts")).json() as { prompts: PromptView[] }).prompts;
+}
+
+export async function getPrompt(prompt: PromptView, args: Record<string, string>): Promise<{ messages: { role: string; content: { type: string; text?: string; resource?: { uri: string; text?: string } } }[] }> {
+  return post("/api/prompt", { name: prompt.name, server: prompt.server, arguments: args });
+}
+
+export async function complete(server: string, ref: { type: "ref/prompt"; name: string }, argument: { name: string; value: string }, context: Record<string, string>): Promise<string[]> {
+  const answer = await post<{ completion: { values: string[] } }>("/api/complete", { server, ref, argument, context: { arguments: context } });
+  return answer.completion.values.slice(0, 100);
+}
+
+export async function fetchResources(): Promise<ResourceView[]> {
+  return (await (await call("/api/resources")).json() as { resources: ResourceView[] }).resources;
+}
+
+export async function readResource(resource: { uri: string; server: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string; blob?: string }[] }> {
+  return post("/api/resource", resource);
+}
+
+export async function openAppFrame(uri: string, server: string): Promise<{ path: string; csp: string }> {
+  return post("/api/app-frames", { uri, server });
+}
+
+export type AppToolAnswer = { result: CallToolResult } | { approval: Omit<ApprovalQuestion, "id" | "callId"> };
+
+export async function callAppTool(appTool: string, name: string, args: Record<string, unknown>, approved?: { fingerprint: string }): Promise<AppToolAnswer> {
+  return post("/api/app-tool", { appTool, name, arguments: args, ...(approved ? { approved } : {}) });
 }
 
 /** Runs one turn; each event as it comes. */

@@ -1,43 +1,70 @@
-import type { ContentPart, Message } from "../llm/types.js";
-import { escapeHtml, renderMarkdown } from "./markdown.js";
+import type { ApprovalQuestion, CallToolResult, ContentPart, Message, Progress, ToolView, TurnError, TurnEvent, Usage } from "./api.js";
+import type { CallNote, Turn } from "./store.js";
 
-/** What the page shows of a conversation: user messages, and per model reply its reasoning, text and tool calls. */
+/**
+ * What the page shows of a turn: the person's message, then per model reply its reasoning,
+ * text and tool calls, built either from a stored turn or, event by event, from one in progress.
+ */
 
-export interface ToolCallView {
+export interface CallView {
   id: string;
   name: string;
   arguments: unknown;
-  /** Until the result is in: the one-line summary the agent gives. */
-  summary?: string;
+  /** Set once it ended: "ok", "denied", "tool-error", ... */
   outcome?: string;
   isError?: boolean;
+  summary?: string;
   result?: string | ContentPart[];
-  /** An approval waiting for the person. */
-  approvalId?: string;
+  durationMs?: number;
+  startedAt?: number;
+  progress?: Progress;
+  approval?: ApprovalQuestion;
+  /** The whole result, for a tool with an MCP App. */
+  appResult?: CallToolResult;
 }
 
-export type Item = { role: "user"; content: string | ContentPart[] } | { role: "assistant"; text: string; reasoning: string; toolCalls: ToolCallView[] };
+export interface Segment {
+  text: string;
+  reasoning: string;
+  calls: CallView[];
+}
 
-/** The items of stored messages: each tool result goes under the call it answers. */
-export function itemsOf(messages: readonly Message[]): Item[] {
-  const items: Item[] = [];
-  const calls = new Map<string, ToolCallView>();
-  for (const message of messages) {
-    if (message.role === "user") items.push({ role: "user", content: message.content });
-    else if (message.role === "assistant") {
-      const toolCalls = (message.toolCalls ?? []).map((call): ToolCallView => ({ id: call.id, name: call.name, arguments: parseArguments(call.arguments) }));
-      for (const call of toolCalls) calls.set(call.id, call);
-      items.push({ role: "assistant", text: message.content, reasoning: message.reasoning ?? "", toolCalls });
+export interface TurnView {
+  input: string;
+  segments: Segment[];
+  status: "running" | Turn["status"];
+  error?: TurnError;
+  usage?: Usage;
+  durationMs?: number;
+}
+
+export function viewOfTurn(turn: Turn): TurnView {
+  const segments: Segment[] = [];
+  const calls = new Map<string, CallView>();
+  for (const message of turn.messages) {
+    if (message.role === "assistant") {
+      const segment: Segment = { text: message.content, reasoning: message.reasoning ?? "", calls: [] };
+      for (const call of message.toolCalls ?? []) {
+        const view = withNote({ id: call.id, name: call.name, arguments: parseArguments(call.arguments) }, turn.calls?.[call.id]);
+        calls.set(call.id, view);
+        segment.calls.push(view);
+      }
+      segments.push(segment);
     } else if (message.role === "tool") {
       const call = calls.get(message.toolCallId);
       if (call) {
         call.result = message.content;
         call.isError = message.isError === true;
-        call.outcome = message.isError ? "error" : "ok";
+        call.outcome ??= message.isError ? "error" : "ok";
       }
     }
   }
-  return items;
+  return { input: turn.input, segments, status: turn.status, ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
+}
+
+function withNote(call: CallView, note: CallNote | undefined): CallView {
+  if (!note) return call;
+  return { ...call, ...(note.durationMs !== undefined ? { durationMs: note.durationMs } : {}), ...(note.outcome ? { outcome: note.outcome } : {}), ...(note.appResult ? { appResult: note.appResult as CallToolResult } : {}) };
 }
 
 function parseArguments(text: string): unknown {
@@ -48,45 +75,101 @@ function parseArguments(text: string): unknown {
   }
 }
 
-export function renderItems(items: readonly Item[]): string {
-  return items.map(renderItem).join("");
+export function startTurnView(input: string): TurnView {
+  return { input, segments: [], status: "running" };
 }
 
-function renderItem(item: Item): string {
-  if (item.role === "user") return `<article class="msg user" aria-label="You">${renderContent(item.content, false)}</article>`;
-  const reasoning = item.reasoning.trim() === "" ? "" : `<details class="reasoning"><summary>Reasoning</summary><div class="reasoning-text">${escapeHtml(item.reasoning)}</div></details>`;
-  const tools = item.toolCalls.map(renderToolCall).join("");
-  const text = item.text === "" ? "" : `<div class="markdown">${renderMarkdown(item.text)}</div>`;
-  return `<article class="msg assistant" aria-label="Assistant">${reasoning}${text}${tools}</article>`;
+function lastSegment(view: TurnView): Segment {
+  let segment = view.segments.at(-1);
+  if (!segment) {
+    segment = { text: "", reasoning: "", calls: [] };
+    view.segments.push(segment);
+  }
+  return segment;
 }
 
-function renderToolCall(call: ToolCallView): string {
-  const state = call.approvalId ? "waiting for approval" : (call.outcome ?? "running…");
-  const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2);
-  const result = call.result !== undefined ? renderContent(call.result, true) : call.summary !== undefined ? `<pre>${escapeHtml(call.summary)}</pre>` : "";
-  const approval = call.approvalId
-    ? `<div class="approval" role="group" aria-label="Approve ${escapeHtml(call.name)}"><span>Run <b>${escapeHtml(call.name)}</b>?</span>` +
-      `<button type="button" class="allow" data-approval="${escapeHtml(call.approvalId)}" data-decision="allow-once">Allow</button>` +
-      `<button type="button" class="deny" data-approval="${escapeHtml(call.approvalId)}" data-decision="deny">Deny</button></div>`
-    : "";
-  return (
-    `<details class="tool${call.isError ? " failed" : ""}" data-call="${escapeHtml(call.id)}"${call.approvalId ? " open" : ""}>` +
-    `<summary><span class="tool-name">${escapeHtml(call.name)}</span> <span class="tool-state">${escapeHtml(state)}</span></summary>` +
-    `<div class="tool-body"><div class="label">Arguments</div><pre>${escapeHtml(args)}</pre>${result ? `<div class="label">Result</div>${result}` : ""}</div></details>${approval}`
-  );
+function findCall(view: TurnView, id: string): CallView | undefined {
+  for (const segment of view.segments) for (const call of segment.calls) if (call.id === id) return call;
+  return undefined;
 }
 
-function renderContent(content: string | ContentPart[], asCode: boolean): string {
-  const parts: ContentPart[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
-  return parts
-    .map((part) =>
-      part.type === "image"
-        ? `<img class="content-image" alt="image (${escapeHtml(part.mimeType)})" src="data:${escapeHtml(part.mimeType)};base64,${escapeHtml(part.data)}">`
-        : part.type === "audio"
-          ? `<p class="content-audio">[audio (${escapeHtml(part.mimeType)})]</p>`
-          : asCode
-            ? `<pre>${escapeHtml(part.text)}</pre>`
-            : `<p>${escapeHtml(part.text)}</p>`,
-    )
-    .join("");
+/** The turn in progress after one more event (changed in place; the caller redraws). */
+export function applyEvent(view: TurnView, event: TurnEvent, tools: readonly ToolView[]): void {
+  switch (event.type) {
+    case "model-request":
+      if (view.segments.length === 0 || lastSegment(view).text !== "" || lastSegment(view).calls.length > 0) view.segments.push({ text: "", reasoning: "", calls: [] });
+      return;
+    case "text-delta":
+      lastSegment(view).text += event.text;
+      return;
+    case "reasoning-delta":
+      lastSegment(view).reasoning += event.text;
+      return;
+    case "tool-call-started":
+      lastSegment(view).calls.push({ id: event.id, name: event.name, arguments: event.arguments, startedAt: Date.now() });
+      return;
+    case "tool-progress": {
+      const call = findCall(view, event.id);
+      if (call) call.progress = event.progress;
+      return;
+    }
+    case "approval": {
+      const call = findCall(view, event.callId);
+      const { type: _type, ...question } = event;
+      if (call) call.approval = question;
+      return;
+    }
+    case "tool-call-finished": {
+      const call = findCall(view, event.id);
+      if (!call) return;
+      call.outcome = event.outcome;
+      call.isError = event.isError;
+      call.summary = event.summary;
+      call.durationMs = event.durationMs;
+      call.approval = undefined;
+      if (event.result) {
+        call.result = event.result.content.map(toPart);
+        if (tools.some((tool) => tool.name === event.name && tool.appUri)) call.appResult = event.result;
+      }
+      return;
+    }
+    case "usage":
+      view.usage = event.usage;
+      return;
+    case "error":
+      view.error = event.error;
+      return;
+    default:
+      return;
+  }
+}
+
+function toPart(block: CallToolResult["content"][number]): ContentPart {
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "image") return { type: "image", data: block.data, mimeType: block.mimeType };
+  if (block.type === "audio") return { type: "audio", data: block.data, mimeType: block.mimeType };
+  if (block.type === "resource") return { type: "text", text: "text" in block.resource ? block.resource.text : `[resource ${block.resource.uri}]` };
+  return { type: "text", text: `[${block.type} ${"uri" in block ? block.uri : ""}]` };
+}
+
+/** What the page stores of a tool call beyond its messages. */
+export function notesOf(view: TurnView): Record<string, CallNote> {
+  const notes: Record<string, CallNote> = {};
+  for (const segment of view.segments) {
+    for (const call of segment.calls) {
+      notes[call.id] = { ...(call.durationMs !== undefined ? { durationMs: call.durationMs } : {}), ...(call.outcome ? { outcome: call.outcome } : {}), ...(call.appResult ? { appResult: call.appResult } : {}) };
+    }
+  }
+  return notes;
+}
+
+/** A turn whose stream broke before its end: what arrived, as messages (the text only; calls without results are dropped). */
+export function messagesOf(view: TurnView): Message[] {
+  const text = view.segments.map((segment) => segment.text).join("");
+  return [{ role: "user", content: view.input }, ...(text ? [{ role: "assistant" as const, content: text }] : [])];
+}
+
+/** The whole answer's text, as the copy button copies it. */
+export function answerText(view: TurnView): string {
+  return view.segments.map((segment) => segment.text).filter(Boolean).join("\n\n");
 }

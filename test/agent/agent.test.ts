@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { ApprovalPolicy, type ApprovalAnswer } from "../../src/agent/approval.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
 import { loadTranscript, saveTranscript } from "../../src/agent/transcript.js";
@@ -348,6 +349,15 @@ describe("Agent", () => {
     expect(finished?.type === "tool-call-finished" && finished.durationMs).toBeGreaterThanOrEqual(0);
     const end = events.at(-1);
     expect(end?.type === "turn-end" && end.turn.reasoning).toBe("need the date");
+  });
+
+  it("times a tool call from its approval on: the time the person took to answer is not the tool's", async () => {
+    const model = new FakeModel([calls(["c1", "write_file", "{}"]), text("Done.")]);
+    const host = new FakeHost({ write_file: { run: () => textResult("written") } });
+    const approval = { policy: new ApprovalPolicy(), ask: async (): Promise<ApprovalAnswer> => (await sleep(300), { decision: "allow-once" }) };
+    const turn = await new Agent({ approval, model, tools: host, toolCalling: identity }).send("write");
+    expect(host.called).toHaveLength(1);
+    expect(turn.toolCalls[0]?.durationMs).toBeLessThan(250);
   });
 
   it("streams the same events as an async iterable", async () => {

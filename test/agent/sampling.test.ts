@@ -159,6 +159,21 @@ describe("sampling under the approval policy and limits", () => {
     expect((await sample(request(), context())).content).toEqual({ type: "text", text: "ok" });
   });
 
+  it("caps a server's max_tokens at what its minute may spend, and at llm.maxTokens, asking and sending the capped number", async () => {
+    const asked: SamplingApprovalRequest[] = [];
+    const sample = await handler([{ text: "1" }, { text: "2" }, { text: "3" }], {
+      approval: { policy: new ApprovalPolicy({ mode: "ask" }), askSampling: async (r) => (asked.push(r), { decision: "allow-once" }) },
+      servers: { small: { sampling: { maxTokensPerMinute: 2000 } } },
+      maxTokens: 4096,
+    });
+    await sample(request({ maxTokens: 1_000_000_000 }), context());
+    await sample(request({ maxTokens: 1_000_000_000 }), { server: "small", signal: new AbortController().signal });
+    await sample(request({ maxTokens: 100 }), context());
+    const sent = chatBodies().map((body) => body.max_tokens ?? body.max_completion_tokens);
+    expect(sent).toEqual([4096, 2000, 100]);
+    expect(asked.map((r) => r.maxTokens)).toEqual([4096, 2000, 100]);
+  });
+
   it("refuses beyond the server's requests per minute and tokens per minute", async () => {
     const now = 1_000_000;
     const sample = await handler([{ text: "1" }, { text: "2" }, { text: "3" }], {

@@ -58,10 +58,10 @@ describe("toolbridge gateway", () => {
     for (const pid of servers) expect(isAlive(pid)).toBe(false);
   }, 120_000);
 
-  it("refuses to listen beyond loopback without API keys", async () => {
-    const run = start(["--listen", "0.0.0.0:0", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
+  it.each(["0.0.0.0", "127.0.0.1.attacker.example"])("refuses to listen on %s without API keys: beyond loopback, whatever its name starts with", async (host) => {
+    const run = start(["--listen", `${host}:0`, "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]);
     expect(await run.exited).toBe(2);
-    expect(run.stderr()).toContain("needs API keys");
+    expect(run.stderr()).toContain(`listening on ${host} needs API keys`);
   }, 60_000);
 
   it("warns when listening beyond loopback, keys from the environment, and never prints them", async () => {

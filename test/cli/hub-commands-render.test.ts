@@ -7,7 +7,7 @@ import { errorLine, exitCodeOf, ReportedFailure, UsageError } from "../../src/cl
 import { parseJsonArgs, promptArguments } from "../../src/cli/json-args.js";
 import { colorsFor } from "../../src/cli/render/colors.js";
 import { renderPromptMessages, renderResourceContents, renderToolResult } from "../../src/cli/render/content.js";
-import { renderServers, renderTools } from "../../src/cli/render/listings.js";
+import { renderResources, renderServers, renderTools } from "../../src/cli/render/listings.js";
 import { displayWidth, renderTable, truncate } from "../../src/cli/render/table.js";
 import type { HubTool, ServerState } from "../../src/mcp/types.js";
 
@@ -98,6 +98,35 @@ describe("listings", () => {
     const text = renderTable(columns, [{ a: "y".repeat(50) }], { colors: plain, maxWidth: 40 });
     for (const line of text.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(40);
     expect(text).toContain("…");
+  });
+
+  it("at 60 columns, servers keeps name, status and counts whole, leaving out what matters less", () => {
+    const text = renderServers(
+      [
+        state({ name: "filesystem", toolCount: 14, resourceCount: 0, promptCount: 0, serverName: "secure-filesystem-server", serverVersion: "0.2.0", connectMs: 812 }),
+        state({ name: "everything", transport: "streamable-http", toolCount: 13, resourceCount: 100, promptCount: 4, serverName: "mcp-servers/everything", serverVersion: "2.0.0", connectMs: 95 }),
+      ],
+      { colors: plain, maxWidth: 60 },
+    );
+    const lines = text.trimEnd().split("\n");
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(text).not.toContain("…");
+    expect(lines[0]).toMatch(/^NAME\s+.*STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS/);
+    expect(lines[1]).toMatch(/^filesystem\s+.*connected\s+14\s+0\s+0$/);
+    expect(lines[2]).toMatch(/^everything\s+.*connected\s+13\s+100\s+4$/);
+  });
+
+  it("at 60 columns, resources shows every URI whole and drops other columns first", () => {
+    const resources = [
+      { uri: "file:///home/someone/projects/notes/2026-11-24.md", name: "2026-11-24.md", mimeType: "text/markdown", server: "filesystem", description: "Today's notes" },
+      { uri: "demo://resource/static/document/architecture.md", name: "architecture.md", mimeType: "text/markdown", server: "everything", description: "A static document" },
+    ];
+    const text = renderResources(resources as never, { colors: plain, maxWidth: 60 });
+    for (const r of resources) expect(text).toContain(r.uri);
+    for (const line of text.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(60);
+    expect(text).toMatch(/^URI\s+SERVER$/m);
+    // With room, every column is there.
+    expect(renderResources(resources as never, { colors: plain, maxWidth: 200 })).toMatch(/^URI\s+NAME\s+MIME TYPE\s+SERVER\s+DESCRIPTION$/m);
   });
 
   it("adds the server's own name only when the hub renamed a tool", () => {

@@ -77,6 +77,25 @@ describe("a URL on the terminal", () => {
     expect(opened).toEqual(["https://example.com/login"]);
   });
 
+  it("declines a URL with control characters, and an app's scheme, in one line and without asking", async () => {
+    const opened: string[] = [];
+    const escaped = person([]);
+    expect(await askUrl(escaped, { ...request, url: "https://example.com/login\u202e@evil.example" }, "srv", c, (url) => opened.push(url))).toEqual({ action: "decline" });
+    expect(escaped.shown).toBe('server "srv" asked you to open a page; declined: the URL contains control characters\n');
+    const app = person([]);
+    expect(await askUrl(app, { ...request, url: "vscode://ext/install?x" }, "srv", c, (url) => opened.push(url))).toEqual({ action: "decline" });
+    expect(app.shown).toContain("only https URLs (or http on this machine) are opened, not vscode:");
+    expect(opened).toEqual([]);
+  });
+
+  it("shows a look-alike domain in punycode and opens what it showed", async () => {
+    const opened: string[] = [];
+    const p = person(["y"]);
+    await askUrl(p, { ...request, url: "https://e\u0445ample.com/login" }, "srv", c, (url) => opened.push(url));
+    expect(p.shown).toContain("https://xn--eample-bsf.com/login");
+    expect(opened).toEqual(["https://xn--eample-bsf.com/login"]);
+  });
+
   it("shows the URL and who asks", async () => {
     const p = person(["n"]);
     await askUrl(p, request, "srv", c, () => undefined);

@@ -42,7 +42,7 @@ describe("a bad config file gets one line naming the file, the JSON path and the
     ["disabled as a string", { mcpServers: { a: { command: "x", disabled: "yes" } } }, `${FILE}: mcpServers.a.disabled: expected true or false, got a string ("yes")`],
     ["a zero timeout", { mcpServers: { a: { command: "x", startupTimeoutMs: 0 } } }, `${FILE}: mcpServers.a.startupTimeoutMs: must be > 0, got 0`],
     ["a server name that is not an identifier", { mcpServers: { "my server": { command: 1 } } }, `${FILE}: mcpServers["my server"].command: expected a string, got the number 1`],
-    ["a misspelt llm key", { llm: { modle: "qwen" } }, `${FILE}: llm: unknown key "modle"`],
+    ["a misspelt llm key", { llm: { modle: "qwen" } }, `${FILE}: llm: unknown key "modle" (did you mean "model"?)`],
     ["a temperature out of range", { llm: { temperature: 5 } }, `${FILE}: llm.temperature: must be <= 2, got 5`],
     ["an array at the top level", [], `${FILE}: expected a JSON object at the top level, got an array`],
   ])("%s", (_name, data, expected) => {

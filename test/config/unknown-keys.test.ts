@@ -34,6 +34,24 @@ describe("doubtful keys", () => {
     expect(unknownKeyWarnings({ mcpServers: {}, globalShortcut: "Ctrl+Space", theme: "dark" })).toEqual([]);
   });
 
+  it("every key the schema knows is quiet: top-level roots, tasks, gateway; a server's roots, oauth, sampling", () => {
+    const loaded = load({
+      roots: ["src"],
+      tasks: "auto",
+      gateway: { listen: "4000" },
+      mcpServers: { fs: { command: "x", roots: ["."], logLevel: "info", sampling: { model: "m" }, maxMessageBytes: 10 }, r: { url: "https://a.example/mcp", oauth: {} } },
+    });
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.config.roots).toEqual(["src"]);
+  });
+
+  it("a misspelt key in llm (a strict section) fails with the key it probably meant", () => {
+    expect(() => load({ llm: { baseUrl: "http://127.0.0.1:8000/v1" } })).toThrow(/llm: unknown key "baseUrl" \(did you mean "baseURL"\?\)/);
+    expect(() => load({ llm: { sytemPrompt: "hi" } })).toThrow(/did you mean "systemPrompt"/);
+    expect(() => load({ gateway: { listn: "4000" } })).toThrow(/gateway: unknown key "listn" \(did you mean "listen"\?\)/);
+    expect(() => load({ llm: { banana: 1 } })).toThrow(/llm: unknown key "banana"$/);
+  });
+
   it("suggests by case and separators, or by at most two edits", () => {
     expect(didYouMean("MCPServers", ["mcpServers"])).toBe("mcpServers");
     expect(didYouMean("arg", ["args"])).toBeUndefined();

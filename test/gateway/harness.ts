@@ -1,3 +1,4 @@
+import OpenAI from "openai";
 import type { ApprovalMode } from "../../src/agent/approval.js";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import type { ServerConfig, ToolMode } from "../../src/config/schema.js";
@@ -56,4 +57,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await upstream.close();
     },
   };
+}
+
+/** The real openai SDK pointed at the harness's gateway, with no retries so a failure shows at once. */
+export function openaiClient(h: Harness, apiKey = "none"): OpenAI {
+  return new OpenAI({ baseURL: h.baseURL, apiKey, maxRetries: 0 });
 }

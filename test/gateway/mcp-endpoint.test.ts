@@ -33,10 +33,11 @@ describe("the gateway's /mcp", () => {
     await harness.close();
   });
 
-  it("lists every server's tools under the registry's names", async () => {
+  it("lists only the tools the policy lets run unasked, under the registry's names", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get-date", "add", "subtract"]));
-    expect(tools.find((tool) => tool.name === "get-date")?.annotations?.readOnlyHint).toBe(true);
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["add", "subtract"]));
+    // The untrusted time server's tool would only be refused: nobody can be asked here.
+    expect(tools.map((tool) => tool.name)).not.toContain("get-date");
   });
 
   it("runs a tool the policy allows (a trusted server's)", async () => {
@@ -51,16 +52,32 @@ describe("the gateway's /mcp", () => {
     expect(text(result)).toContain("Not run");
   });
 
-  it("serves the servers' resources and prompts", async () => {
-    const { resources } = await client.listResources();
-    expect(resources.map((resource) => resource.uri)).toContain("time://zones");
-    const zones = await client.readResource({ uri: "time://zones" });
-    expect(JSON.stringify(zones.contents)).toContain("Asia/Taipei");
-    const { prompts } = await client.listPrompts();
-    expect(prompts.map((prompt) => prompt.name)).toContain("time-in");
-    const prompt = await client.getPrompt({ name: "time-in", arguments: { place: "Taipei" } });
-    expect(JSON.stringify(prompt.messages)).toContain("Taipei");
+  it("serves no resource or prompt of a server the policy does not let be read", async () => {
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).not.toContain("time://zones");
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    await expect(client.readResource({ uri: "time://zones" })).rejects.toThrow(/Unknown resource: time:\/\/zones/);
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).not.toContain("time-in");
+    await expect(client.getPrompt({ name: "time-in", arguments: { place: "Taipei" } })).rejects.toThrow(/Unknown prompt: time-in/);
   });
+
+  it("serves the resources and prompts of a trusted server", async () => {
+    const trusted = await startHarness({ servers: { time: bundledServer("time") }, approve: "ask" });
+    const reader = new Client({ name: "test", version: "1.0.0" });
+    try {
+      await reader.connect(new StreamableHTTPClientTransport(new URL(`${trusted.gateway.url}/mcp`)));
+      const { resources } = await reader.listResources();
+      expect(resources.map((resource) => resource.uri)).toContain("time://zones");
+      const zones = await reader.readResource({ uri: "time://zones" });
+      expect(JSON.stringify(zones.contents)).toContain("Asia/Taipei");
+      const { prompts } = await reader.listPrompts();
+      expect(prompts.map((prompt) => prompt.name)).toContain("time-in");
+      const prompt = await reader.getPrompt({ name: "time-in", arguments: { place: "Taipei" } });
+      expect(JSON.stringify(prompt.messages)).toContain("Taipei");
+    } finally {
+      await reader.close();
+      await trusted.close();
+    }
+  }, 60_000);
 
   it("needs the API key when the gateway has keys", async () => {
     const keyed = await startHarness({ servers: { math: bundledServer("math") }, apiKeys: ["tb-mcp-key-0123456789abcdef"] });

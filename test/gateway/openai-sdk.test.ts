@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "./harness.js";
+import { openaiClient, startHarness, type Harness } from "./harness.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 
 /** The `openai` SDK against the gateway, the gateway against the scripted vLLM server, the bundled time server behind it. */
@@ -12,9 +12,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function client(h: Harness, apiKey = "none"): OpenAI {
-  return new OpenAI({ baseURL: h.baseURL, apiKey, maxRetries: 0 });
-}
+const client = openaiClient;
 
 const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }], usage: { prompt_tokens: 100, completion_tokens: 10 } };
 const ANSWER = { text: "Today is **7 January 2026**.", usage: { prompt_tokens: 150, completion_tokens: 8 } };

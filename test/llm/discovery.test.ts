@@ -29,14 +29,14 @@ describe("what a server says of each model", () => {
   it("reads vLLM's max_model_len as the context length", async () => {
     server = await startVllmServer({ model: "Qwen/Qwen3-8B", otherModels: ["small"], maxModelLen: 8192 });
     expect(await listModelInfo(server.url, undefined, 5000)).toEqual([
-      { id: "Qwen/Qwen3-8B", contextLength: 8192 },
-      { id: "small", contextLength: 8192 },
+      { id: "Qwen/Qwen3-8B", contextLength: 8192, listing: expect.objectContaining({ id: "Qwen/Qwen3-8B", max_model_len: 8192, owned_by: "vllm" }) },
+      { id: "small", contextLength: 8192, listing: expect.objectContaining({ id: "small" }) },
     ]);
   });
 
   it("leaves the context length unknown when the server does not list it", async () => {
     server = await startVllmServer({ maxModelLen: null });
-    expect(await listModelInfo(server.url, undefined, 5000)).toEqual([{ id: "Qwen/Qwen3-8B" }]);
+    expect(await listModelInfo(server.url, undefined, 5000)).toEqual([{ id: "Qwen/Qwen3-8B", listing: expect.not.objectContaining({ max_model_len: expect.anything() }) }]);
   });
 
   it("suggests the listed name a refused one is likely a slip of", async () => {

@@ -112,7 +112,8 @@ describe("batchCalculation", () => {
 describe("formatNumber", () => {
   it("hides binary floating-point noise but keeps real digits", () => {
     expect(formatNumber(0.1 + 0.2)).toBe("0.3");
-    expect(formatNumber(1 / 3)).toBe("0.333333333333333");
+    expect(formatNumber(1 / 3)).toBe("0.3333333333333333");
+    expect(formatNumber(1.1 * 3)).toBe("3.3");
     expect(formatNumber(30)).toBe("30");
     expect(formatNumber(-2.5)).toBe("-2.5");
     expect(formatNumber(4.35 * 100)).toBe("435");
@@ -123,5 +124,10 @@ describe("formatNumber", () => {
     expect(formatNumber(-9007199254740991)).toBe("-9007199254740991");
     expect(formatNumber(1234567.89012345)).toBe("1234567.89012345");
     expect(formatNumber(1e21)).toBe("1e+21");
+    // Past 15 significant digits: nothing is rounded away.
+    expect(formatNumber(1234567.8901234567)).toBe("1234567.8901234567");
+    expect(formatNumber(0.1234567890123456)).toBe("0.1234567890123456");
+    expect(formatNumber(2 ** 60)).toBe("1152921504606846976");
+    expect(formatNumber(-(2 ** 60) - 2 ** 9)).toBe("-1152921504606847488");
   });
 });

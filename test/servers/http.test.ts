@@ -65,10 +65,16 @@ describe("serveHttp", () => {
     expect((await post(handle.url, { origin: "null" })).status).toBe(403);
   });
 
-  it.each(["localhost", "127.0.0.1", "[::1]"])("accepts Host %s at its port and a local page's Origin", async (name) => {
-    const response = await post(handle.url, { host: `${name}:${port}`, origin: "http://localhost:5173" });
+  it.each(["localhost", "127.0.0.1", "[::1]"])("accepts Host %s at its port and its own page's Origin", async (name) => {
+    const response = await post(handle.url, { host: `${name}:${port}`, origin: `http://localhost:${port}` });
     expect(response.status).toBe(200);
     expect(response.body).toContain('"serverInfo"');
+  });
+
+  it("refuses a page on another port of this machine: another site", async () => {
+    const response = await post(handle.url, { origin: "http://localhost:5173" });
+    expect(response.status).toBe(403);
+    expect(response.body).toContain("Origin not allowed: http://localhost:5173");
   });
 
   it("answers 404 outside /mcp and for an unknown session", async () => {

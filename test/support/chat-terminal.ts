@@ -63,11 +63,18 @@ export async function vllm(replies: VllmReply[], options: Omit<VllmServerOptions
 export interface ChatTerminalOptions {
   rows?: number;
   env?: Record<string, string>;
+  /** Run the chat from a shell that, once it exits, reads one line from the terminal and prints `shell read [LINE]`. */
+  shellAfter?: boolean;
 }
+
+/** What a `shellAfter` shell prints of the line it read once the chat exited. */
+export const SHELL_READ = /shell read \[(.*)\]/;
 
 /** Starts the chat in a terminal (100x30 by default) and waits for its prompt. */
 export async function chat(s: VllmServer, config = timeOnly, extra: string[] = [], columns = 100, options: ChatTerminalOptions = {}): Promise<Tmux> {
-  term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", s.url, "--config", config, ...extra], {
+  const command = [process.execPath, CLI, "chat", "--base-url", s.url, "--config", config, ...extra];
+  const shell = ["/bin/sh", "-c", `"$0" "$@"; read -r line; printf 'shell read [%s]\\n' "$line"`];
+  term = await Tmux.start(options.shellAfter ? [...shell, ...command] : command, {
     // No CI variable: Ink draws only the last frame when it thinks it runs in CI.
     env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8", ...options.env },
     cwd: home,
@@ -76,6 +83,8 @@ export async function chat(s: VllmServer, config = timeOnly, extra: string[] = [
   });
   await term.waitFor(PROMPT, "the prompt");
   const pid = await term.pid();
-  seenPids = [pid, ...childPids(pid)];
+  // Under a `shellAfter` shell, the chat is that shell's child.
+  const chatPid = options.shellAfter ? (childPids(pid)[0] ?? pid) : pid;
+  seenPids = [chatPid, ...childPids(chatPid)];
   return term;
 }

@@ -26,6 +26,10 @@ export interface AuthServerOptions {
   expiresIn?: number;
   /** The issuer its metadata names; its own URL unless set (a wrong one, for the tests that refuse it). */
   issuer?: string;
+  /** The authorization endpoint its metadata names; its own /authorize unless set (a hostile one: `file:`, an app's scheme). */
+  authorizationEndpoint?: string;
+  /** Hostile metadata: "endless" streams without end, "stalled" sends its headers and then nothing. */
+  metadata?: "endless" | "stalled";
 }
 
 export interface TokenRequest {
@@ -71,9 +75,10 @@ export class TestAuthServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.url);
     if (url.pathname === "/.well-known/oauth-authorization-server") {
+      if (this.options.metadata) return hostileMetadata(res, this.options.metadata);
       return json(res, 200, {
         issuer: this.options.issuer ?? this.url,
-        authorization_endpoint: `${this.url}/authorize`,
+        authorization_endpoint: this.options.authorizationEndpoint ?? `${this.url}/authorize`,
         token_endpoint: `${this.url}/token`,
         registration_endpoint: `${this.url}/register`,
         response_types_supported: ["code"],
@@ -152,6 +157,8 @@ export interface ResourceServerOptions {
   scopes?: string[];
   /** Leave out the metadata and the WWW-Authenticate pointer: a server with no OAuth to offer. */
   noMetadata?: boolean;
+  /** Offer `echo-token`, a tool that fails quoting the token it was sent, as some servers do. */
+  echoToken?: boolean;
 }
 
 /** An MCP server (stateless Streamable HTTP at /mcp) that takes only tokens `auth` issued for it. */
@@ -208,11 +215,34 @@ export class TestResourceServer {
       content: [{ type: "text", text: `${issued.client} with scope ${issued.scope}` }],
     }));
     server.registerTool("admin", { description: "Needs the admin scope" }, () => ({ content: [{ type: "text", text: "admin done" }] }));
+    if (this.options.echoToken) {
+      server.registerTool("echo-token", { description: "Fails, quoting the token" }, () => ({
+        content: [{ type: "text", text: `token ${bearer} may not do this` }],
+        structuredContent: { seen: `Bearer ${bearer}` },
+        isError: true,
+      }));
+    }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => void transport.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
+}
+
+/** Metadata that never ends (a JSON string that goes on, a chunk every few ms) or never comes (headers, then silence). */
+function hostileMetadata(res: ServerResponse, kind: "endless" | "stalled"): void {
+  res.writeHead(200, { "content-type": "application/json" });
+  if (kind === "stalled") {
+    res.write("{");
+    return;
+  }
+  res.write('{"issuer": "');
+  const chunk = "x".repeat(64 * 1024);
+  const timer = setInterval(() => {
+    if (res.destroyed) clearInterval(timer);
+    else res.write(chunk);
+  }, 2);
+  res.on("close", () => clearInterval(timer));
 }
 
 /** The browser of the tests: fetches the authorization URL and follows the redirect to the loopback receiver. */

@@ -12,6 +12,7 @@
  *     with `tool_choice: "required"` the later deltas carry `"name": null`;
  *   - a finish chunk with `finish_reason` ("tool_calls" for auto/required, "stop" for a named
  *     tool_choice) and `stop_reason: null`, which by default carries the last arguments fragment;
+ *   - with `logprobs: true`, each content chunk's `logprobs: {content: [{token, logprob, bytes, top_logprobs}]}`;
  *   - with `stream_options.include_usage`, a usage chunk with `choices: []` before `[DONE]`;
  *   - errors in vLLM's bodies (`{"object":"error",...}`, or wrapped `{"error":{...}}`), and
  *     mid-stream errors as `data: {"error": {...}}` followed by `[DONE]`.
@@ -167,7 +168,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
     }
     if (reply.delayMs) await sleep(reply.delayMs);
     const mode: ToolMode = typeof toolChoice === "object" && toolChoice ? "named" : toolChoice === "required" ? "required" : "auto";
-    const chunks = buildChunks(reply, body?.model ?? model, mode, body?.stream_options?.include_usage === true);
+    const chunks = buildChunks(reply, body?.model ?? model, mode, body?.stream_options?.include_usage === true, body?.logprobs === true);
     if (body?.stream !== true) return sendJson(res, 200, assemble(chunks));
     await streamChunks(res, chunks, reply);
   }
@@ -193,7 +194,7 @@ type Chunk = Record<string, unknown>;
 /** A planned chunk, or the instruction to emit the mid-stream error at that point. */
 type Planned = { chunk: Chunk } | { error: { message: string; code?: number } };
 
-function buildChunks(reply: StreamReply, model: string, mode: ToolMode, includeUsage: boolean): Chunk[] {
+function buildChunks(reply: StreamReply, model: string, mode: ToolMode, includeUsage: boolean, logprobs = false): Chunk[] {
   const id = `chatcmpl-${randomBytes(16).toString("hex")}`;
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Chunk = {}): Chunk => ({ id, object: "chat.completion.chunk", created, model, choices, ...extra });
@@ -202,7 +203,9 @@ function buildChunks(reply: StreamReply, model: string, mode: ToolMode, includeU
   const chunks: Chunk[] = [chunk([choice({ role: "assistant", content: "" })])];
   const reasoningField = reply.reasoningField ?? "reasoning_content";
   for (const piece of tokens(reply.reasoning ?? "")) chunks.push(chunk([choice({ [reasoningField]: piece })]));
-  for (const piece of tokens(reply.text ?? "")) chunks.push(chunk([choice({ content: piece })]));
+  // With `logprobs`, vLLM gives each content chunk's tokens at the choice (a fixed -0.5 here).
+  const logprobsOf = (piece: string): Chunk => (logprobs ? { logprobs: { content: [{ token: piece, logprob: -0.5, bytes: [...Buffer.from(piece)], top_logprobs: [] }] } } : {});
+  for (const piece of tokens(reply.text ?? "")) chunks.push(chunk([choice({ content: piece }, null, logprobsOf(piece))]));
 
   const calls = reply.toolCalls ?? [];
   const sizes = reply.fragmentSizes ?? [3, 1, 7, 2, 5, 1, 4, 6, 2];

@@ -1,19 +1,32 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { startHarness, type Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
 
 /**
- * The web chat in headless Chromium (Debian's, installed by .ci/run), against the gateway over
- * the scripted vLLM server, with the bundled time server untrusted so that get-date is asked about.
+ * The web chat in headless Chromium against the gateway over the scripted vLLM server (test
+ * infrastructure), at desktop and phone size: the conversation itself (streaming, markdown,
+ * actions, the list, errors, Stop, themes, keyboard, accessibility). Tools and MCP features are
+ * in mcp-features.test.ts.
  */
 
-const CHROMIUM = "/usr/bin/chromium";
 const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-// The flags this machine needs: no sandbox as root, and no background connections to a closed network.
-const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const ANSWER = [
+  "Here is a **table** and some code.",
+  "",
+  "| Tool | Server |",
+  "| --- | --- |",
+  "| get-date | time |",
+  "| echo | everything |",
+  "",
+  "```ts",
+  "const answer: number = 42; // the answer",
+  "```",
+].join("\n");
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
   let harness: Harness;
@@ -25,91 +38,191 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
       servers: { time: { ...bundledServer("time"), trust: false }, everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } },
       approve: "ask",
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    await page.goto(`${harness.gateway.url}/`);
+    browser = await launch();
+    ({ page } = await openPage(browser, harness.gateway.url, DESKTOP));
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
   });
 
-  async function say(text: string): Promise<void> {
-    // The keyboard alone: the input has the focus when the page is ready.
-    await page.locator("#input").focus();
-    await page.keyboard.type(text);
-    await page.keyboard.press("Enter");
-  }
+  const say = (text: string) => sayIn(page, text);
+  const answers = () => page.locator("#log .msg.assistant");
+  const lastAnswer = () => answers().last();
 
-  it("shows the servers, their tools, the models and the tool mode", async () => {
-    await expect.poll(() => page.locator("#tool-mode").textContent(), { timeout: 15_000 }).toContain("tools: native");
-    await page.getByRole("button", { name: "Servers" }).click();
-    await expect.poll(() => page.locator("#servers").textContent(), { timeout: 15_000 }).toContain("get-date");
-    expect(await page.locator("#servers .status.connected").count()).toBe(2);
+  it("opens on an empty state with the servers, their tools and example prompts, and no serious accessibility violation", async () => {
+    await expect.poll(() => page.locator(".empty-servers").textContent(), { timeout: 15_000 }).toContain("get-date");
+    expect(await page.locator(".empty-servers").textContent()).toContain("everything");
+    expect(await page.locator(".empty .example").count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator("#tool-mode").textContent()).toContain("tools: native");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("input");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "empty-desktop-light");
+    // An example fills the message box, for the person to send or change.
+    await page.locator(".empty .example").first().click();
+    expect(await page.locator("#input").inputValue()).toBe("What can you do with the tools you have?");
+    await page.locator("#input").fill("");
+  });
+
+  it("shows a typing indicator, then streams the answer as markdown: bordered table, highlighted code with a copy button, reasoning folded, usage", async () => {
+    harness.upstream.push({ delayMs: 1500, reasoning: "The user wants a table.", text: ANSWER, chunkDelayMs: 40, usage: { prompt_tokens: 1234, completion_tokens: 56 } });
+    await say("Show me a table and code");
+    await page.locator(".typing").waitFor({ timeout: 10_000 });
+    expect(await page.locator(".typing").getAttribute("aria-label")).toBe("The assistant is typing");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Here is a");
+    await expect.poll(() => lastAnswer().locator("table td").count(), { timeout: 15_000 }).toBe(4);
+    await expect.poll(() => lastAnswer().locator(".usage").count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.locator(".typing").count()).toBe(0);
+    const cell = lastAnswer().locator("td").first();
+    expect(await cell.evaluate((td) => getComputedStyle(td).borderTopStyle)).toBe("solid");
+    expect(await lastAnswer().locator("code.hljs .hljs-keyword").first().textContent()).toBe("const");
+    expect(await lastAnswer().locator("code.hljs .hljs-comment").textContent()).toBe("// the answer");
+    await lastAnswer().locator(".copy-code").click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("const answer: number = 42; // the answer");
+    expect(await lastAnswer().locator("details.reasoning").getAttribute("open")).toBeNull();
+    expect(await lastAnswer().locator("details.reasoning").textContent()).toContain("The user wants a table.");
+    expect(await lastAnswer().locator(".usage").textContent()).toContain("1.2k in · 56 out");
+    // The model picker lists what the server lists; the gauge, how much of its context (max_model_len) the last turn used.
     expect(await page.locator("#model option").allTextContents()).toContain("other-model");
+    expect(await page.locator(".gauge-text").textContent()).toBe("1.3k/32.8k");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "answer-desktop-light");
   });
 
-  it("streams the answer as markdown, the reasoning folded", async () => {
-    harness.upstream.push({ reasoning: "The user greets me.", text: "Hello, **world**! I am streaming.", chunkDelayMs: 100 });
-    await say("hi");
-    // Seen while it streams, before the turn is stored.
-    await expect.poll(() => page.locator("#live .msg.assistant").textContent(), { timeout: 15_000 }).toContain("Hello");
-    await expect.poll(() => page.locator("#log .msg.assistant strong").textContent(), { timeout: 15_000 }).toBe("world");
-    expect(await page.locator("#log .msg.user").first().textContent()).toBe("hi");
-    const reasoning = page.locator("#log details.reasoning").first();
-    expect(await reasoning.getAttribute("open")).toBeNull();
-    expect(await reasoning.textContent()).toContain("The user greets me.");
-  });
+  it("copies, regenerates, edits and resends, and deletes a message", async () => {
+    await lastAnswer().getByRole("button", { name: "Copy answer" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("Here is a **table**");
 
-  it("asks before running a tool: deny, then allow", async () => {
-    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "I was not allowed to check." });
-    await say("What is the date?");
-    const deny = page.getByRole("button", { name: "Deny" });
-    await deny.waitFor();
-    expect(await page.locator("#live details.tool .tool-name").textContent()).toBe("get-date");
-    await deny.click();
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("I was not allowed to check.");
-    expect(JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages)).toContain("denied");
+    harness.upstream.push({ text: "A regenerated answer." });
+    await lastAnswer().getByRole("button", { name: "Regenerate" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("A regenerated answer.");
+    expect(await page.locator("#log .turn").count()).toBe(1);
+    // Sent again with the history before that turn only.
+    expect(harness.upstream.chatRequests.at(-1)?.body.messages.filter((m: { role: string }) => m.role === "user")).toHaveLength(1);
 
-    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Now I know the date." });
-    await say("Try again, please.");
-    const allow = page.getByRole("button", { name: "Allow" });
-    await allow.waitFor();
-    await allow.focus();
+    harness.upstream.push({ text: "An answer to the edited question." });
+    await page.locator("#log .msg.user").last().hover();
+    await page.getByRole("button", { name: "Edit and resend" }).click();
+    await page.locator("#edit-input").fill("The edited question");
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("Now I know the date.");
-    // The tool call shows its arguments and its result when opened.
-    const call = page.locator("#log details.tool").last();
-    await call.locator("summary").click();
-    expect(await call.textContent()).toContain('"format": "iso"');
-    expect(await call.textContent()).toContain(String(new Date().getFullYear()));
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("An answer to the edited question.");
+    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["The edited question"]);
+
+    harness.upstream.push({ text: "Second answer." });
+    await say("A second question");
+    await expect.poll(() => page.locator("#log .turn").count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Second answer.");
+    await answers().first().getByRole("button", { name: "Delete this exchange" }).click();
+    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["A second question"]);
   });
 
-  it("shows an image a tool returned", async () => {
-    harness.upstream.push({ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "Here is the image." });
-    await say("Show me a tiny image.");
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("Here is the image.");
-    const call = page.locator("#log details.tool").last();
-    await call.locator("summary").click();
-    expect(await call.locator("img.content-image").getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+  it("attaches an error to its turn, with Retry", async () => {
+    harness.upstream.push({ text: "This will break off", errorAfterChunks: { chunks: 2, message: "upstream fell over" } });
+    await say("Break please");
+    const error = page.locator("#log .turn").last().locator(".turn-error");
+    await expect.poll(() => error.textContent(), { timeout: 15_000 }).toContain("upstream fell over");
+    // The error stays with its turn when the next one is sent; Retry replaces that turn.
+    harness.upstream.push({ text: "Fine this time." });
+    await error.getByRole("button", { name: "Retry" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Fine this time.");
+    expect(await page.locator("#log .turn-error").count()).toBe(0);
+    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["A second question", "Break please"]);
   });
 
-  it("keeps the conversation across a reload", async () => {
+  it("Stop (Esc) keeps what arrived, in the page and in storage", async () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+    harness.upstream.push({ text: long, chunkDelayMs: 50 });
+    await say("Talk for a long time");
+    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("word3");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator("#log .stopped").count(), { timeout: 15_000 }).toBe(1);
+    const kept = (await lastAnswer().locator(".markdown").textContent()) ?? "";
+    expect(kept).toContain("word0 word1 word2");
+    expect(kept).not.toContain("word199");
     await page.reload();
-    await expect.poll(() => page.locator("#conversations button").first().textContent(), { timeout: 15_000 }).toBe("hi");
-    expect(await page.locator("#log .msg.user").allTextContents()).toEqual(["hi", "What is the date?", "Try again, please.", "Show me a tiny image."]);
-    expect(await page.locator("#log .msg.assistant strong").first().textContent()).toBe("world");
+    await expect.poll(() => lastAnswer().locator(".markdown").textContent(), { timeout: 15_000 }).toBe(kept);
+    expect(await page.locator("#log .stopped").count()).toBe(1);
+  });
+
+  it("keeps a list of conversations to search, rename and delete", async () => {
+    harness.upstream.push({ text: "About bananas." });
+    await page.keyboard.press("Control+Shift+O");
+    await say("Tell me about bananas");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("About bananas.");
+    const titles = () => page.locator("#conversations .conv").allTextContents();
+    expect(await titles()).toEqual(["Tell me about bananas", "Show me a table and code"]);
+    // Ctrl+K goes to the search; it looks in the messages too.
+    await page.keyboard.press("Control+k");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
+    await page.keyboard.type("Talk for a long");
+    expect(await titles()).toEqual(["Show me a table and code"]);
+    await page.locator("#search").fill("");
+    await page.getByRole("button", { name: "Rename Tell me about bananas" }).click();
+    await page.locator("#rename-input").fill("Bananas");
+    await page.keyboard.press("Enter");
+    expect(await titles()).toEqual(["Bananas", "Show me a table and code"]);
+    await page.getByRole("button", { name: "Delete Bananas" }).click();
+    await page.getByRole("group", { name: "Delete Bananas?" }).getByRole("button", { name: "Delete" }).click();
+    expect(await titles()).toEqual(["Show me a table and code"]);
+    await page.reload();
+    await expect.poll(titles, { timeout: 15_000 }).toEqual(["Show me a table and code"]);
+  });
+
+  it("switches between dark and light, and remembers it", async () => {
+    await page.locator("#conversations .conv").first().click();
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    // Preact applies the new theme on its next render, not within the click: poll for it.
+    await expect.poll(background, { timeout: 5_000 }).toBe("rgb(22, 24, 29)");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "answer-desktop-dark");
+    await page.reload();
+    await expect.poll(background, { timeout: 15_000 }).toBe("rgb(22, 24, 29)");
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await expect.poll(background, { timeout: 5_000 }).toBe("rgb(255, 255, 255)");
   });
 
   it("exports the conversation as a toolbridge transcript", async () => {
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "Export" }).click();
     const file = await download;
-    const stream = await file.createReadStream();
     let text = "";
-    for await (const chunk of stream) text += String(chunk);
+    for await (const chunk of await file.createReadStream()) text += String(chunk);
     const [header, ...lines] = text.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(header).toMatchObject({ format: "toolbridge-transcript", version: 1 });
-    expect(lines.map((line) => line.role)).toContain("tool");
+    expect(lines.map((line) => line.role)).toContain("assistant");
+  });
+
+  describe("on a phone", () => {
+    let phone: Page;
+    beforeAll(async () => {
+      ({ page: phone } = await openPage(browser, harness.gateway.url, PHONE, "dark"));
+    });
+
+    it("gives the conversation most of the screen; the list slides over it and closes again", async () => {
+      // A browser context of its own: its own storage, so a conversation of its own.
+      harness.upstream.push({ text: ANSWER });
+      await phone.locator("#input").fill("A table on a phone");
+      await phone.keyboard.press("Enter");
+      await expect.poll(() => phone.locator("#log .msg.assistant table").count(), { timeout: 15_000 }).toBe(1);
+      const header = await phone.locator(".topbar").boundingBox();
+      const composer = await phone.locator(".composer-wrap").boundingBox();
+      const log = await phone.locator(".main").boundingBox();
+      expect(header!.height).toBeLessThan(60);
+      expect(composer!.height).toBeLessThan(100);
+      expect(log!.height / PHONE.height).toBeGreaterThan(0.85);
+      expect(await phone.locator(".sidebar").isVisible()).toBe(false);
+      expect(await seriousViolations(phone)).toEqual([]);
+      await shot(phone, "answer-phone-dark");
+      await phone.getByRole("button", { name: "Conversations" }).click();
+      await phone.locator(".sidebar").waitFor({ state: "visible" });
+      await shot(phone, "list-phone-dark");
+      await phone.keyboard.press("Escape");
+      await phone.locator(".sidebar").waitFor({ state: "hidden" });
+      await phone.getByRole("button", { name: "New chat" }).click();
+      await expect.poll(() => phone.locator(".empty .example").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(await seriousViolations(phone)).toEqual([]);
+      await shot(phone, "empty-phone-dark");
+    });
   });
 });

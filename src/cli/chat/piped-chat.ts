@@ -6,6 +6,7 @@ import type { ContentPart } from "../../llm/types.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { beginPromptTurn, messageInput, slashInput } from "./chat-input.js";
 import { describeAttachment } from "./mentions.js";
+import { openSavedSessions, SavedSessions, type ResumeChoice } from "../ui/saved-sessions.js";
 import type { AgentSession } from "./session.js";
 import { runSlashCommand } from "./slash-commands.js";
 
@@ -22,10 +23,13 @@ export interface PipedChatIo {
  * Chat without a terminal: one message (or /command) per input line, answers on stdout,
  * so a conversation can be scripted. Nobody can be asked to approve a tool here, so what
  * the policy does not allow is refused (the agent tells the model, the view the user).
+ * With `--continue` or `--resume ID` it goes on with that saved conversation and saves it
+ * back after each turn, so a script can carry one conversation across runs.
  */
-export async function runPipedChat(session: AgentSession, options: { verbose: boolean }, io: PipedChatIo): Promise<void> {
+export async function runPipedChat(session: AgentSession, options: { verbose: boolean; resume?: ResumeChoice }, io: PipedChatIo): Promise<void> {
   const outColors = colorsFor(io.stdout, io.env);
   const errColors = colorsFor(io.stderr, io.env);
+  const autosave = options.resume ? resumeSaved(session, options.resume, io, errColors) : () => undefined;
   const view = new TurnView({
     stdout: io.stdout,
     stderr: io.stderr,
@@ -67,6 +71,7 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
         if (slash.kind === "command") {
           const print = (out: string): void => void io.stdout.write(`${out}\n`);
           if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100 })) === "exit") break;
+          autosave();
           continue;
         }
         io.stderr.write(`${slash.shown}\n`);
@@ -88,10 +93,32 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
       } finally {
         turn = undefined;
       }
+      autosave();
     }
   } finally {
     process.off("SIGINT", onInterrupt);
     stopServerNotes();
     rl.close();
   }
+}
+
+/**
+ * `--continue` / `--resume ID` without a terminal: loads that saved conversation (the last
+ * one; none yet starts a new one) and returns what saves it back. A missing ID is an error
+ * the caller reports; there is no list to choose from here.
+ */
+function resumeSaved(session: AgentSession, choice: ResumeChoice, io: PipedChatIo, colors: ReturnType<typeof colorsFor>): () => void {
+  const sessions = openSavedSessions(io.env);
+  if (!sessions) throw new Error("cannot continue a conversation: the state directory cannot be made");
+  let id = typeof choice.resume === "string" ? choice.resume : sessions.list()[0]?.id;
+  if (id === undefined) {
+    io.stderr.write(`${colors.dim("no saved conversation yet; starting a new one")}\n`);
+    id = SavedSessions.newId();
+  } else {
+    const transcript = sessions.load(id);
+    session.agent.replaceMessages(transcript.messages);
+    io.stderr.write(`${colors.dim(`resumed ${id}: ${transcript.messages.length} messages`)}\n`);
+  }
+  const saved = id;
+  return () => sessions.saveConversation(saved, session.agent);
 }

@@ -1,4 +1,5 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
+import { lstat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Colors } from "../render/colors.js";
@@ -25,6 +26,10 @@ export interface SlashContext {
   signal?: AbortSignal;
   /** The tool results of this chat, for /result and /image. */
   toolResults?: ToolResults;
+  /** Asks the person a yes/no question; absent where nobody can be asked (piped chat): then the answer is no. */
+  confirm?: (question: string) => Promise<boolean>;
+  /** The conversation was replaced (/clear, /load): what is said next is saved as a new session, never over the old one. */
+  newConversation?: () => void;
 }
 
 interface SlashCommand {
@@ -96,10 +101,11 @@ const COMMANDS: SlashCommand[] = [
   {
     name: "clear",
     usage: "/clear",
-    help: "forget the conversation",
-    run({ session, colors, print }) {
+    help: "start a new conversation (the last one stays saved for --resume)",
+    run({ session, colors, print, newConversation }) {
       session.agent.clear();
       session.usage.conversationReplaced();
+      newConversation?.();
       print(colors.dim("conversation cleared"));
     },
   },
@@ -107,10 +113,18 @@ const COMMANDS: SlashCommand[] = [
     name: "save",
     usage: "/save [FILE]",
     help: "save the conversation as a JSONL transcript (default: conversation-DATE.jsonl here)",
-    async run({ session, colors, print }, argument) {
+    async run({ session, colors, print, confirm }, argument) {
       const file = argument === "" ? defaultTranscriptName() : expandHome(argument);
+      // A link is never followed (it could point anywhere); an existing file is replaced only when the person says so.
+      const existing = await lstat(file).catch(() => undefined);
+      if (existing?.isSymbolicLink()) return print(colors.red(`${oneLine(file)} is a symbolic link; /save does not follow links: name another file`));
+      if (existing && !existing.isFile()) return print(colors.red(`${oneLine(file)} exists and is not a file: name another file`));
+      if (existing && !(await confirm?.(`${oneLine(file)} exists. Replace it with this conversation?`))) {
+        return print(colors.red(`${oneLine(file)} exists; not replaced${confirm ? "" : " (nobody to ask here)"}: name another file`));
+      }
       const { agent } = session;
-      await saveTranscript(file, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
+      const meta = { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) };
+      await saveTranscript(file, agent.messages, meta, { overwrite: existing !== undefined });
       print(colors.dim(`saved ${agent.messages.length} messages to ${file}`));
     },
   },
@@ -118,12 +132,13 @@ const COMMANDS: SlashCommand[] = [
     name: "load",
     usage: "/load FILE",
     help: "continue a conversation from a transcript",
-    async run({ session, colors, print }, argument) {
+    async run({ session, colors, print, newConversation }, argument) {
       if (argument === "") return print(colors.red("usage: /load FILE"));
       const file = expandHome(argument);
       const transcript = await loadTranscript(file);
       session.agent.replaceMessages(transcript.messages);
       session.usage.conversationReplaced();
+      newConversation?.();
       if (transcript.messages.length > 0) print(renderConversation(transcript.messages, colors));
       print(colors.dim(`loaded ${transcript.messages.length} messages from ${file}`));
     },

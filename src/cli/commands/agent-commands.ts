@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
-import { action } from "../errors.js";
+import { action, UsageError } from "../errors.js";
 import type { RunFlags } from "./run.js";
 import { ROOT_OPTION } from "./hub-commands.js";
 import type { ApproveCallback } from "../../agent/approval.js";
@@ -28,7 +28,7 @@ export function registerAgentCommands(program: Command): void {
     program
       .command("run")
       .description("ask the model one question; it may use the MCP tools. The answer streams to stdout, progress to stderr; piped stdin is added as context")
-      .argument("[prompt]", "the question (may be left out when the text is piped in)"),
+      .argument("[prompt]", "the question (may be left out when the text is piped in; - reads it from stdin)"),
   )
     .option("--output-format <format>", "text (the answer as it streams), json (the whole turn at the end) or stream-json (one JSON event per line)")
     .option("--json", "the same as --output-format json")
@@ -73,10 +73,12 @@ async function chat(flags: ChatFlags): Promise<void> {
     });
     return;
   }
+  if (flags.resume === true) throw new UsageError("--resume without an ID lists conversations to choose from on a terminal; with piped input, give the ID (chat --resume on a terminal shows them) or use --continue");
   const session = await openSession(flags, options);
   try {
     const { runPipedChat } = await import("../chat/piped-chat.js");
-    await runPipedChat(session, { verbose: flags.verbose === true }, io);
+    const resume = flags.continue ? { continueLast: true } : flags.resume !== undefined ? { resume: flags.resume } : undefined;
+    await runPipedChat(session, { verbose: flags.verbose === true, ...(resume ? { resume } : {}) }, io);
   } finally {
     await session.close();
   }

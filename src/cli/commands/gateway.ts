@@ -1,11 +1,14 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import type { LlmConfig } from "../../config/schema.js";
 import { action, UsageError, warn } from "../errors.js";
 import type { AgentFlags } from "../chat/session.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 import { parseListenAddress, type ListenAddress } from "./serve.js";
 
 interface GatewayFlags extends AgentFlags {
   listen?: ListenAddress;
+  store?: string;
 }
 
 /** The variable with extra API keys (comma-separated), so keys need not be written in the config. */
@@ -14,22 +17,24 @@ export const API_KEYS_ENV = "TOOLBRIDGE_API_KEYS";
 export function registerGateway(program: Command): void {
   program
     .command("gateway")
-    .description("serve an OpenAI-compatible API (/v1/chat/completions) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
+    .description("serve an OpenAI-compatible API (/v1/chat/completions, /v1/responses) that adds the MCP servers' tools to the model; also /mcp and the web chat at /")
     .option("--listen <[host:]port>", "address to listen on (default: gateway.listen, else 127.0.0.1:4000)", parseListenAddress)
-    .option("--config <file>", "the config file (default: ./toolbridge.json, then the user config)")
+    .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
     .option("--model <name>", "the default model (default: the config's, or the first the server lists)")
     .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
     .option("--tool-mode <mode>", "native, prompt or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per request before the model must answer")
     .option("--approve <mode>", "which tools run for API clients: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
+    .option("--store <url>", "stored responses and per-key limits: redis://host:port to share them between replicas, file:/path, memory: (default: gateway.store, else a file in the state directory)")
+    .option(...ROOT_OPTION)
     .action(action((flags: GatewayFlags) => gateway(flags)));
 }
 
 async function gateway(flags: GatewayFlags): Promise<void> {
   const env = process.env;
   // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
-  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }] = await Promise.all([
+  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS }, { stateDir }] = await Promise.all([
     import("../chat/session.js"),
     import("../open-hub.js"),
     import("../../llm/create-model.js"),
@@ -38,10 +43,13 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     import("../../gateway/settings.js"),
     import("../../gateway/access.js"),
     import("../../gateway/log.js"),
+    import("../../gateway/open-state.js"),
+    import("../../gateway/state.js"),
+    import("../ui/state-dir.js"),
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};
-  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}) }, (config) => {
+  const opened = await openHub({ env, onSignal: "abort", ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
     return createChatModel(llm, env);
   });
@@ -53,22 +61,46 @@ async function gateway(flags: GatewayFlags): Promise<void> {
       if (apiKeys.length === 0) throw new UsageError(`listening on ${listen.host} needs API keys: set gateway.apiKeys in the config or ${API_KEYS_ENV}`);
       warn(`the gateway listens on ${listen.host}: other machines can reach it; only requests with an API key are served`, env);
     }
-    const handle = await gatewayModule.startGateway({
-      hub: opened.hub,
-      models: new GatewayModels(opened.alongside, llm, env, settings.modelAliases),
-      settings: turnSettings(opened.config, llm, approve),
-      host: listen.host,
-      port: listen.port,
-      apiKeys,
-      ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
-      ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
-      ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
-      ...(settings.maxConcurrentPerKey ? { maxConcurrentPerKey: settings.maxConcurrentPerKey } : {}),
-      log: jsonLogger(process.stderr),
-    });
-    process.stderr.write(`toolbridge gateway listening on ${handle.url} (OpenAI base URL ${handle.url}/v1, model ${opened.alongside.modelId})\n`);
-    await new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
-    await handle.close();
+    const log = jsonLogger(process.stderr);
+    const limits = {
+      maxConcurrentPerKey: settings.maxConcurrentPerKey ?? gatewayModule.DEFAULT_MAX_CONCURRENT_PER_KEY,
+      ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+    };
+    const store = flags.store ?? settings.store;
+    let state;
+    try {
+      state = await stateModule.openGatewayState({
+        ...(store !== undefined ? { store } : {}),
+        defaultFile: join(stateDir(env), "gateway-store.db"),
+        ttlSeconds: settings.storeTtlSeconds ?? DEFAULT_STORE_TTL_SECONDS,
+        limits,
+        log,
+      });
+    } catch (error) {
+      if (error instanceof stateModule.StoreUrlError) throw new UsageError(`${flags.store !== undefined ? "--store" : "gateway.store"}: ${error.message}`);
+      throw error;
+    }
+    try {
+      const handle = await gatewayModule.startGateway({
+        hub: opened.hub,
+        models: new GatewayModels(opened.alongside, llm, env, settings.modelAliases),
+        settings: turnSettings(opened.config, llm, approve),
+        host: listen.host,
+        port: listen.port,
+        apiKeys,
+        ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
+        ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
+        ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+        ...limits,
+        state,
+        log,
+      });
+      process.stderr.write(`toolbridge gateway listening on ${handle.url} (OpenAI base URL ${handle.url}/v1, model ${opened.alongside.modelId}, store ${state.description})\n`);
+      await new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
+      await handle.close();
+    } finally {
+      await state.close();
+    }
   } finally {
     await opened.close();
   }

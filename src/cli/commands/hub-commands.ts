@@ -135,7 +135,7 @@ export function registerHubCommands(program: Command): void {
     .action(
       action(async (options: ConfigOption & JsonOption) => {
         // The table shows failures itself.
-        await withHub({ ...hubOptions(options), warnFailures: false, login: false }, async ({ hub, configPath }) => {
+        await withHub({ ...hubOptions(options), warnFailures: false }, async ({ hub, configPath }) => {
           printList(hub.servers(), options, "no servers configured", renderServers);
           if (!options.json) note(configSource(configPath));
           failIfAllFailed(hub);

@@ -6,7 +6,7 @@ import { colorsFor } from "../render/colors.js";
 import { startupStatus } from "../render/startup-status.js";
 import { terminalSafeJson } from "../render/terminal-text.js";
 import { TurnView } from "../render/turn-view.js";
-import { promptWithInput, readPipedInput } from "../run/piped-input.js";
+import { PROMPT_FROM_STDIN, promptWithInput, readPipedInput } from "../run/piped-input.js";
 import { StreamJsonWriter } from "../run/stream-json.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
@@ -36,12 +36,14 @@ export function outputFormat(flags: RunFlags): OutputFormat {
 export async function runOnce(prompt: string | undefined, flags: RunFlags, open: (options: SessionOptions) => Promise<AgentSession>): Promise<void> {
   const { stdin, stdout, stderr, env } = process;
   const format = outputFormat(flags);
+  const fromStdin = prompt === PROMPT_FROM_STDIN;
   const piped = await readPipedInput(stdin, {
-    onQuiet: () => warn("waiting for stdin to end (it is not a terminal): pipe text in, or pass </dev/null when there is none", env),
+    fromTerminal: fromStdin,
+    ...(stdin.isTTY ? {} : { onQuiet: () => warn("waiting for stdin to end (it is not a terminal): pipe text in, or pass </dev/null when there is none", env) }),
   });
   const question = promptWithInput(prompt, piped);
-  // Someone can answer only where the question can be seen and typed into; piped stdin means nobody.
-  const canAsk = stdin.isTTY === true && stderr.isTTY === true;
+  // Someone can answer only where the question can be seen and typed into; piped stdin (or stdin read to its end) means nobody.
+  const canAsk = stdin.isTTY === true && stderr.isTTY === true && !fromStdin;
   const errColors = colorsFor(stderr, env);
   // A signal cancels the turn, which then ends the command with 130 / 143.
   const session = await open({
@@ -91,6 +93,15 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
 }
 
 function turnAsJson(turn: TurnResult, session: AgentSession) {
-  const { messages: _messages, text, ...rest } = turn;
-  return { answer: text, model: session.agent.model.modelId, provider: session.agent.model.provider, toolMode: session.agent.toolMode, ...rest };
+  const { messages: _messages, text, durationMs, toolCalls, ...rest } = turn;
+  return {
+    answer: text,
+    model: session.agent.model.modelId,
+    provider: session.agent.model.provider,
+    toolMode: session.agent.toolMode,
+    ...rest,
+    // Whole milliseconds, as stream-json's duration_ms: a timer's fractions are noise to a script.
+    toolCalls: toolCalls.map((call) => ({ ...call, durationMs: Math.round(call.durationMs) })),
+    durationMs: Math.round(durationMs),
+  };
 }

@@ -6,7 +6,7 @@ import { openHub } from "../open-hub.js";
  * `toolbridge serve hub`: every configured server's tools, resources and prompts as one MCP
  * server over stdio, with the approval policy applied (nobody can be asked here).
  */
-export async function serveHub(options: { http?: unknown; config?: string; approve?: string }): Promise<void> {
+export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
   const [{ createHubServer }, { serveStdio }, { turnSettings }] = await Promise.all([
@@ -15,7 +15,7 @@ export async function serveHub(options: { http?: unknown; config?: string; appro
     import("../../gateway/settings.js"),
   ]);
   // The servers' failures go to stderr; stdout belongs to the protocol.
-  const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}) });
+  const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}), ...(options.root ? { roots: options.root } : {}) });
   try {
     const settings = turnSettings(opened.config, {}, approve);
     const handle = await serveStdio(() => createHubServer(opened.hub, settings));

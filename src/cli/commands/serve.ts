@@ -2,6 +2,7 @@ import { Argument, InvalidArgumentError, type Command } from "commander";
 import { isLoopbackHost } from "../../servers/host-check.js";
 import { BUNDLED_SERVER_NAMES, type BundledServerName } from "../../servers/names.js";
 import { action, UsageError, warn } from "../errors.js";
+import { ROOT_OPTION } from "./hub-commands.js";
 
 /** Where `serve --http` reads its bearer token when `--token` is not given (keeps it out of `ps`). */
 export const TOKEN_ENV = "TOOLBRIDGE_HTTP_TOKEN";
@@ -34,6 +35,8 @@ interface ServeOptions {
   allowedHosts?: string[];
   token?: string;
   config?: string;
+  /** `--root DIR`, repeatable (hub). */
+  root?: string[];
   approve?: string;
 }
 
@@ -105,7 +108,8 @@ export function registerServe(program: Command): void {
     .option("--http <[host:]port>", "serve Streamable HTTP at /mcp on this address (host defaults to 127.0.0.1)", parseListenAddress)
     .option("--allowed-hosts <names>", "comma-separated extra hostnames accepted in Host/Origin headers with --http", parseHostList)
     .option("--token <token>", `with --http, require Authorization: Bearer <token> (default: $${TOKEN_ENV}; required off loopback)`)
-    .option("--config <file>", "hub: the config file (default: ./toolbridge.json, then the user config)")
+    .option("-c, --config <file>", "hub: the config file (default: ./toolbridge.json, then the user config)")
+    .option(ROOT_OPTION[0], `hub: ${ROOT_OPTION[1]}`, ROOT_OPTION[2])
     .option("--approve <mode>", "hub: which tools run: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")
     .action(
       action(async (server: BundledServerName | typeof HUB, options: ServeOptions) => {

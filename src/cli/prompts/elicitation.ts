@@ -1,4 +1,5 @@
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
+import { openableUrl } from "../../mcp/openable-url.js";
 import { launchBrowser } from "../open-browser.js";
 import type { Colors } from "../render/colors.js";
 import { oneLine } from "../render/one-line.js";
@@ -103,11 +104,16 @@ export async function askUrl(
   c: Colors,
   open: (url: string) => void,
 ): Promise<ElicitResult> {
-  const url = oneLine(request.url);
-  prompter.write(`\n${c.bold(`server "${oneLine(server)}" asks you to open a page:`)} ${cleanTerminalText(request.message)}\n  ${c.cyan(url)}\n`);
+  // What is shown is what opens: the parsed URL, never a cleaned copy of the server's string.
+  const url = openableUrl(request.url);
+  if (!url.ok) {
+    prompter.write(`${c.yellow(`server "${oneLine(server)}" asked you to open a page; declined: ${url.reason}`)}\n`);
+    return { action: "decline" };
+  }
+  prompter.write(`\n${c.bold(`server "${oneLine(server)}" asks you to open a page:`)} ${cleanTerminalText(request.message)}\n  ${c.cyan(url.href)}\n`);
   const answer = await prompter.question(c.dim("open it in your browser? [y]es, [N]o, [c]ancel: "));
   if (answer === undefined || /^c/i.test(answer.trim())) return { action: "cancel" };
   if (!/^y/i.test(answer.trim())) return { action: "decline" };
-  if (/^https?:\/\//i.test(url)) open(url);
+  open(url.href);
   return { action: "accept" };
 }

@@ -24,13 +24,14 @@ export function renderServers(states: readonly ServerState[], options: ListingOp
   const count = (n: number, state: ServerState) => (state.status === "connected" ? String(n) : "-");
   const columns: Column<ServerState>[] = [
     { header: "NAME", value: (s) => s.name, color: (text) => c.bold(text) },
-    { header: "TRANSPORT", value: (s) => s.transport },
+    { header: "TRANSPORT", value: (s) => s.transport, dropOrder: 1 },
     { header: "STATUS", value: (s) => (s.needsLogin ? "needs login" : s.status), color: statusColor(c) },
     { header: "TOOLS", value: (s) => count(s.toolCount, s), align: "right" },
     { header: "RESOURCES", value: (s) => count(s.resourceCount, s), align: "right" },
     { header: "PROMPTS", value: (s) => count(s.promptCount, s), align: "right" },
-    { header: "SERVER", value: (s) => [s.serverName, s.serverVersion].filter(Boolean).join(" ") },
-    { header: "CONNECT", value: (s) => (s.connectMs === undefined ? "" : `${Math.round(s.connectMs)} ms`), align: "right" },
+    // At 60 columns the counts and the status stay; what the server calls itself and its connect time go first.
+    { header: "SERVER", value: (s) => [s.serverName, s.serverVersion].filter(Boolean).join(" "), shrink: true, dropOrder: 2 },
+    { header: "CONNECT", value: (s) => (s.connectMs === undefined ? "" : `${Math.round(s.connectMs)} ms`), align: "right", dropOrder: 3 },
   ];
   return renderTable(columns, states, options) + renderFailures(states, c);
 }
@@ -76,20 +77,20 @@ type Listed = { name: string; title?: string; mimeType?: string; server: string;
 function resourceColumns<T extends Listed>(first: Column<T>): Column<T>[] {
   return [
     first,
-    { header: "NAME", value: (r) => r.title ?? r.name },
-    { header: "MIME TYPE", value: (r) => r.mimeType ?? "" },
+    { header: "NAME", value: (r) => r.title ?? r.name, shrink: true, dropOrder: 2 },
+    { header: "MIME TYPE", value: (r) => r.mimeType ?? "", dropOrder: 4 },
     { header: "SERVER", value: (r) => r.server },
-    { header: "DESCRIPTION", value: (r) => summary(r.description), shrink: true },
+    { header: "DESCRIPTION", value: (r) => summary(r.description), shrink: true, dropOrder: 3 },
   ];
 }
 
 export function renderResources(resources: readonly HubResource[], options: ListingOptions): string {
-  const uri: Column<HubResource> = { header: "URI", value: (r) => r.uri, color: (text) => options.colors.bold(text) };
+  const uri: Column<HubResource> = { header: "URI", value: (r) => r.uri, color: (text) => options.colors.bold(text), whole: true };
   return renderTable(resourceColumns(uri), resources, options);
 }
 
 export function renderResourceTemplates(templates: readonly HubResourceTemplate[], options: ListingOptions): string {
-  const template: Column<HubResourceTemplate> = { header: "URI TEMPLATE", value: (t) => t.uriTemplate, color: (text) => options.colors.bold(text) };
+  const template: Column<HubResourceTemplate> = { header: "URI TEMPLATE", value: (t) => t.uriTemplate, color: (text) => options.colors.bold(text), whole: true };
   return renderTable(resourceColumns(template), templates, options);
 }
 

@@ -7,8 +7,15 @@ export interface Column<Row> {
   value: (row: Row) => string;
   color?: (text: string, row: Row) => string;
   align?: "left" | "right";
-  /** May be cut with "…" to fit the width; only these columns are cut. */
+  /** May be cut with "…" to fit the width; these are cut first. */
   shrink?: boolean;
+  /** Never cut (a URI cut in the middle is no use); the line may wrap instead. */
+  whole?: boolean;
+  /**
+   * Left out when the table is still too wide once shrinkable columns are cut: the column
+   * with the highest number goes first. Columns without it are cut instead (to 4 at least).
+   */
+  dropOrder?: number;
 }
 
 /**
@@ -16,11 +23,14 @@ export interface Column<Row> {
  * (easy to read, easy to grep). With `maxWidth`, shrinkable columns are cut so that no
  * line wraps on the terminal.
  */
-export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly Row[], options: { colors: Colors; maxWidth?: number }): string {
+export function renderTable<Row>(allColumns: readonly Column<Row>[], rows: readonly Row[], options: { colors: Colors; maxWidth?: number }): string {
   // Cells hold server text: cleaned before measuring, coloured after.
-  const cells = rows.map((row) => columns.map((column) => oneLine(cleanTerminalText(column.value(row)))));
-  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((line) => displayWidth(line[i]!))));
-  fitWidths(columns, widths, options.maxWidth);
+  const allCells = rows.map((row) => allColumns.map((column) => oneLine(cleanTerminalText(column.value(row)))));
+  const allWidths = allColumns.map((column, i) => Math.max(column.header.length, ...allCells.map((line) => displayWidth(line[i]!))));
+  const shown = fitWidths(allColumns, allWidths, options.maxWidth);
+  const columns = shown.map((i) => allColumns[i]!);
+  const widths = shown.map((i) => allWidths[i]!);
+  const cells = allCells.map((line) => shown.map((i) => line[i]!));
   const gap = "  ";
   const lastIndex = columns.length - 1;
   const format = (text: string, i: number, paint: (text: string) => string) => {
@@ -41,22 +51,32 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   return [header.trimEnd(), ...body].join("\n") + "\n";
 }
 
-function fitWidths<Row>(columns: readonly Column<Row>[], widths: number[], maxWidth: number | undefined): void {
-  if (maxWidth === undefined) return;
-  let excess = widths.reduce((sum, width) => sum + width, 0) + 2 * (columns.length - 1) - maxWidth;
-  // Cut the widest shrinkable column first, never below its header or 10 characters; when
-  // that is not enough, any column, down to 4, so that no line wraps on the terminal.
-  const floors = [(column: Column<Row>) => (column.shrink ? Math.max(column.header.length, 10) : Infinity), () => 4];
-  for (const floor of floors) {
-    while (excess > 0) {
-      let widest = -1;
-      columns.forEach((column, i) => {
-        if (widths[i]! > floor(column) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-      });
-      if (widest < 0) break;
-      widths[widest]!--;
-      excess--;
-    }
+/** Narrows `widths` to fit `maxWidth`; returns the indexes of the columns shown. */
+function fitWidths<Row>(columns: readonly Column<Row>[], widths: number[], maxWidth: number | undefined): number[] {
+  const shown = columns.map((_, i) => i);
+  if (maxWidth === undefined) return shown;
+  const excess = () => shown.reduce((sum, i) => sum + widths[i]!, 0) + 2 * (shown.length - 1) - maxWidth;
+  // Cut the widest shrinkable column first, never below its header or 10 characters.
+  narrow(shown, widths, excess(), (i) => (columns[i]!.shrink ? Math.max(columns[i]!.header.length, 10) : Infinity));
+  // Then leave out the least important columns, one by one.
+  const droppable = shown.filter((i) => columns[i]!.dropOrder !== undefined).sort((a, b) => columns[b]!.dropOrder! - columns[a]!.dropOrder!);
+  for (const i of droppable) {
+    if (excess() <= 0) break;
+    shown.splice(shown.indexOf(i), 1);
+  }
+  // When that is not enough, any column but a whole one, down to 4, so that no line wraps on the terminal.
+  narrow(shown, widths, excess(), (i) => (columns[i]!.whole ? Infinity : 4));
+  return shown;
+}
+
+/** Takes `excess` cells off the widest columns of `shown` above their floor. */
+function narrow(shown: readonly number[], widths: number[], excess: number, floor: (i: number) => number): void {
+  while (excess > 0) {
+    let widest = -1;
+    for (const i of shown) if (widths[i]! > floor(i) && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) return;
+    widths[widest]!--;
+    excess--;
   }
 }
 

@@ -2,6 +2,7 @@ import type { AgentEvent, TurnResult } from "../../agent/events.js";
 import { summarizeContent } from "../../agent/tool-result.js";
 import type { Colors } from "./colors.js";
 import { cleanTerminalText as clean, TerminalTextCleaner } from "./terminal-text.js";
+import { progressText } from "./progress-text.js";
 import { ProgressThrottle } from "./progress-throttle.js";
 
 export interface OutputStream {
@@ -91,9 +92,7 @@ export class TurnView {
       }
       case "tool-progress": {
         if (!this.progress.shouldShow(event.id)) break;
-        const { progress, total, message } = event.progress;
-        const amount = total ? `${Math.round((progress / total) * 100)}%` : String(progress);
-        this.errLine(e.dim(clean(`    … ${event.name} ${amount}${message ? ` ${message}` : ""}`)));
+        this.errLine(e.dim(clean(`    … ${event.name} ${progressText(event.progress)}`)));
         break;
       }
       case "tool-call-finished": {

@@ -15,6 +15,8 @@ export interface PipedInputOptions {
    */
   onQuiet?: () => void;
   quietMs?: number;
+  /** Read a terminal too, to its end (Ctrl-D): `run -` asks for the prompt on stdin. */
+  fromTerminal?: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface PipedInputOptions {
  * allowed, without reading further.
  */
 export async function readPipedInput(stdin: NodeJS.ReadableStream & { isTTY?: boolean }, options: PipedInputOptions = {}): Promise<string | undefined> {
-  if (stdin.isTTY) return undefined;
+  if (stdin.isTTY && !options.fromTerminal) return undefined;
   const { maxBytes = MAX_PIPED_BYTES, onQuiet, quietMs = QUIET_STDIN_MS } = options;
   const quiet = onQuiet ? setTimeout(onQuiet, quietMs) : undefined;
   try {
@@ -50,10 +52,13 @@ async function readAll(stdin: NodeJS.ReadableStream, maxBytes: number, onData: (
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** `run -`: the prompt is what stdin holds, as `cat -` reads it. */
+export const PROMPT_FROM_STDIN = "-";
+
 /** The question and the piped text as one message; either may be missing, not both. */
 export function promptWithInput(prompt: string | undefined, piped: string | undefined): string {
   const context = piped?.trim() === "" ? undefined : piped?.replace(/\s+$/, "");
-  if (prompt === undefined || prompt.trim() === "") {
+  if (prompt === undefined || prompt.trim() === "" || prompt === PROMPT_FROM_STDIN) {
     if (context === undefined) throw new UsageError('run needs a prompt: toolbridge run "PROMPT", or text piped into it');
     return context;
   }

@@ -1,11 +1,22 @@
 import { Box, Text } from "ink";
-import { APPROVAL_CHOICES, type ApprovalDialogState } from "./approval-dialog.js";
+import { APPROVAL_CHOICES, argumentsRead, type ApprovalDialogState, type ArgumentsView } from "./approval-dialog.js";
+import type { ArgumentLines } from "./argument-lines.js";
 import type { PendingApproval } from "./chat-controller.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 
-/** Before a tool runs that the policy does not allow: which server, which tool, with what. */
-export function ApprovalDialogView({ pending, state }: { pending: PendingApproval; state: ApprovalDialogState }) {
+/** The columns the dialog's border and padding take from the terminal's width. */
+export const DIALOG_FRAME_COLUMNS = 4;
+
+/**
+ * Before a tool runs that the policy does not allow: which server, which tool, with what.
+ * The arguments are shown whole (`shown`, laid out for the dialog's width), a screenful at a
+ * time when they are taller, with where they stand and how to scroll.
+ */
+export function ApprovalDialogView({ pending, state, shown, view }: { pending: PendingApproval; state: ApprovalDialogState; shown: ArgumentLines; view: ArgumentsView }) {
   const { tool } = pending.request;
+  const scrolls = shown.lines.length > view.height;
+  const visible = scrolls ? shown.lines.slice(state.scroll, state.scroll + view.height) : shown.lines;
+  const below = shown.lines.length - state.scroll - visible.length;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text>
@@ -16,8 +27,22 @@ export function ApprovalDialogView({ pending, state }: { pending: PendingApprova
         <Text bold>{cleanTerminalText(tool.server)}</Text>
         <Text>?</Text>
       </Text>
-      {pending.argsSummary !== "" && <Text dimColor>{pending.argsSummary}</Text>}
+      {visible.map((line, index) => (
+        <Text key={state.scroll + index} dimColor>
+          {line}
+        </Text>
+      ))}
+      {scrolls && (
+        <Text color="cyan">
+          {state.scroll > 0 ? `↑ ${state.scroll} above · ` : ""}
+          {below > 0 ? `↓ ${below} more line${below === 1 ? "" : "s"} · ` : "end of the arguments · "}
+          PgDn/Space and PgUp scroll
+        </Text>
+      )}
       {tool.annotations?.destructiveHint === true && <Text color="red">The server says this tool may change or delete data.</Text>}
+      {state.unread && !argumentsRead(state, view) && (
+        <Text color="yellow">{shown.whole ? "Scroll to the end of the arguments before allowing (PgDn); n denies." : "These arguments are too long to review here; they can only be denied."}</Text>
+      )}
       <Box flexDirection="column" marginTop={1}>
         {APPROVAL_CHOICES.map((choice, index) => (
           <Text key={choice.key} color={index === state.selected ? "cyan" : undefined}>

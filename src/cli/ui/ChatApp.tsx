@@ -1,9 +1,10 @@
-import { Box, Static, Text, useApp } from "ink";
+import { Box, Static, Text, useApp, useStdout } from "ink";
 import { useEffect, useSyncExternalStore } from "react";
 import type { Colors } from "../render/colors.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
-import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";
-import { ApprovalDialogView } from "./ApprovalDialogView.js";
+import { applyApprovalKey, argumentsHeight, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState, type ArgumentsView } from "./approval-dialog.js";
+import { ApprovalDialogView, DIALOG_FRAME_COLUMNS } from "./ApprovalDialogView.js";
+import { argumentLines, type ArgumentLines } from "./argument-lines.js";
 import type { ChatController, ChatItem, PendingApproval, PendingChoice } from "./chat-controller.js";
 import { ChatItemView } from "./ChatItemView.js";
 import type { CompletionMenu } from "./completion-menu.js";
@@ -11,6 +12,7 @@ import { CompletionListView } from "./CompletionListView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
+import { bufferOf } from "./input-buffer.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
@@ -51,6 +53,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
   const { columns: width, generation } = useRedrawOnResize();
+  const { stdout } = useStdout();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
   const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
@@ -68,11 +71,19 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
     if (completionKey(key)) return;
+    const empty = ui.get().prompt.buffer.text === "";
     if (key.kind === "escape") {
-      controller.cancel();
+      if (!controller.cancel()) controller.dropQueue();
       return;
     }
-    if (key.kind === "ctrl" && key.letter === "d" && ui.get().prompt.buffer.text === "") return controller.exit();
+    if (key.kind === "ctrl" && key.letter === "d" && empty) return controller.exit();
+    // A paused queue: Enter at an empty prompt sends it; ↑ at an empty prompt takes the last queued message back to edit.
+    if (key.kind === "enter" && !key.shift && empty && controller.resumeQueue()) return;
+    if (key.kind === "up" && empty && current.queue.length > 0) {
+      const last = controller.unqueueLast();
+      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last) } });
+      return;
+    }
     const step = applyKey(ui.get().prompt, key, history.all);
     change({ prompt: step.state, exitArmed: false });
     if (step.submit !== undefined) {
@@ -91,7 +102,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
 
   function approvalKey(pending: PendingApproval, key: Key | Paste): void {
     const current = ui.get().dialog;
-    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key);
+    const step = applyApprovalKey(current.for === pending ? current.state : INITIAL_APPROVAL_DIALOG, key, argumentsOf(pending).view);
     change({ dialog: { for: pending, state: step.state } });
     if (step.answer) pending.answer(step.answer);
   }
@@ -106,13 +117,19 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     } else if (key.kind === "escape") pending.answer(undefined);
   }
 
+  // The approval's arguments laid out for the dialog (cached per call and width), and how many lines fit.
+  function argumentsOf(pending: PendingApproval): { shown: ArgumentLines; view: ArgumentsView } {
+    const shown = argumentLines(pending.request.arguments, width - DIALOG_FRAME_COLUMNS);
+    return { shown, view: { lines: shown.lines.length, height: argumentsHeight(stdout.rows || 24), whole: shown.whole } };
+  }
+
   const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
   return (
     <Box flexDirection="column">
       <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
-      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} />}
-      <QueuedView queue={state.queue} />
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} />}
+      <QueuedView queue={state.queue} paused={state.queuePaused} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
           <Text bold>{state.choice.title}</Text>
@@ -122,16 +139,16 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
               {option}
             </Text>
           ))}
-          <Text dimColor>↑/↓ choose · Enter opens · Esc starts a new conversation</Text>
+          <Text dimColor>{state.choice.hint}</Text>
         </Box>
       )}
-      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} />}
-      {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} />}
+      {state.approval && <ApprovalDialogView pending={state.approval} state={dialogState} {...argumentsOf(state.approval)} />}
+      {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} declined={asking.declined} />}
       {!state.exiting && (
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
-          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
         </>
       )}
     </Box>

@@ -4,6 +4,7 @@ import type { Colors } from "../render/colors.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import type { LiveTurn } from "./chat-controller.js";
+import type { DialogClock } from "./dialog-clock.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** Only the end of long thinking is shown live; all of it lands in the transcript above when it ends. */
@@ -19,8 +20,12 @@ function useTicker(active: boolean, intervalMs: number): number {
   return tick;
 }
 
-/** The turn in progress: a spinner with the seconds waited until the model answers, the answer's last block, the tools running. */
-export function LiveTurnView({ live, colors, width }: { live: LiveTurn; colors: Colors; width: number }) {
+/**
+ * The turn in progress: a spinner with the seconds waited until the model answers, the
+ * answer's last block, and each tool running with its seconds (a dialog's time left out) and
+ * the last progress its server reported.
+ */
+export function LiveTurnView({ live, colors, width, clock }: { live: LiveTurn; colors: Colors; width: number; clock: DialogClock }) {
   const waiting = !live.answered || live.running.length > 0;
   const tick = useTicker(waiting, 100);
   const seconds = Math.floor((Date.now() - live.startedAt) / 1000);
@@ -36,7 +41,10 @@ export function LiveTurnView({ live, colors, width }: { live: LiveTurn; colors: 
       {live.running.map((call) => (
         <Text key={call.id}>
           <Text color="cyan">{SPINNER[tick % SPINNER.length]}</Text> <Text bold>{call.name}</Text>
-          <Text dimColor>({call.args})</Text>
+          <Text dimColor>
+            ({call.args}) · {Math.floor(clock.activeSince(call.started) / 1000)} s
+          </Text>
+          {call.progress !== undefined && <Text color="cyan"> · {call.progress}</Text>}
         </Text>
       ))}
       {!live.answered && live.running.length === 0 && (

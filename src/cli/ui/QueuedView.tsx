@@ -1,13 +1,13 @@
 import { Text } from "ink";
 import { cleanTerminalText } from "../render/terminal-text.js";
 
-/** Messages typed ahead, waiting to be sent: each as its first line, dimmed. */
-export function QueuedView({ queue }: { queue: readonly string[] }) {
+/** Messages typed ahead, waiting to be sent: each as its first line, dimmed; marked paused after a cancelled turn. */
+export function QueuedView({ queue, paused = false }: { queue: readonly string[]; paused?: boolean }) {
   return (
     <>
       {queue.map((text, index) => (
         <Text key={index} dimColor>
-          queued: {cleanTerminalText(text.split("\n")[0] ?? "")}
+          {paused ? "queued (paused)" : "queued"}: {cleanTerminalText(text.split("\n")[0] ?? "")}
           {text.includes("\n") ? " …" : ""}
         </Text>
       ))}

@@ -21,13 +21,17 @@ const SHOWN_FIELDS = 10;
 const cut = (text: string, max = SHOWN_CHARS): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** The server question on screen: a sampling approval, a form, a URL or a login to open. */
-export function ServerQuestionView({ question, waiting }: { question: ServerQuestion; waiting: number }) {
+export function ServerQuestionView({ question, waiting, declined = 0 }: { question: ServerQuestion; waiting: number; declined?: number }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       {question.kind === "sampling" && <SamplingView question={question} />}
       {question.kind === "form" && <FormView question={question} />}
       {(question.kind === "url" || question.kind === "login") && <OpenView question={question} />}
-      {waiting > 0 && <Text dimColor>{waiting} more question{waiting === 1 ? "" : "s"} waiting</Text>}
+      {waiting > 0 && (
+        <Text dimColor>
+          {waiting} more question{waiting === 1 ? "" : "s"} waiting{declined > 0 ? ` · ${declined} more declined` : ""}
+        </Text>
+      )}
     </Box>
   );
 }

@@ -10,8 +10,10 @@ import { ToolResults } from "../chat/tool-results.js";
 import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
 import { describeMediaIn } from "../render/media.js";
+import { progressText } from "../render/progress-text.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
+import { DialogClock, type ClockMark } from "./dialog-clock.js";
 import { ServerQuestions } from "./server-questions.js";
 import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
@@ -43,20 +45,29 @@ export interface LiveTurn {
   /** The part of the answer not yet moved to the static region. */
   text: string;
   reasoning: string;
-  /** Tool calls running now. */
-  running: Array<{ id: string; name: string; args: string }>;
+  /** Tool calls running now: since when, and the last progress their server reported (cleaned). */
+  running: RunningCall[];
+}
+
+export interface RunningCall {
+  id: string;
+  name: string;
+  args: string;
+  started: ClockMark;
+  progress?: string;
 }
 
 export interface PendingApproval {
   request: ToolApprovalRequest;
-  argsSummary: string;
   answer(answer: ApprovalAnswer): void;
 }
 
-/** A question with a list of answers (the --resume picker). */
+/** A question with a list of answers (the --resume picker, replacing a file). */
 export interface PendingChoice {
   title: string;
   options: readonly string[];
+  /** The keys, and what Esc does. */
+  hint: string;
   /** The index chosen, or undefined when the user cancelled. */
   answer(index: number | undefined): void;
 }
@@ -67,6 +78,8 @@ export interface ChatState {
   live: LiveTurn | undefined;
   /** Messages typed during a turn, sent in order after it. */
   queue: readonly string[];
+  /** The turn was cancelled with messages queued: they wait until the person sends them (or drops them). */
+  queuePaused: boolean;
   approval: PendingApproval | undefined;
   /** The chat is ending: the input is no longer drawn. */
   exiting: boolean;
@@ -84,7 +97,7 @@ const FRAME_MS = 40;
  * and send it the user's acts; it runs turns and slash commands one at a time, in order.
  */
 export class ChatController {
-  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], approval: undefined, exiting: false, starting: [] };
+  private state: ChatState = { choice: undefined, items: [], live: undefined, queue: [], queuePaused: false, approval: undefined, exiting: false, starting: [] };
   private readonly listeners = new Set<() => void>();
   private nextId = 1;
   private pendingFrame: NodeJS.Timeout | undefined;
@@ -96,6 +109,12 @@ export class ChatController {
   readonly questions = new ServerQuestions((text) => this.show({ kind: "notice", tone: "info", text }));
   /** Each tool call's result, for /result and /image. */
   readonly toolResults = new ToolResults();
+  /** Time with any dialog on screen, left out of the turn's duration and of a running tool's seconds. */
+  readonly dialogs = new DialogClock();
+  /** Time with a server's question on screen, left out of a tool call's duration (the agent already leaves out its approval). */
+  private readonly serverQuestions = new DialogClock();
+  private turnStarted: ClockMark | undefined;
+  private readonly questionsAtStart = new Map<string, ClockMark>();
 
   constructor(
     private readonly session: AgentSession,
@@ -103,15 +122,20 @@ export class ChatController {
     private readonly columns: () => number,
     /** Called after each turn and command, to save the conversation as it goes. */
     private readonly onConversation: () => void = () => undefined,
-  ) {}
+    /** Called when a command replaced the conversation (/clear, /load): it is saved anew from then on. */
+    private readonly onNewConversation: () => void = () => undefined,
+  ) {
+    this.questions.subscribe(() => this.timeDialogs());
+  }
 
   /** Shows a list to choose from and waits for the choice. */
-  choose(title: string, options: readonly string[]): Promise<number | undefined> {
+  choose(title: string, options: readonly string[], hint: string): Promise<number | undefined> {
     return new Promise((resolve) => {
       this.update({
         choice: {
           title,
           options,
+          hint,
           answer: (index) => {
             this.update({ choice: undefined });
             resolve(index);
@@ -161,24 +185,46 @@ export class ChatController {
     this.update({ items: [...this.state.items, { ...item, id: this.nextId++ }] });
   }
 
-  /** A message or a /command from the prompt: run now, or queued behind the turn in progress. */
+  /** A message or a /command from the prompt: run now, or queued behind the turn in progress (a paused queue goes on with it). */
   submit(text: string): void {
     if (text.trim() === "") return;
-    this.update({ queue: [...this.state.queue, text] });
+    this.update({ queue: [...this.state.queue, text], queuePaused: false });
     void this.drain();
   }
 
-  /** Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there was none. */
+  /**
+   * Esc / Ctrl-C: cancels the turn in progress (and a question waiting in it); false when there
+   * was none. Messages queued behind it are not sent: they wait, paused, for `resumeQueue`,
+   * `submit` or `dropQueue` (what was typed after seeing the answer may no longer fit).
+   */
   cancel(): boolean {
     if (!this.turn) return false;
+    if (this.state.queue.length > 0) this.update({ queuePaused: true });
     this.turn.abort();
+    return true;
+  }
+
+  /** Sends the paused queue; false when it was not paused. */
+  resumeQueue(): boolean {
+    if (!this.state.queuePaused) return false;
+    this.update({ queuePaused: false });
+    void this.drain();
+    return true;
+  }
+
+  /** Drops the paused queue, saying so; false when it was not paused. */
+  dropQueue(): boolean {
+    const count = this.state.queue.length;
+    if (!this.state.queuePaused || count === 0) return false;
+    this.update({ queue: [], queuePaused: false });
+    this.show({ kind: "notice", tone: "info", text: `${count} queued message${count === 1 ? "" : "s"} dropped` });
     return true;
   }
 
   /** Takes back the last queued message (to edit it), if any. */
   unqueueLast(): string | undefined {
     const last = this.state.queue.at(-1);
-    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1) });
+    if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1), queuePaused: this.state.queuePaused && this.state.queue.length > 1 });
     return last;
   }
 
@@ -197,7 +243,7 @@ export class ChatController {
         resolve(answer);
       };
       const onAbort = (): void => done({ decision: "deny" });
-      const pending: PendingApproval = { request, argsSummary: summarizeArguments(request.arguments), answer: done };
+      const pending: PendingApproval = { request, answer: done };
       if (signal?.aborted) return resolve({ decision: "deny" });
       signal?.addEventListener("abort", onAbort, { once: true });
       this.update({ approval: pending });
@@ -209,7 +255,7 @@ export class ChatController {
     try {
       for (;;) {
         const next = this.state.queue[0];
-        if (next === undefined || this.state.exiting) break;
+        if (next === undefined || this.state.exiting || this.state.queuePaused) break;
         this.update({ queue: this.state.queue.slice(1) });
         if (next.trim().startsWith("/")) {
           this.show({ kind: "user", text: cleanTerminalText(next) });
@@ -230,6 +276,8 @@ export class ChatController {
               columns: this.columns(),
               signal: this.turn.signal,
               toolResults: this.toolResults,
+              newConversation: this.onNewConversation,
+              confirm: async (question) => (await this.choose(cleanTerminalText(question), ["Yes", "No"], "↑/↓ choose · Enter answers · Esc is no")) === 0,
             }).finally(() => (this.turn = undefined));
             if (result === "exit") return this.exit();
           }
@@ -270,6 +318,7 @@ export class ChatController {
         for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
+      this.turnStarted = this.dialogs.mark();
       await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
     } catch (error) {
       this.flushLive();
@@ -280,7 +329,9 @@ export class ChatController {
     }
   }
 
-  private onEvent(event: AgentEvent): void {
+  private onEvent(received: AgentEvent): void {
+    // The turn's time is the model's and the tools', not the time a dialog waited for the person.
+    const event: AgentEvent = received.type === "turn-end" && this.turnStarted ? { ...received, turn: { ...received.turn, durationMs: Math.max(0, received.turn.durationMs - this.dialogs.waitedSince(this.turnStarted)) } } : received;
     this.session.usage.observe(event);
     const live = this.state.live;
     if (!live) return;
@@ -305,14 +356,21 @@ export class ChatController {
         this.flushLive();
         const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
         const current = this.state.live ?? live;
-        this.update({ live: { ...current, answered: true, running: [...current.running, { id: event.id, name: cleanTerminalText(event.name), args }] } });
+        const call: RunningCall = { id: event.id, name: cleanTerminalText(event.name), args, started: this.dialogs.mark() };
+        this.questionsAtStart.set(event.id, this.serverQuestions.mark());
+        this.update({ live: { ...current, answered: true, running: [...current.running, call] } });
         break;
       }
-      case "tool-progress":
+      case "tool-progress": {
+        const progress = cleanTerminalText(progressText(event.progress)).replace(/\s+/g, " ");
+        this.updateSoon({ live: { ...live, running: live.running.map((call) => (call.id === event.id ? { ...call, progress } : call)) } });
         break;
+      }
       case "tool-call-finished": {
         const current = this.state.live ?? live;
         const started = current.running.find((call) => call.id === event.id);
+        const questionsAt = this.questionsAtStart.get(event.id);
+        this.questionsAtStart.delete(event.id);
         this.show({
           kind: "tool",
           number: this.toolResults.add(event.name, event.result, event.summary),
@@ -321,7 +379,7 @@ export class ChatController {
           summary: cleanTerminalText(event.summary),
           media: describeMediaIn(event.result),
           isError: event.isError,
-          durationMs: event.durationMs,
+          durationMs: Math.max(0, event.durationMs - (questionsAt ? this.serverQuestions.waitedSince(questionsAt) : 0)),
           denied: event.outcome === "denied" || event.outcome === "not-approved",
         });
         this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
@@ -369,7 +427,14 @@ export class ChatController {
 
   private update(patch: Partial<ChatState>): void {
     this.state = { ...this.state, ...patch };
+    this.timeDialogs();
     this.notify();
+  }
+
+  private timeDialogs(): void {
+    const asking = this.questions.getState().current !== undefined;
+    this.serverQuestions.open = asking;
+    this.dialogs.open = asking || this.state.approval !== undefined;
   }
 
   /**

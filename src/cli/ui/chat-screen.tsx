@@ -1,5 +1,4 @@
 import type { Instance } from "ink";
-import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import { complete } from "../chat/completion.js";
 import { sessionCompletionSources } from "../chat/completion-sources.js";
@@ -13,10 +12,9 @@ import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
 import { connectQuestions } from "./chat-questions.js";
 import type { InputHistory } from "./history.js";
-import type { ChatUiIo, Env } from "./run-chat-ui.js";
-import { SavedSessions } from "./saved-sessions.js";
+import type { ChatUiIo } from "./run-chat-ui.js";
+import { openSavedSessions, SavedSessions, type ResumeChoice } from "./saved-sessions.js";
 import type { EarlyInput } from "./StartingApp.js";
-import { stateDir } from "./state-dir.js";
 
 // The chat's screen once the session is open. Loaded while the session opens, after the
 // starting screen is drawn, so the input box never waits for the agent's modules.
@@ -27,32 +25,37 @@ export interface ChatScreen {
   io: ChatUiIo;
   connectAsk: (ask: ApproveCallback) => void;
   resume: ResumeChoice;
+  /** Gives the terminal back to the shell; called the moment the person quits. */
+  releaseTerminal: () => void;
 }
 
 /** The chat proper, once the session is open: replaces the starting screen, sends what was typed ahead, runs until the user quits. */
-export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume }: ChatScreen): Promise<void> {
-  const sessions = savedSessions(io.env);
+export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume, releaseTerminal }: ChatScreen): Promise<void> {
+  const sessions = openSavedSessions(io.env);
   let id = SavedSessions.newId();
-  const autosave = (): void => {
-    const { agent } = session;
-    if (!sessions || agent.messages.length === 0) return;
-    try {
-      sessions.save(id, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
-    } catch {
-      // Not saved; the conversation goes on.
-    }
-  };
+  const autosave = (): void => sessions?.saveConversation(id, session.agent);
   // Set below, once the controller exists: after each turn, a server that wants a login is offered one.
   let afterTurn = (): void => undefined;
-  const controller = new ChatController(session, colors, () => io.stdout.columns ?? 80, () => {
-    autosave();
-    afterTurn();
-  });
+  const controller = new ChatController(
+    session,
+    colors,
+    () => io.stdout.columns ?? 80,
+    () => {
+      autosave();
+      afterTurn();
+    },
+    // /clear and /load start a new saved session; the one before stays as it was, for --resume.
+    () => (id = SavedSessions.newId()),
+  );
   connectAsk(controller.ask);
   const questions = connectQuestions(session, controller.questions, (item) => controller.show(item), io.env);
   afterTurn = questions.afterTurn;
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
+  // At the quit key, not after the screen's last frame: keys typed from then on are for the shell.
+  const unwatchQuit = controller.subscribe(() => {
+    if (controller.getState().exiting) releaseTerminal();
+  });
   const sources = sessionCompletionSources(session);
   const completer = (text: string, cursor: number, signal: AbortSignal) => complete(text, cursor, sources, signal);
   instance.rerender(<ChatApp controller={controller} history={history} colors={colors} initialPrompt={early.prompt} complete={completer} />);
@@ -77,15 +80,11 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
     await instance.waitUntilExit();
   } finally {
     unwatch();
+    unwatchQuit();
     questions.disconnect();
   }
 }
 
-/** `chat --continue` (the last conversation) or `--resume [ID]` (that one, or a picker). */
-export interface ResumeChoice {
-  continueLast?: boolean;
-  resume?: string | true;
-}
 
 async function pickSession(sessions: SavedSessions, controller: ChatController, choice: ResumeChoice): Promise<string | undefined> {
   if (typeof choice.resume === "string") return choice.resume;
@@ -99,16 +98,9 @@ async function pickSession(sessions: SavedSessions, controller: ChatController, 
   const index = await controller.choose(
     "Resume which conversation?",
     list.map((s) => `${s.modifiedAt.toLocaleString()}  ${cleanTerminalText(s.title)}  (${s.messages} messages)`),
+    "↑/↓ choose · Enter opens · Esc starts a new conversation",
   );
   return index === undefined ? undefined : list[index]?.id;
-}
-
-function savedSessions(env: Env): SavedSessions | undefined {
-  try {
-    return new SavedSessions(join(stateDir(env), "sessions"));
-  } catch {
-    return undefined;
-  }
 }
 
 function banner(session: AgentSession): { title: string; detail: string } {

@@ -14,7 +14,7 @@ export type Key =
   | { kind: "newline" }
   | { kind: "backspace" }
   | { kind: "delete" }
-  | { kind: "left" | "right" | "up" | "down" | "home" | "end" | "word-left" | "word-right" }
+  | { kind: "left" | "right" | "up" | "down" | "home" | "end" | "word-left" | "word-right" | "page-up" | "page-down" }
   | { kind: "tab"; shift: boolean }
   | { kind: "escape" }
   /** Ctrl + a letter. */
@@ -50,6 +50,8 @@ const SEQUENCES: Record<string, Key> = {
   "\x1bOF": { kind: "end" },
   "\x1b[4~": { kind: "end" },
   "\x1b[8~": { kind: "end" },
+  "\x1b[5~": { kind: "page-up" },
+  "\x1b[6~": { kind: "page-down" },
   "\x1b[1;5D": { kind: "word-left" },
   "\x1b[1;3D": { kind: "word-left" },
   "\x1bb": { kind: "word-left" },

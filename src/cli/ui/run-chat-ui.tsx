@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
-import type { ResumeChoice } from "./chat-screen.js";
+import type { ResumeChoice } from "./saved-sessions.js";
 import { InputHistory } from "./history.js";
 import { stateDir } from "./state-dir.js";
 import { NO_EARLY_INPUT, StartingApp, type EarlyInput } from "./StartingApp.js";
@@ -42,6 +42,11 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
     exitOnCtrlC: false,
     patchConsole: false,
   });
+  let released = false;
+  const release = (): void => {
+    if (!released) releaseTerminal(io);
+    released = true;
+  };
   let session: AgentSession;
   let screen: typeof import("./chat-screen.js");
   try {
@@ -49,7 +54,7 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
   } catch (error) {
     instance.clear();
     instance.unmount();
-    io.stdout.write(BRACKETED_PASTE_OFF);
+    release();
     // Nothing to report to someone who has already quit.
     if (early.get().quit) return;
     throw error;
@@ -60,11 +65,23 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
       instance.unmount();
       return;
     }
-    await screen.chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume });
+    await screen.chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume, releaseTerminal: release });
   } finally {
-    io.stdout.write(BRACKETED_PASTE_OFF);
+    release();
     await session.close();
   }
+}
+
+/**
+ * Gives the terminal back the moment the chat ends, before its servers close (which can take
+ * their grace periods): cooked mode, no bracketed paste, and stdin no longer read. Ink's
+ * unmount leaves raw mode but keeps reading, so what the person typed for their shell
+ * meanwhile was read here and lost; destroying the stream stops the read.
+ */
+function releaseTerminal(io: ChatUiIo): void {
+  io.stdout.write(BRACKETED_PASTE_OFF);
+  if (io.stdin.isTTY) io.stdin.setRawMode(false);
+  io.stdin.destroy();
 }
 
 function historyFile(env: Env): string | undefined {

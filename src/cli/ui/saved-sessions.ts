@@ -1,7 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Agent } from "../../agent/agent.js";
 import { parseTranscript, serializeTranscript, type Transcript, type TranscriptHeader } from "../../agent/transcript.js";
 import type { Message } from "../../llm/types.js";
+import { stateDir } from "./state-dir.js";
 
 /** `20261122-170305`: a time for file names (UTC), sortable. */
 export function fileStamp(now: Date): string {
@@ -10,6 +12,12 @@ export function fileStamp(now: Date): string {
 
 /** Sessions listed for --resume; older ones stay on disk. */
 const MAX_LISTED = 20;
+
+/** `chat --continue` (the last conversation) or `--resume [ID]` (that one, or a picker on a terminal). */
+export interface ResumeChoice {
+  continueLast?: boolean;
+  resume?: string | true;
+}
 
 export interface SavedSession {
   id: string;
@@ -32,6 +40,16 @@ export class SavedSessions {
   /** A new id: the time, sortable, and a random tail. */
   static newId(now = new Date()): string {
     return `${fileStamp(now)}-${Math.random().toString(36).slice(2, 6)}`;
+  }
+
+  /** The agent's conversation as session `id`; a failure is swallowed (the conversation goes on, unsaved). */
+  saveConversation(id: string, agent: Agent): void {
+    if (agent.messages.length === 0) return;
+    try {
+      this.save(id, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
+    } catch {
+      // Not saved; the conversation goes on.
+    }
   }
 
   save(id: string, messages: readonly Message[], meta: Omit<Partial<TranscriptHeader>, "format" | "version">): void {
@@ -78,5 +96,14 @@ export class SavedSessions {
   private file(id: string): string {
     if (!/^[\w.-]+$/.test(id)) throw new Error(`"${id}" is not a session id`);
     return join(this.dir, `${id}.jsonl`);
+  }
+}
+
+/** The saved sessions in the state directory; undefined when it cannot be made (no home, read-only). */
+export function openSavedSessions(env: Readonly<Record<string, string | undefined>>): SavedSessions | undefined {
+  try {
+    return new SavedSessions(join(stateDir(env), "sessions"));
+  } catch {
+    return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
+import { openableUrl } from "../../mcp/openable-url.js";
 import { formFields } from "../prompts/elicitation-fields.js";
 import type { QuestionDialogs } from "../prompts/prompter.js";
 import { oneLine } from "../render/one-line.js";
@@ -32,6 +33,8 @@ export interface ServerQuestionsState {
   current: ServerQuestion | undefined;
   /** How many more wait behind it. */
   waiting: number;
+  /** Questions declined since the last line that said so (a flood is counted here, not a line each). */
+  declined: number;
 }
 
 /** Most questions that may wait at once; a server asking more is declined at once. */
@@ -51,7 +54,10 @@ const message = (text: string): string => {
  */
 export class ServerQuestions implements QuestionDialogs {
   private readonly queue: Pending[] = [];
-  private state: ServerQuestionsState = { current: undefined, waiting: 0 };
+  private state: ServerQuestionsState = { current: undefined, waiting: 0, declined: 0 };
+  /** Whether the line saying questions are being declined has been shown since the queue last had room. */
+  private saidFull = false;
+  private declined = 0;
   private readonly listeners = new Set<() => void>();
 
   /** `notice` shows a line in the conversation (a question dropped, a URL flow finished). */
@@ -74,14 +80,20 @@ export class ServerQuestions implements QuestionDialogs {
     );
 
   elicitUrl = async (request: ElicitRequestURLParams, server: string): Promise<ElicitResult> => {
+    // What the dialog shows is what opens: the parsed URL, never a cleaned copy of the server's string.
+    const url = openableUrl(request.url);
+    if (!url.ok) {
+      this.notice(`server "${oneLine(server)}" asked you to open a page; declined: ${url.reason}`);
+      return { action: "decline" };
+    }
     const open = await this.ask<boolean | "done" | undefined>(
-      { kind: "url", server: oneLine(server), message: message(request.message), url: oneLine(request.url), elicitationId: request.elicitationId, selected: 0 },
+      { kind: "url", server: oneLine(server), message: message(request.message), url: url.href, elicitationId: request.elicitationId, selected: 0 },
       undefined,
     );
     if (open === undefined) return { action: "cancel" };
     if (!open) return { action: "decline" };
     if (open === "done") return { action: "accept" };
-    if (/^https?:\/\//i.test(request.url)) this.openUrl(request.url);
+    this.openUrl(url.href);
     return { action: "accept" };
   };
 
@@ -134,7 +146,11 @@ export class ServerQuestions implements QuestionDialogs {
   private ask<T>(question: ServerQuestion, refused: T, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.resolve(refused);
     if (this.queue.length >= MAX_WAITING) {
-      this.notice(`a server question was declined: ${MAX_WAITING} are already waiting`);
+      // One line when the queue fills; the rest are counted under the dialog and summed up in one line once it has room.
+      if (!this.saidFull) this.notice(`a server question was declined: ${MAX_WAITING} are already waiting`);
+      else this.declined += 1;
+      this.saidFull = true;
+      this.publish();
       return Promise.resolve(refused);
     }
     return new Promise<T>((resolve) => {
@@ -145,6 +161,7 @@ export class ServerQuestions implements QuestionDialogs {
           const at = this.queue.indexOf(pending);
           if (at === -1) return;
           this.queue.splice(at, 1);
+          this.reportDeclined();
           this.publish();
           resolve(answer as T);
         },
@@ -162,8 +179,15 @@ export class ServerQuestions implements QuestionDialogs {
     this.publish();
   }
 
+  /** The queue has room again: the questions declined meanwhile are summed up in one line. */
+  private reportDeclined(): void {
+    if (this.declined > 0) this.notice(`${this.declined} more server question${this.declined === 1 ? " was" : "s were"} declined`);
+    this.declined = 0;
+    this.saidFull = false;
+  }
+
   private publish(): void {
-    this.state = { current: this.queue[0]?.question, waiting: Math.max(0, this.queue.length - 1) };
+    this.state = { current: this.queue[0]?.question, waiting: Math.max(0, this.queue.length - 1), declined: this.declined };
     for (const listener of this.listeners) listener();
   }
 }

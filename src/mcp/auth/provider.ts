@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createPrivateKeyJwtAuth, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
+import { registerSecret } from "../../config/redact.js";
 import type { TokenStore } from "./token-store.js";
 
 /** Before a login has chosen its port: a loopback redirect, which RFC 8252 lets the server match on any port. */
@@ -37,6 +38,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
   ) {
+    registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
       this.addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: settings.clientId,

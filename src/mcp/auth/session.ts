@@ -2,6 +2,8 @@ import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcon
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
+import { formatMiB } from "../limits.js";
+import { openableUrl } from "../openable-url.js";
 import { StoredOAuthProvider } from "./provider.js";
 import { startRedirectReceiver, type RedirectReceiver } from "./redirect-receiver.js";
 import type { TokenStore } from "./token-store.js";
@@ -14,6 +16,8 @@ export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60 * 1000;
 const REFRESH_MARGIN_MS = 60_000;
 /** How much of a refusal's body is kept to quote. */
 const QUOTED_BODY_CHARS = 300;
+/** Metadata, registrations and tokens are a few KiB: a reply past this is refused, not read on. */
+export const MAX_OAUTH_REPLY_BYTES = 1024 * 1024;
 
 /** The last 401 or 403 the server answered: what it asked for. */
 interface Challenge {
@@ -39,6 +43,8 @@ export class OAuthSession {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
+    /** Each OAuth request (discovery, registration, token) gets this long, its reply included. */
+    private readonly requestTimeoutMs: number,
   ) {
     this.provider = new StoredOAuthProvider(server, url, settings, store);
   }
@@ -56,7 +62,7 @@ export class OAuthSession {
       const token = this.provider.tokens()?.access_token;
       if (token !== undefined) init = withBearer(init, token);
     }
-    const response = await fetch(url, init);
+    const response = isMcpRequest(url, init, this.url) ? await fetch(url, init) : await boundedFetch(url, init, this.requestTimeoutMs);
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
@@ -90,10 +96,15 @@ export class OAuthSession {
     this.provider.authorizationUrl = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
-      const authorizationUrl = this.provider.authorizationUrl;
+      // Set by auth() through the provider (the assignment above narrows it for the compiler only).
+      const authorizationUrl = this.provider.authorizationUrl as URL | undefined;
       if (authorizationUrl === undefined) throw new UnauthorizedError("the authorization server gave no authorization URL");
+      // The metadata names the page; only a web page is opened (CVE-2025-6514: a `file:` or an
+      // app's scheme would run something on this machine).
+      const openable = openableUrl(authorizationUrl.href);
+      if (!openable.ok) throw new Error(`the authorization server's login page was not opened: ${openable.reason}`);
       const code = receiver.code(this.provider.pendingState, timeoutMs);
-      await open(authorizationUrl);
+      await open(new URL(openable.href));
       await auth(this.provider, { ...options(), authorizationCode: await code });
       this.challenge = undefined;
     } catch (error) {
@@ -156,10 +167,63 @@ export class OAuthSession {
  * The OAuth session of a remote server, unless it is given its credentials in `headers`
  * (an Authorization header of its own wins; OAuth would replace it).
  */
-export function oauthSessionFor(name: string, config: ServerConfig, store: TokenStore): OAuthSession | undefined {
+export function oauthSessionFor(name: string, config: ServerConfig, store: TokenStore, requestTimeoutMs: number): OAuthSession | undefined {
   if (isStdioServer(config)) return undefined;
   if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
-  return new OAuthSession(name, config.url, config.oauth ?? {}, store);
+  return new OAuthSession(name, config.url, config.oauth ?? {}, store, requestTimeoutMs);
+}
+
+/**
+ * An MCP message rather than an OAuth request: a JSON-RPC POST, or a request to the server's
+ * own URL (its event stream, the end of a session). Discovery, registration and token
+ * requests are neither; they are the SDK's, bounded here as MCP messages are in the transports.
+ */
+function isMcpRequest(url: string | URL, init: RequestInit | undefined, serverUrl: string): boolean {
+  if (typeof init?.body === "string" && init.body.includes('"jsonrpc"')) return true;
+  const target = new URL(url);
+  const server = new URL(serverUrl);
+  return target.origin === server.origin && target.pathname === server.pathname;
+}
+
+/** An OAuth request read whole within the time limit and the size limit, or one line saying which it passed. */
+async function boundedFetch(url: string | URL, init: RequestInit | undefined, timeoutMs: number): Promise<Response> {
+  const where = new URL(url);
+  const shown = `${where.origin}${where.pathname}`;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  try {
+    const response = await fetch(url, { ...init, signal });
+    const body = await readAtMost(response, MAX_OAUTH_REPLY_BYTES);
+    if (body === undefined) throw new Error(`the OAuth reply from ${shown} is larger than ${formatMiB(MAX_OAUTH_REPLY_BYTES)} (the limit)`);
+    return new Response(response.status === 204 || response.status === 304 ? null : (body as Uint8Array<ArrayBuffer>), { status: response.status, statusText: response.statusText, headers: response.headers });
+  } catch (error) {
+    if (timeout.aborted && !init?.signal?.aborted) throw new Error(`the OAuth request to ${shown} took longer than ${timeoutMs} ms (the limit)`);
+    throw error;
+  }
+}
+
+/** The body, or undefined once it passes `limit` bytes (reading stops there). */
+async function readAtMost(response: Response, limit: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > limit && !response.headers.has("content-encoding")) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/client";
+import { registerSecret } from "../../config/redact.js";
 
 /** What is kept for one server: its client registration and tokens, each stamped by the SDK with the issuer that gave it. */
 export interface StoredAuth {
@@ -31,7 +32,7 @@ export class TokenStore {
   read(server: string, url: string): StoredAuth {
     try {
       const stored = JSON.parse(readFileSync(this.file(server, url), "utf8")) as StoredAuth;
-      if (stored.serverUrl === url) return stored;
+      if (stored.serverUrl === url) return masked(stored);
     } catch {
       // none yet, or unreadable: as good as none (a new login replaces it)
     }
@@ -39,6 +40,7 @@ export class TokenStore {
   }
 
   write(server: string, url: string, stored: StoredAuth): void {
+    masked(stored);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     const file = this.file(server, url);
@@ -58,6 +60,12 @@ export class TokenStore {
     rmSync(file, { force: true });
     return existed;
   }
+}
+
+/** Every token and client secret held is masked wherever a message or a server's answer quotes it. */
+function masked(stored: StoredAuth): StoredAuth {
+  for (const secret of [stored.tokens?.access_token, stored.tokens?.refresh_token, stored.tokens?.id_token, stored.client?.client_secret]) registerSecret(secret);
+  return stored;
 }
 
 function readdirSafe(dir: string): string[] {

@@ -37,13 +37,21 @@ export const MAX_BATCH = 100;
 
 /**
  * Renders a number without binary floating-point noise (0.1 + 0.2 shows as 0.3) and without
- * losing a digit: an integer a double holds exactly is shown whole, anything else to the 15
- * significant digits every double keeps (DBL_DIG), where the noise begins past them.
+ * losing a digit: the shortest form that reads back as the same double (every digit it holds),
+ * except where rounding to 15 significant digits moves it by a few units in the last place
+ * only, which is the noise of the arithmetic, not a digit of the answer.
  */
 export function formatNumber(value: number): string {
-  if (Number.isSafeInteger(value)) return String(value);
-  return String(Number(value.toPrecision(15)));
+  if (!Number.isFinite(value) || Number.isSafeInteger(value)) return String(value);
+  // A whole number past 2^53 written out exactly (String() would pad 2^60 with zeros).
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return BigInt(value).toString();
+  const rounded = Number(value.toPrecision(15));
+  const noise = Math.abs(value) * Number.EPSILON * NOISE_ULPS;
+  return String(Math.abs(rounded - value) <= noise ? rounded : value);
 }
+
+/** How many units in the last place of error arithmetic may leave, and rounding hides. */
+const NOISE_ULPS = 4;
 
 function operand(value: number): string {
   const text = formatNumber(value);

@@ -47,8 +47,11 @@ function fakeSession() {
     stream(text: string) {
       current?.onEvent({ type: "text-delta", text });
     },
-    finish(text: string) {
-      const turn = turnResult(sent.at(-1) ?? "", text);
+    emit(event: AgentEvent) {
+      current?.onEvent(event);
+    },
+    finish(text: string, durationMs = 500) {
+      const turn = { ...turnResult(sent.at(-1) ?? "", text), durationMs };
       current?.onEvent({ type: "turn-end", turn });
       current?.resolve(turn);
     },
@@ -68,6 +71,19 @@ function mount() {
   const app = render(<ChatApp controller={controller} history={InputHistory.load(undefined)} colors={picocolors.createColors(false)} />);
   unmount = app.unmount;
   return { ...fake, controller, app };
+}
+
+/** A turn answering "first", with "second" and "third" typed and queued behind it. */
+async function twoQueuedBehindAnAnswer() {
+  const mounted = mount();
+  await tick();
+  mounted.app.stdin.write("first\r");
+  await tick();
+  mounted.stream("The answer ");
+  mounted.app.stdin.write("second\r");
+  mounted.app.stdin.write("third\r");
+  await tick();
+  return mounted;
 }
 
 describe("ChatApp", () => {
@@ -127,5 +143,68 @@ describe("ChatApp", () => {
     expect(frame).toContain("safe text hidden");
     expect(frame).not.toContain("\x1b]");
     expect(frame).not.toContain("\x1b[8m");
+  });
+
+  it("shows a running tool's seconds and the last progress its server reported", async () => {
+    const { app, controller, emit } = mount();
+    controller.submit("copy");
+    await tick();
+    emit({ type: "tool-call-started", id: "c1", name: "copy_files", arguments: { from: "a" } });
+    emit({ type: "tool-progress", id: "c1", name: "copy_files", progress: { progress: 1, total: 5, message: "first" } });
+    emit({ type: "tool-progress", id: "c1", name: "copy_files", progress: { progress: 2, total: 5, message: "copying \x1b[2Jb.txt" } });
+    await tick();
+    expect(app.lastFrame()).toMatch(/copy_files\(from: "a"\) · 0 s · 40% copying b\.txt/);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(app.lastFrame()).toMatch(/copy_files\(from: "a"\) · 1 s · 40%/);
+  });
+
+  it("leaves the time an approval waited out of the turn's duration and its tokens per second", async () => {
+    const { app, controller, finish } = mount();
+    controller.submit("write");
+    await tick();
+    const tool = { name: "fs__write_file", originalName: "write_file", server: "fs" } as unknown as HubTool;
+    const answer = controller.ask({ tool, arguments: { path: "/tmp/a" }, callId: "1" }, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    app.stdin.write("y");
+    await answer;
+    // The agent measured 1 s for the turn, 0.7 s of it the dialog: 0.3 s remain, 5 tokens in them.
+    finish("Written.", 1000);
+    await tick();
+    const line = /10 in · 5 out · ([\d.]+) s · ([\d.]+) tok\/s/.exec(app.lastFrame() ?? "");
+    expect(line, app.lastFrame()).not.toBeNull();
+    expect(Number(line?.[1])).toBeLessThanOrEqual(0.3);
+    expect(Number(line?.[2])).toBeGreaterThanOrEqual(16);
+    expect(controller.getState().live).toBeUndefined();
+  });
+
+  it("cancels the turn on Esc and keeps the queue waiting, paused, until Enter at an empty prompt sends it", async () => {
+    const { app, sent } = await twoQueuedBehindAnAnswer();
+    app.stdin.write("\x1b");
+    await tick();
+    expect(sent).toEqual(["first"]);
+    const frame = app.lastFrame() ?? "";
+    expect(frame).toContain("(cancelled)");
+    expect(frame).toMatch(/queued \(paused\): second\s*\n\s*queued \(paused\): third/);
+    expect(frame).toContain("Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them");
+    app.stdin.write("\r");
+    await tick();
+    expect(sent).toEqual(["first", "second"]);
+    expect(app.lastFrame()).toContain("queued: third");
+  });
+
+  it("drops a paused queue on a second Esc, and ↑ takes the last queued message back to edit", async () => {
+    const { app, sent, controller } = await twoQueuedBehindAnAnswer();
+    app.stdin.write("\x1b[A");
+    await tick();
+    expect(app.lastFrame()).toContain("› third");
+    expect(controller.getState().queue).toEqual(["second"]);
+    app.stdin.write("\x15");
+    app.stdin.write("\x1b");
+    await tick();
+    app.stdin.write("\x1b");
+    await tick();
+    expect(app.lastFrame()).toContain("(1 queued message dropped)");
+    expect(controller.getState().queue).toEqual([]);
+    expect(sent).toEqual(["first"]);
   });
 });

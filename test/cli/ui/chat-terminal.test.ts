@@ -17,6 +17,13 @@ const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextpro
 
 useChatTerminal();
 
+/** A config with server-filesystem over `dir`, untrusted: its writes ask first. */
+function filesystemConfig(dir: string): string {
+  const file = join(home, "fs.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
+  return file;
+}
+
 type WireMessage = { role: string; content: unknown; tool_call_id?: string };
 const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
 const lastUser = (request: RecordedRequest | undefined) => messagesOf(request).filter((m) => m.role === "user").at(-1)?.content;
@@ -44,6 +51,24 @@ describe("toolbridge chat in a terminal: typing during an answer", () => {
     // The answer's lines hold only the answer.
     const screen = await t.history();
     for (const line of screen.split("\n").filter((l) => l.includes("word"))) expect(line).toMatch(/^(word ?)+$/);
+  });
+
+  it("cancels the answer on Esc without sending what was queued; Enter at the empty prompt sends it", async () => {
+    const s = await vllm([longAnswer(400), { text: "Queued one answered." }]);
+    const t = await chat(s);
+    await t.type("tell me a story");
+    await t.press("Enter");
+    await t.waitFor(/word word/, "the answer to stream");
+    await t.type("actually, stop");
+    await t.press("Enter");
+    await t.waitFor(/queued: actually, stop/, "the line queued");
+    await t.press("Escape");
+    await t.waitFor(/\(cancelled\)[\s\S]*queued \(paused\): actually, stop[\s\S]*Enter sends the queued messages/, "the queue kept, paused");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(s.chatRequests).toHaveLength(1);
+    await t.press("Enter");
+    await t.waitFor(/Queued one answered\./, "the queued message's answer");
+    expect(lastUser(s.chatRequests[1])).toBe("actually, stop");
   });
 
   it("sends a bracketed paste of three lines as one message", async () => {
@@ -166,6 +191,28 @@ describe("toolbridge chat in a terminal: sessions", () => {
     expect(messagesOf(s.chatRequests[1]).map((m) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"]);
   });
 
+  it("starts a new saved session on /clear, leaving the one before as it was", async () => {
+    const s = await vllm([{ text: "Noted: red." }, { text: "Fresh start." }]);
+    const t = await chat(s);
+    const dir = join(home, "state", "toolbridge", "sessions");
+    const before = new Set(existsSync(dir) ? readdirSync(dir) : []);
+    await t.type("my colour is red");
+    await t.press("Enter");
+    await t.waitFor(/Noted: red\./, "the answer");
+    await t.type("/clear");
+    await t.press("Enter");
+    await t.waitFor(/conversation cleared/, "the clear");
+    await t.type("hello again");
+    await t.press("Enter");
+    await t.waitFor(/Fresh start\./, "the answer");
+    await t.until(() => readdirSync(dir).filter((name) => !before.has(name) && name.endsWith(".jsonl")).length === 2, "two saved sessions");
+    const texts = readdirSync(dir)
+      .filter((name) => !before.has(name) && name.endsWith(".jsonl"))
+      .map((name) => readFileSync(join(dir, name), "utf8"));
+    expect(texts.some((text) => text.includes("my colour is red") && !text.includes("hello again"))).toBe(true);
+    expect(texts.some((text) => text.includes("hello again") && !text.includes("my colour is red"))).toBe(true);
+  });
+
   it("saves with /save under a default name, expands ~, and /load shows what it loaded", async () => {
     const s = await vllm([{ text: "First answer." }]);
     const t = await chat(s);
@@ -188,11 +235,6 @@ describe("toolbridge chat in a terminal: sessions", () => {
 });
 
 describe("toolbridge chat in a terminal: approval", () => {
-  function filesystemConfig(dir: string): string {
-    const file = join(home, "fs.json");
-    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dir] } } }));
-    return file;
-  }
 
   it("asks before server-filesystem's write_file runs; a denial with a reason reaches the model and the file is untouched", async () => {
     const dir = mkdtempSync(join(home, "files-"));
@@ -231,10 +273,50 @@ describe("toolbridge chat in a terminal: approval", () => {
     expect(readFileSync(target, "utf8")).toBe("first");
     await t.type("again");
     await t.press("Enter");
-    await t.waitFor(/Run write_file[^\n]*\n[^\n]*content: "second"/, "a second dialog");
+    await t.waitFor(/Run write_file[\s\S]*content: "second"/, "a second dialog");
     await t.press("Escape");
     await t.waitFor(/Asked again\./, "the answer");
     expect(readFileSync(target, "utf8")).toBe("first");
+  });
+});
+
+describe("toolbridge chat in a terminal: the arguments an approval shows", () => {
+
+  it("shows a write_file's content whole at 60 columns, its last line included", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const content = "line 1 harmless\nline 2 harmless\nline 3 harmless\nline 4 harmless and then; rm -rf / --no-preserve-root";
+    const s = await vllm([{ toolCalls: [{ name: "write_file", arguments: { path: join(dir, "setup.sh"), content } }] }, { text: "Not written." }]);
+    const t = await chat(s, filesystemConfig(dir), [], 60);
+    await t.type("write the script");
+    await t.press("Enter");
+    await t.waitFor(/Run write_file from server fs\?/, "the approval dialog");
+    const screen = await t.screen();
+    expect(screen).toMatch(/content: \(4 lines\)/);
+    // The last line wraps inside the dialog; joined, it is all there.
+    expect(screen.replace(/\s*│\s*(│ )?/g, "")).toContain("line 4 harmless and then; rm -rf / --no-preserve-root");
+    await t.type("n");
+    await t.press("Enter");
+    await t.waitFor(/Not written\./, "the answer");
+  });
+
+  it("scrolls arguments taller than the dialog, and allows only once all of them were shown", async () => {
+    const dir = mkdtempSync(join(home, "files-"));
+    const target = join(dir, "long.txt");
+    const content = [...Array.from({ length: 40 }, (_, i) => `harmless line ${i + 1}`), "rm -rf / # the last line"].join("\n");
+    const s = await vllm([{ toolCalls: [{ name: "write_file", arguments: { path: target, content } }] }, { text: "Written." }]);
+    const t = await chat(s, filesystemConfig(dir), [], 80, { rows: 30 });
+    await t.type("write it");
+    await t.press("Enter");
+    await t.waitFor(/↓ \d+ more lines · PgDn\/Space and PgUp scroll/, "the scroll indicator");
+    expect(await t.screen()).not.toContain("rm -rf /");
+    await t.type("y");
+    await t.waitFor(/Scroll to the end of the arguments before allowing/, "allowing refused while lines are unseen");
+    expect(existsSync(target)).toBe(false);
+    for (let page = 0; page < 10 && !(await t.screen()).includes("end of the arguments ·"); page++) await t.press("NPage");
+    expect(await t.screen()).toContain("rm -rf / # the last line");
+    await t.type("y");
+    await t.waitFor(/Written\./, "the answer");
+    expect(readFileSync(target, "utf8")).toBe(content);
   });
 });
 
@@ -260,6 +342,17 @@ describe("toolbridge chat in a terminal: hostile text", () => {
 });
 
 describe("toolbridge chat in a terminal: status and width", () => {
+  it("shows a running tool's seconds and the progress server-everything reports", async () => {
+    const config = join(home, "everything-progress.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } } }));
+    const s = await vllm([{ toolCalls: [{ name: "trigger-long-running-operation", arguments: { duration: 4, steps: 4 } }] }, { text: "All done." }]);
+    const t = await chat(s, config);
+    await t.type("run the long one");
+    await t.press("Enter");
+    await t.waitFor(/trigger-long-running-operation\(duration: 4, steps: 4\) · [1-9] s · (25|50|75)%/, "the seconds and the progress in the live block");
+    await t.waitFor(/All done\./, "the answer");
+  });
+
   it("opens the prompt while a server hangs, shows each server as it starts, and sends a turn once the hung one has failed", async () => {
     const config = join(home, "hanging.json");
     const hang = fileURLToPath(new URL("../../fixtures/servers/hang-on-initialize.mjs", import.meta.url));

@@ -7,6 +7,7 @@ import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
 import { ChatController } from "../../../src/cli/ui/chat-controller.js";
 import { InputHistory } from "../../../src/cli/ui/history.js";
 import { ServerQuestions } from "../../../src/cli/ui/server-questions.js";
+import { ServerQuestionView } from "../../../src/cli/ui/ServerQuestionView.js";
 import type { HubTool } from "../../../src/mcp/types.js";
 
 const form: ElicitRequestFormParams = {
@@ -39,13 +40,38 @@ describe("the question queue", () => {
     const yes = q.elicitUrl(url, "a");
     q.key(enter);
     expect(await yes).toEqual({ action: "accept" });
-    const file = q.elicitUrl({ ...url, url: "file:///etc/passwd" }, "a");
-    q.key({ kind: "text", text: "y" });
-    expect(await file).toEqual({ action: "accept" });
+    // Not even asked about: a file: URL is no page to open.
+    expect(await q.elicitUrl({ ...url, url: "file:///etc/passwd" }, "a")).toEqual({ action: "decline" });
     const escaped = q.elicitUrl(url, "a");
     q.key({ kind: "escape" });
     expect(await escaped).toEqual({ action: "cancel" });
     expect(opened).toEqual(["https://example.com/sign"]);
+  });
+
+  it("refuses a URL with control characters instead of showing a cleaned copy and opening the raw one", async () => {
+    const notices: string[] = [];
+    const q = new ServerQuestions((text) => notices.push(text));
+    const opened: string[] = [];
+    q.openUrl = (u) => opened.push(u);
+    // On screen the escape hides the tail; a browser given the raw string would go elsewhere.
+    const hostile = "https://example.com/sign\x1b[8m@evil.example/\x1b[0m";
+    expect(await q.elicitUrl({ ...url, url: hostile }, "srv")).toEqual({ action: "decline" });
+    expect(q.getState().current).toBeUndefined();
+    expect(opened).toEqual([]);
+    expect(notices).toEqual(['server "srv" asked you to open a page; declined: the URL contains control characters']);
+  });
+
+  it("shows a look-alike domain in punycode, and opens exactly what it shows", async () => {
+    const q = new ServerQuestions();
+    const opened: string[] = [];
+    q.openUrl = (u) => opened.push(u);
+    // The second letter is Cyrillic.
+    const answer = q.elicitUrl({ ...url, url: "https://e\u0445ample.com/sign in" }, "srv");
+    const shown = q.getState().current;
+    expect(shown).toMatchObject({ kind: "url", url: "https://xn--eample-bsf.com/sign%20in" });
+    q.key({ kind: "text", text: "y" });
+    expect(await answer).toEqual({ action: "accept" });
+    expect(opened).toEqual([(shown as { url: string }).url]);
   });
 
   it("accepts a waiting URL question without opening it when the server says the flow is complete", async () => {
@@ -77,6 +103,22 @@ describe("the question queue", () => {
     for (let i = 0; i < 20; i++) void q.elicitForm(form, "flood");
     expect(await q.elicitForm(form, "flood")).toEqual({ action: "decline" });
     expect(notices).toEqual(["a server question was declined: 20 are already waiting"]);
+  });
+
+  it("coalesces a flood of a thousand form requests into two lines: one when the queue fills, one summing up once it has room", async () => {
+    const notices: string[] = [];
+    const q = new ServerQuestions((text) => notices.push(text));
+    const answers = Array.from({ length: 1000 }, () => q.elicitForm(form, "flood"));
+    expect(await Promise.all(answers.slice(20))).toEqual(Array.from({ length: 980 }, () => ({ action: "decline" })));
+    expect(notices).toEqual(["a server question was declined: 20 are already waiting"]);
+    expect(q.getState()).toMatchObject({ waiting: 19, declined: 979 });
+    const app = render(<ServerQuestionView question={q.getState().current!} waiting={q.getState().waiting} declined={q.getState().declined} />);
+    expect(app.lastFrame()).toContain("19 more questions waiting · 979 more declined");
+    app.unmount();
+    q.key({ kind: "escape" });
+    await answers[0];
+    expect(notices).toEqual(["a server question was declined: 20 are already waiting", "979 more server questions were declined"]);
+    expect(q.getState()).toMatchObject({ waiting: 18, declined: 0 });
   });
 
   it("passes a denial's reason, and Ctrl-C denies", async () => {

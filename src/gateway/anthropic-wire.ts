@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { parseToolArguments } from "../agent/tool-arguments.js";
+import type { ContentPart, GenerationSettings, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+
+/**
+ * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
+ * schemas (fields not used are let through, as Anthropic's own server does for `cache_control`
+ * and the like), and answers, stream events and errors are made here.
+ */
+
+const MAX_STOP_SEQUENCES = 16;
+
+const TextBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
+const ImageBlockSchema = z.looseObject({
+  type: z.literal("image"),
+  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+});
+const ToolResultBlockSchema = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string(),
+  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema, z.looseObject({ type: z.string() })]))]).optional(),
+  is_error: z.boolean().optional(),
+});
+const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
+const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string() });
+const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, z.looseObject({ type: z.string() })]);
+
+const ClientToolSchema = z.looseObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
+  description: z.string().optional(),
+  input_schema: z.record(z.string(), z.unknown()),
+});
+
+export const MessagesRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  max_tokens: z.number().int().positive(),
+  // "system" in the conversation: what Claude Code sends for instructions that arrive mid-session.
+  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(BlockSchema)]) })).min(1),
+  system: z.union([z.string(), z.array(TextBlockSchema)]).optional(),
+  stream: z.boolean().optional(),
+  stop_sequences: z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`).optional(),
+  temperature: z.number().min(0).max(1).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  top_k: z.number().int().min(0).optional(),
+  tools: z.array(ClientToolSchema).optional(),
+  tool_choice: z
+    .looseObject({ type: z.enum(["auto", "any", "tool", "none"]), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
+    .optional(),
+  metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
+});
+
+export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
+
+/** `count_tokens` takes the request without the answer's settings. */
+export const CountTokensRequestSchema = MessagesRequestSchema.omit({ max_tokens: true, stream: true });
+
+/** What a conversation is made of, in either request. */
+type ConversationRequest = z.infer<typeof CountTokensRequestSchema>;
+
+type Block = z.infer<typeof BlockSchema>;
+
+export function toAgentRequest(request: ConversationRequest): AgentRequest {
+  const system = [typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n")];
+  const history: Message[] = [];
+  // A tool_result names only the call it answers; the call names the tool.
+  const callNames = new Map<string, string>();
+  request.messages.forEach((message, index) => {
+    const where = `messages[${index}]`;
+    const blocks: Block[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    if (message.role === "system") {
+      // The model gets one system prompt; instructions given later in the conversation join it.
+      system.push(blocks.map((block, at) => (block.type === "text" ? (block as z.infer<typeof TextBlockSchema>).text : unsupported(block, `${where}.content[${at}]`))).join(""));
+      return;
+    }
+    if (message.role === "assistant") {
+      history.push(assistantMessage(blocks, where, callNames));
+      return;
+    }
+    const parts: ContentPart[] = [];
+    blocks.forEach((block, at) => {
+      const place = `${where}.content[${at}]`;
+      if (block.type === "tool_result") {
+        const result = block as z.infer<typeof ToolResultBlockSchema>;
+        const name = callNames.get(result.tool_use_id);
+        if (name === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
+        const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.map((part, i) => contentPart(part, `${place}.content[${i}]`));
+        history.push({ role: "tool", toolCallId: result.tool_use_id, name, content, ...(result.is_error ? { isError: true } : {}) });
+      } else {
+        parts.push(contentPart(block, place));
+      }
+    });
+    if (parts.length > 0) history.push({ role: "user", content: parts.every((part) => part.type === "text") ? parts.map((part) => (part as { text: string }).text).join("") : parts });
+  });
+  const input = takeInput(history, request.messages.length);
+  const clientTools = (request.tools ?? []).map((tool): ToolDefinition => ({ name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.input_schema }));
+  const out: AgentRequest = { system: system.filter((text) => text !== "").join("\n\n"), history, input, clientTools };
+  const choice = request.tool_choice;
+  if (choice) out.toolChoice = choice.type === "any" ? "required" : choice.type === "tool" ? { name: choice.name ?? "" } : choice.type;
+  const generation: GenerationSettings = {};
+  if (request.top_p !== undefined) generation.topP = request.top_p;
+  if (request.top_k !== undefined) generation.topK = request.top_k;
+  if (request.stop_sequences !== undefined) generation.stop = request.stop_sequences;
+  if (request.metadata?.user_id) generation.user = request.metadata.user_id;
+  if (choice?.disable_parallel_tool_use) generation.parallelToolCalls = false;
+  if (Object.keys(generation).length > 0) out.generation = generation;
+  return out;
+}
+
+function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
+  let content = "";
+  let reasoning = "";
+  const toolCalls: ToolCall[] = [];
+  for (const block of blocks) {
+    if (block.type === "text") content += (block as z.infer<typeof TextBlockSchema>).text;
+    else if (block.type === "thinking") reasoning += (block as z.infer<typeof ThinkingBlockSchema>).thinking;
+    else if (block.type === "tool_use") {
+      const call = block as z.infer<typeof ToolUseBlockSchema>;
+      callNames.set(call.id, call.name);
+      toolCalls.push({ id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}) });
+    } else if (block.type !== "redacted_thinking") throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
+  }
+  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}) };
+}
+
+function contentPart(block: { type: string }, where: string): ContentPart {
+  if (block.type === "text") return { type: "text", text: (block as z.infer<typeof TextBlockSchema>).text };
+  if (block.type === "image") {
+    const { source } = block as z.infer<typeof ImageBlockSchema>;
+    // Fetching a URL the client names would make the gateway a proxy to anywhere.
+    if (source.type !== "base64" || !source.media_type?.startsWith("image/") || source.data === undefined) {
+      throw new WireError(`${where}: images are accepted as base64 sources only`);
+    }
+    return { type: "image", mimeType: source.media_type, data: source.data };
+  }
+  return unsupported(block, where);
+}
+
+function unsupported(block: { type: string }, where: string): never {
+  throw new WireError(`${where}: content blocks of type "${block.type}" are not supported`);
+}
+
+export function messageId(): string {
+  return `msg_${randomBytes(12).toString("hex")}`;
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence";
+
+/** An answer's content block, as a whole message holds it and as `content_block_start` opens it. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+
+/** A tool_use block's input: the model's arguments as an object (what is not one becomes `{}`, the client's tool validates). */
+export function toolInput(call: ToolCall): Record<string, unknown> {
+  const parsed = parseToolArguments(call.arguments);
+  return parsed.ok ? parsed.arguments : {};
+}
+
+export function wireUsage(usage: Usage) {
+  return { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens };
+}
+
+/** A whole `message`. */
+export function messageObject(id: string, model: string, content: readonly ContentBlock[], stopReason: StopReason, usage: Usage) {
+  return { id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage: wireUsage(usage) };
+}
+
+/** `message_start`: the message before any content. */
+export function messageStart(id: string, model: string) {
+  return { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } };
+}
+
+/** Anthropic's error types by HTTP status. */
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  502: "api_error",
+  503: "overloaded_error",
+};
+
+/** Anthropic's error body: `{type: "error", error: {type, message}}`. */
+export function anthropicErrorBody(status: number, message: string) {
+  return { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message } };
+}

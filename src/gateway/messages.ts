@@ -1,0 +1,185 @@
+import type { ServerResponse } from "node:http";
+import type { AgentEvent, TurnResult } from "../agent/events.js";
+import { estimateToolTokens } from "../agent/tool-offer.js";
+import type { ToolCall } from "../llm/types.js";
+import {
+  anthropicErrorBody,
+  CountTokensRequestSchema,
+  messageId,
+  messageObject,
+  messageStart,
+  MessagesRequestSchema,
+  toAgentRequest,
+  toolInput,
+  wireUsage,
+  type ContentBlock,
+  type StopReason,
+} from "./anthropic-wire.js";
+import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
+import { HttpError, sendJson } from "./http.js";
+import { WireError, type AgentRequest } from "./openai-wire.js";
+import { parseBody } from "./web-chat.js";
+
+/** Anthropic streams send a ping now and then, so proxies keep a quiet stream (tools running) open. */
+const PING_INTERVAL_MS = 10_000;
+
+/**
+ * One `POST /v1/messages`: the whole tool loop runs inside, as for chat completions; only calls
+ * of the client's own tools come back, as `tool_use` blocks. Streamed, every round's text and
+ * thinking arrive as they are made, each round in blocks of its own.
+ */
+export async function handleMessages(context: CompletionContext): Promise<void> {
+  const request = parseBody(MessagesRequestSchema, context.body);
+  const agentRequest = agentRequestOf(request);
+  const model = await context.model(request.model);
+  const shadowed = context.runner.shadowed(agentRequest);
+  if (shadowed.length > 0) {
+    context.res.setHeader(SHADOWED_HEADER, shadowed.join(","));
+    context.log.log("warn", "client tools shadow MCP tools", { requestId: context.requestId, tools: shadowed });
+  }
+  const { res } = context;
+  const id = messageId();
+  const stream = request.stream === true;
+  const blocks = new BlockWriter(stream ? (name, data) => writeEvent(res, name, data) : undefined);
+  let ping: NodeJS.Timeout | undefined;
+  if (stream) {
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+    writeEvent(res, "message_start", messageStart(id, request.model));
+    writeEvent(res, "ping", { type: "ping" });
+    ping = setInterval(() => writeEvent(res, "ping", { type: "ping" }), PING_INTERVAL_MS);
+  }
+  let turn: TurnResult;
+  try {
+    turn = await context.runner.run(agentRequest, {
+      model,
+      signal: context.signal,
+      maxTokens: request.max_tokens,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      onEvent: (event) => {
+        if (!res.writableEnded) blocks.add(event);
+      },
+    });
+  } finally {
+    clearInterval(ping);
+  }
+  logTurn(context, turn, "message");
+  if (turn.status === "aborted" || res.writableEnded) {
+    res.end();
+    return;
+  }
+  if (turn.status === "failed") {
+    const message = `Upstream model failed: ${turn.error?.message ?? "the turn failed"}`;
+    if (!stream) throw new HttpError(502, message, "upstream_error", turn.error?.code ?? null);
+    writeEvent(res, "error", anthropicErrorBody(502, message));
+    res.end();
+    return;
+  }
+  const calls = turn.clientToolCalls ?? [];
+  blocks.finish(calls);
+  const stopReason: StopReason = calls.length > 0 ? "tool_use" : turn.finishReason === "length" ? "max_tokens" : "end_turn";
+  if (!stream) {
+    sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage));
+    return;
+  }
+  writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage(turn.usage) });
+  writeEvent(res, "message_stop", { type: "message_stop" });
+  res.end();
+}
+
+/**
+ * `POST /v1/messages/count_tokens`: the prompt the turn would send (system, conversation, the
+ * hub's tools and the client's), estimated at about four characters a token, since an
+ * OpenAI-compatible upstream has no endpoint that counts.
+ */
+export async function handleCountTokens(context: Pick<CompletionContext, "body" | "res" | "runner" | "model">): Promise<void> {
+  const request = parseBody(CountTokensRequestSchema, context.body);
+  const agentRequest = agentRequestOf(request);
+  await context.model(request.model);
+  const prompt = JSON.stringify([agentRequest.system, agentRequest.history, agentRequest.input]);
+  const tools = [...context.runner.offered().map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema })), ...agentRequest.clientTools];
+  sendJson(context.res, 200, { input_tokens: Math.ceil(prompt.length / 4) + estimateToolTokens(tools) });
+}
+
+function agentRequestOf(request: Parameters<typeof toAgentRequest>[0]): AgentRequest {
+  try {
+    return toAgentRequest(request);
+  } catch (error) {
+    if (error instanceof WireError) throw new HttpError(400, error.message, "invalid_request_error");
+    throw error;
+  }
+}
+
+function writeEvent(res: ServerResponse, name: string, data: unknown): void {
+  if (!res.writableEnded) res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/**
+ * The answer's content blocks, built from the agent's events: each round's thinking and text
+ * in blocks of their own, then the client's tool calls. With a writer, every block is also
+ * streamed as it grows (content_block_start, _delta, _stop).
+ */
+export class BlockWriter {
+  readonly content: ContentBlock[] = [];
+  private open: ContentBlock | undefined;
+
+  constructor(private readonly write?: (name: string, data: unknown) => void) {}
+
+  add(event: AgentEvent): void {
+    switch (event.type) {
+      case "model-request":
+        this.close();
+        return;
+      case "text-delta": {
+        const block = this.current("text");
+        block.text += event.text;
+        this.delta({ type: "text_delta", text: event.text });
+        return;
+      }
+      case "reasoning-delta": {
+        const block = this.current("thinking");
+        block.thinking += event.text;
+        this.delta({ type: "thinking_delta", thinking: event.text });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Closes the last block and adds one tool_use block per call of the client's tools. */
+  finish(calls: readonly ToolCall[]): void {
+    this.close();
+    for (const call of calls) {
+      const input = toolInput(call);
+      this.start({ type: "tool_use", id: call.id, name: call.name, input });
+      this.delta({ type: "input_json_delta", partial_json: JSON.stringify(input) });
+      this.close();
+    }
+  }
+
+  private current<T extends "text" | "thinking">(type: T): Extract<ContentBlock, { type: T }> {
+    if (this.open?.type !== type) {
+      this.close();
+      this.start(type === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" });
+    }
+    return this.open as Extract<ContentBlock, { type: T }>;
+  }
+
+  private start(block: ContentBlock): void {
+    // A tool_use block opens empty; its input follows as JSON deltas.
+    const opened = block.type === "tool_use" ? { ...block, input: {} } : { ...block };
+    this.write?.("content_block_start", { type: "content_block_start", index: this.content.length, content_block: opened });
+    this.content.push(block);
+    this.open = block;
+  }
+
+  private delta(delta: Record<string, string>): void {
+    this.write?.("content_block_delta", { type: "content_block_delta", index: this.content.length - 1, delta });
+  }
+
+  private close(): void {
+    if (!this.open) return;
+    this.write?.("content_block_stop", { type: "content_block_stop", index: this.content.length - 1 });
+    this.open = undefined;
+  }
+}

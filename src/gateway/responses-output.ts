@@ -1,0 +1,244 @@
+import type { AgentEvent, TurnResult } from "../agent/events.js";
+import type { CallToolResult, HubTool } from "../mcp/types.js";
+import type { ToolCall } from "../llm/types.js";
+import { newId, responseUsage, type Item } from "./responses-wire.js";
+
+/**
+ * The output of one response, built from the agent's events, and (when streamed) the event
+ * sequence OpenAI sends for it: `response.created`, `response.in_progress`, then per item
+ * `output_item.added` … its deltas … `output_item.done`, then `response.completed`. Streamed
+ * and whole responses are built by the same code, so they hold the same items. A model's
+ * thinking is a reasoning item's content (`reasoning_text`, as vLLM sends it) and also its one
+ * summary part, the part the AI SDK, LangChain and Codex show.
+ */
+
+type Send = (event: Record<string, unknown>) => void;
+
+interface OpenItem {
+  item: Item;
+  index: number;
+  text: string;
+}
+
+export interface OutputOptions {
+  /** The response object's fields other than status, output and usage. */
+  base: Record<string, unknown>;
+  /** Streamed: where each event goes. */
+  send?: Send;
+  /** Hub tool calls show as `mcp_call` items (the request named its MCP servers); else they stay inside. */
+  showToolCalls: boolean;
+  /** The hub's tools by exposed name, for the server and name an `mcp_call` shows. */
+  hubTool: (exposedName: string) => HubTool | undefined;
+  /** Tools whose calls wait for the client's approval, by exposed name. */
+  needApproval: ReadonlyMap<string, HubTool>;
+}
+
+export class ResponseOutput {
+  /** Every item of this response, the hidden tool calls included (what the conversation keeps). */
+  readonly items: Item[] = [];
+  /** What the client is shown. */
+  readonly visible: Item[] = [];
+  private sequence = 0;
+  private message: OpenItem | undefined;
+  private reasoning: OpenItem | undefined;
+  private readonly calls = new Map<string, { item: Item; index: number | undefined }>();
+
+  constructor(private readonly options: OutputOptions) {}
+
+  /** The response as it stands. */
+  response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { ...this.options.base, status, output: this.visible, ...extra };
+  }
+
+  start(): void {
+    this.emit("response.created", { response: this.response("in_progress") });
+    this.emit("response.in_progress", { response: this.response("in_progress") });
+  }
+
+  listTools(label: string, tools: readonly HubTool[]): void {
+    const item: Item = { id: newId("mcpl"), type: "mcp_list_tools", server_label: label, tools: [] };
+    const index = this.add(item, true);
+    this.emit("response.mcp_list_tools.in_progress", { item_id: item.id, output_index: index });
+    item.tools = tools.map((tool) => ({
+      name: tool.originalName,
+      description: tool.description ?? tool.title ?? null,
+      input_schema: tool.inputSchema,
+      annotations: tool.annotations ?? null,
+    }));
+    this.emit("response.mcp_list_tools.completed", { item_id: item.id, output_index: index });
+    this.done(item, index);
+  }
+
+  /** A call the gateway ran on the client's approval, before the model goes on. */
+  approvedCall(request: { id: string; server_label: string; name: string; arguments: string }, result: { output?: string; error?: string }): void {
+    const item: Item = { id: newId("mcp"), type: "mcp_call", server_label: request.server_label, name: request.name, arguments: request.arguments, approval_request_id: request.id, output: null, error: null, status: "calling" };
+    const index = this.add(item, true);
+    this.finishCall(item, index, result);
+  }
+
+  /** One agent event; text and reasoning stream as deltas, hub tool calls as `mcp_call` items. */
+  onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case "model-request":
+        this.closeText();
+        return;
+      case "reasoning-delta": {
+        if (!this.reasoning) {
+          this.closeMessage();
+          const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
+          const index = this.add(item, true);
+          this.reasoning = { item, index, text: "" };
+          this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "reasoning_text", text: "" } });
+          this.emit("response.reasoning_summary_part.added", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
+        }
+        const open = this.reasoning;
+        open.text += event.text;
+        this.emit("response.reasoning_text.delta", { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.text });
+        this.emit("response.reasoning_summary_text.delta", { item_id: open.item.id, output_index: open.index, summary_index: 0, delta: event.text });
+        return;
+      }
+      case "text-delta": {
+        if (!this.message) {
+          this.closeReasoning();
+          const item: Item = { id: newId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
+          const index = this.add(item, true);
+          this.message = { item, index, text: "" };
+          this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+        }
+        const open = this.message;
+        open.text += event.text;
+        this.emit("response.output_text.delta", { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.text, logprobs: [] });
+        return;
+      }
+      case "tool-call-started": {
+        this.closeText();
+        const tool = this.options.hubTool(event.name);
+        const args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
+        const item: Item = { id: newId("mcp"), type: "mcp_call", server_label: tool?.server ?? "toolbridge", name: tool?.originalName ?? event.name, arguments: "", output: null, error: null, status: "in_progress" };
+        const shown = this.options.showToolCalls;
+        const index = this.add(item, shown);
+        this.calls.set(event.id, { item, index: shown ? index : undefined });
+        if (shown) {
+          this.emit("response.mcp_call_arguments.delta", { item_id: item.id, output_index: index, delta: args });
+          this.emit("response.mcp_call_arguments.done", { item_id: item.id, output_index: index, arguments: args });
+          this.emit("response.mcp_call.in_progress", { item_id: item.id, output_index: index });
+        }
+        item.arguments = args;
+        item.status = "calling";
+        return;
+      }
+      case "tool-call-finished": {
+        const call = this.calls.get(event.id);
+        if (!call) return;
+        this.calls.delete(event.id);
+        const text = event.result ? resultText(event.result) : event.summary;
+        this.finishCall(call.item, call.index, event.isError ? { error: text } : { output: text });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The turn's end: calls for the client (functions to run, MCP calls to approve), then the final event. */
+  finish(turn: TurnResult): Record<string, unknown> {
+    this.closeText();
+    for (const call of turn.clientToolCalls ?? []) this.clientCall(call);
+    const usage = responseUsage(turn.usage);
+    if (turn.status === "failed") {
+      const error = { code: "server_error", message: `Upstream model failed: ${turn.error?.message ?? "the turn failed"}` };
+      const response = this.response("failed", { error, usage });
+      this.emit("response.failed", { response });
+      return response;
+    }
+    const response = this.response("completed", { usage, completed_at: Math.floor(Date.now() / 1000) });
+    this.emit("response.completed", { response });
+    return response;
+  }
+
+  private clientCall(call: ToolCall): void {
+    const tool = this.options.needApproval.get(call.name);
+    if (tool) {
+      const item: Item = { id: newId("mcpr"), type: "mcp_approval_request", server_label: tool.server, name: tool.originalName, arguments: call.arguments };
+      this.done(item, this.add(item, true));
+      return;
+    }
+    const item: Item = { id: newId("fc"), type: "function_call", call_id: call.id, name: call.name, arguments: "", status: "in_progress" };
+    const index = this.add(item, true);
+    this.emit("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: call.arguments });
+    this.emit("response.function_call_arguments.done", { item_id: item.id, output_index: index, name: call.name, arguments: call.arguments });
+    item.arguments = call.arguments;
+    item.status = "completed";
+    this.done(item, index);
+  }
+
+  private finishCall(item: Item, index: number | undefined, result: { output?: string; error?: string }): void {
+    const failed = result.error !== undefined;
+    item.output = result.output ?? null;
+    item.error = result.error ?? null;
+    item.status = failed ? "failed" : "completed";
+    if (index === undefined) return;
+    this.emit(failed ? "response.mcp_call.failed" : "response.mcp_call.completed", { item_id: item.id, output_index: index });
+    this.done(item, index);
+  }
+
+  private closeText(): void {
+    this.closeReasoning();
+    this.closeMessage();
+  }
+
+  private closeMessage(): void {
+    const open = this.message;
+    if (!open) return;
+    this.message = undefined;
+    const part = { type: "output_text", text: open.text, annotations: [], logprobs: [] };
+    this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
+    this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
+    open.item.content = [part];
+    open.item.status = "completed";
+    this.done(open.item, open.index);
+  }
+
+  private closeReasoning(): void {
+    const open = this.reasoning;
+    if (!open) return;
+    this.reasoning = undefined;
+    const part = { type: "reasoning_text", text: open.text };
+    this.emit("response.reasoning_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text });
+    this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
+    const summary = { type: "summary_text", text: open.text };
+    this.emit("response.reasoning_summary_text.done", { item_id: open.item.id, output_index: open.index, summary_index: 0, text: open.text });
+    this.emit("response.reasoning_summary_part.done", { item_id: open.item.id, output_index: open.index, summary_index: 0, part: summary });
+    open.item.content = [part];
+    open.item.summary = [summary];
+    open.item.status = "completed";
+    this.done(open.item, open.index);
+  }
+
+  /** Adds an item; shown ones are announced (as they start: a copy, since the item grows). */
+  private add(item: Item, shown: boolean): number {
+    this.items.push(item);
+    if (!shown) return -1;
+    this.visible.push(item);
+    const index = this.visible.length - 1;
+    this.emit("response.output_item.added", { output_index: index, item: structuredClone(item) });
+    return index;
+  }
+
+  private done(item: Item, index: number): void {
+    this.emit("response.output_item.done", { output_index: index, item });
+  }
+
+  private emit(type: string, fields: Record<string, unknown>): void {
+    const send = this.options.send;
+    if (!send) return;
+    send({ type, sequence_number: this.sequence++, ...fields });
+  }
+}
+
+/** A tool result as the text an `mcp_call` item's output holds. */
+function resultText(result: CallToolResult): string {
+  return (result.content ?? [])
+    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+    .join("\n");
+}

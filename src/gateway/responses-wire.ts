@@ -1,0 +1,283 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { refusalMessage } from "../agent/approval.js";
+import type { ContentPart, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { dataUrlImage, WireError } from "./openai-wire.js";
+
+/**
+ * The Responses API's wire format as the gateway reads and writes it: the request, its input
+ * items, and the conversation they make in the agent's terms. Items are kept as the client
+ * sent them (stored, listed, sent back), and read through these schemas when a turn needs them.
+ */
+
+const MAX_ITEMS = 10_000;
+
+const FunctionToolSchema = z.looseObject({
+  type: z.literal("function"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const ToolFilterSchema = z.looseObject({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() });
+
+export const McpToolSchema = z.looseObject({
+  type: z.literal("mcp"),
+  server_label: z.string().min(1),
+  server_url: z.string().optional(),
+  allowed_tools: z.union([z.array(z.string()), ToolFilterSchema]).nullish(),
+  require_approval: z
+    .union([z.enum(["always", "never"]), z.looseObject({ always: ToolFilterSchema.optional(), never: ToolFilterSchema.optional() })])
+    .nullish(),
+});
+export type McpTool = z.infer<typeof McpToolSchema>;
+
+const ToolSchema = z.union([FunctionToolSchema, McpToolSchema, z.looseObject({ type: z.string() })]);
+
+export const ResponsesRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.looseObject({})).max(MAX_ITEMS)]).optional(),
+  instructions: z.string().nullish(),
+  tools: z.array(ToolSchema).max(1000).nullish(),
+  tool_choice: z
+    .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), name: z.string() }), z.looseObject({ type: z.string() })])
+    .nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().nullish(),
+  max_output_tokens: z.number().int().positive().nullish(),
+  stream: z.boolean().nullish(),
+  store: z.boolean().nullish(),
+  previous_response_id: z.string().min(1).max(200).nullish(),
+  metadata: z.record(z.string(), z.string()).nullish(),
+  user: z.string().nullish(),
+});
+export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+
+/** Items as stored and sent: JSON objects with a `type`. */
+export type Item = Record<string, unknown>;
+
+const PartSchema = z.looseObject({ type: z.string(), text: z.string().optional(), image_url: z.string().nullish(), refusal: z.string().optional() });
+const MessageItemSchema = z.looseObject({
+  type: z.literal("message").optional(),
+  role: z.enum(["user", "system", "developer", "assistant"]),
+  content: z.union([z.string(), z.array(PartSchema)]),
+});
+const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string() });
+const FunctionOutputSchema = z.looseObject({
+  type: z.literal("function_call_output"),
+  call_id: z.string().min(1),
+  output: z.union([z.string(), z.array(PartSchema)]),
+});
+const ReasoningSchema = z.looseObject({
+  type: z.literal("reasoning"),
+  summary: z.array(z.looseObject({ text: z.string() })).optional(),
+  content: z.array(z.looseObject({ text: z.string() })).nullish(),
+});
+const McpCallSchema = z.looseObject({
+  type: z.literal("mcp_call"),
+  id: z.string().min(1),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  output: z.string().nullish(),
+  error: z.string().nullish(),
+  approval_request_id: z.string().nullish(),
+});
+export const McpApprovalRequestSchema = z.looseObject({
+  type: z.literal("mcp_approval_request"),
+  id: z.string().min(1),
+  server_label: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+export const McpApprovalResponseSchema = z.looseObject({
+  type: z.literal("mcp_approval_response"),
+  approval_request_id: z.string().min(1),
+  approve: z.boolean(),
+  reason: z.string().nullish(),
+});
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(16).toString("hex")}`;
+}
+
+/** The request's input as items, each with an id (what the input-items listing shows). */
+export function inputItems(input: ResponsesRequest["input"]): Item[] {
+  if (input === undefined) return [];
+  const items: Item[] = typeof input === "string" ? [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }] : input;
+  return items.map((item, index) => {
+    const type = typeof item.type === "string" ? item.type : "message";
+    if (type === "item_reference") throw new WireError(`input[${index}]: item references are not supported; send the item itself or use previous_response_id`);
+    return typeof item.id === "string" ? { ...item, type } : { id: newId(type === "message" ? "msg" : "item"), ...item, type };
+  });
+}
+
+function parseItem<T>(schema: z.ZodType<T>, item: Item, where: string): T {
+  const parsed = schema.safeParse(item);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new WireError(`${where}${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid item"}`);
+}
+
+/** How an MCP call's server and tool name map to the name the model knows the tool by. */
+export type ExposedName = (serverLabel: string, toolName: string) => string;
+
+export interface Conversation {
+  /** System and developer messages of the input, in order. */
+  system: string[];
+  messages: Message[];
+}
+
+/**
+ * The conversation the items make, in the agent's terms. A function call's output answers
+ * the call of the same `call_id`; an MCP call becomes the model's call and its result; an
+ * approval request the client never answered is left out (the model asked, nothing ran).
+ */
+export function toConversation(items: readonly Item[], exposedName: ExposedName, where: (index: number) => string): Conversation {
+  const system: string[] = [];
+  const messages: Message[] = [];
+  const callNames = new Map<string, string>();
+  const approvals = new Map<string, z.infer<typeof McpApprovalRequestSchema>>();
+  let reasoning = "";
+  // The assistant message later calls join, while nothing else came between.
+  let open: Extract<Message, { role: "assistant" }> | undefined;
+  const assistant = (): Extract<Message, { role: "assistant" }> => {
+    if (open) return open;
+    const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: "" };
+    if (reasoning !== "") message.reasoning = reasoning;
+    reasoning = "";
+    messages.push(message);
+    open = message;
+    return message;
+  };
+  const call = (message: Extract<Message, { role: "assistant" }>, toolCall: ToolCall) => {
+    message.toolCalls = [...(message.toolCalls ?? []), toolCall];
+    callNames.set(toolCall.id, toolCall.name);
+  };
+  items.forEach((item, index) => {
+    const at = where(index);
+    switch (item.type) {
+      case "message": {
+        const message = parseItem(MessageItemSchema, item, at);
+        if (message.role === "system" || message.role === "developer") {
+          system.push(textOf(message.content, at));
+          return;
+        }
+        if (message.role === "assistant") {
+          open = undefined;
+          assistant().content = textOf(message.content, at);
+          return;
+        }
+        open = undefined;
+        messages.push({ role: "user", content: userContent(message.content, at) });
+        return;
+      }
+      case "reasoning": {
+        const parsed = parseItem(ReasoningSchema, item, at);
+        // The gateway's own items carry the thinking twice (content and summary); OpenAI's only as a summary.
+        const parts = parsed.content && parsed.content.length > 0 ? parsed.content : (parsed.summary ?? []);
+        reasoning += parts.map((part) => part.text).join("");
+        open = undefined;
+        return;
+      }
+      case "function_call": {
+        const fn = parseItem(FunctionCallSchema, item, at);
+        call(assistant(), { id: fn.call_id, name: fn.name, arguments: fn.arguments });
+        return;
+      }
+      case "function_call_output": {
+        const output = parseItem(FunctionOutputSchema, item, at);
+        const name = callNames.get(output.call_id);
+        if (name === undefined) throw new WireError(`${at}: call_id "${output.call_id}" answers no function_call before it`);
+        open = undefined;
+        messages.push({ role: "tool", toolCallId: output.call_id, name, content: typeof output.output === "string" ? output.output : userContent(output.output, at) });
+        return;
+      }
+      case "mcp_call": {
+        const mcp = parseItem(McpCallSchema, item, at);
+        const requested = mcp.approval_request_id ? approvals.get(mcp.approval_request_id) : undefined;
+        const id = requested?.id ?? mcp.id;
+        open = undefined;
+        call(assistant(), { id, name: exposedName(mcp.server_label, mcp.name), arguments: mcp.arguments });
+        open = undefined;
+        const isError = mcp.error != null && mcp.error !== "";
+        messages.push({ role: "tool", toolCallId: id, name: exposedName(mcp.server_label, mcp.name), content: (isError ? mcp.error : mcp.output) ?? "", ...(isError ? { isError: true } : {}) });
+        return;
+      }
+      case "mcp_approval_request": {
+        const request = parseItem(McpApprovalRequestSchema, item, at);
+        approvals.set(request.id, request);
+        return;
+      }
+      case "mcp_approval_response": {
+        const answer = parseItem(McpApprovalResponseSchema, item, at);
+        const request = approvals.get(answer.approval_request_id);
+        if (!request) throw new WireError(`${at}: approval_request_id "${answer.approval_request_id}" answers no mcp_approval_request of this conversation`);
+        // An approved call shows as the mcp_call that ran it; a refusal is told to the model here.
+        if (answer.approve) return;
+        const name = exposedName(request.server_label, request.name);
+        open = undefined;
+        call(assistant(), { id: request.id, name, arguments: request.arguments });
+        open = undefined;
+        const refusal = refusalMessage(name, answer.reason ? { run: false, asked: true, reason: answer.reason } : { run: false, asked: true });
+        messages.push({ role: "tool", toolCallId: request.id, name, content: refusal, isError: true });
+        return;
+      }
+      case "mcp_list_tools":
+        return;
+      default:
+        throw new WireError(`${at}: items of type "${String(item.type)}" are not supported here`);
+    }
+  });
+  return { system, messages };
+}
+
+function textOf(content: string | z.infer<typeof PartSchema>[], where: string): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part, index) => {
+      if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return part.text ?? "";
+      if (part.type === "refusal") return part.refusal ?? "";
+      throw new WireError(`${where}.content[${index}]: only text is accepted here, not "${part.type}"`);
+    })
+    .join("");
+}
+
+function userContent(content: string | z.infer<typeof PartSchema>[], where: string): string | ContentPart[] {
+  if (typeof content === "string") return content;
+  const parts = content.map((part, index): ContentPart => {
+    if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return { type: "text", text: part.text ?? "" };
+    if (part.type === "input_image") return dataUrlImage(part.image_url ?? "", `${where}.content[${index}]`);
+    throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
+  });
+  // Text alone goes as a string, which every chat template reads.
+  return parts.every((part) => part.type === "text") ? parts.map((part) => (part as { text: string }).text).join("") : parts;
+}
+
+/**
+ * The request's function tools, as the model is offered them. OpenAI's hosted tools the
+ * gateway cannot run (web_search, file_search, ...) are left out, and named in `ignored`, so
+ * that clients which always send them (Codex) still work.
+ */
+export function functionTools(tools: ResponsesRequest["tools"], ignored: string[] = []): ToolDefinition[] {
+  return (tools ?? []).flatMap((tool): ToolDefinition[] => {
+    if (tool.type === "mcp") return [];
+    if (tool.type !== "function") {
+      ignored.push(typeof (tool as { name?: unknown }).name === "string" ? `${tool.type}:${String((tool as { name: string }).name)}` : tool.type);
+      return [];
+    }
+    const fn = tool as z.infer<typeof FunctionToolSchema>;
+    const parameters = fn.parameters ?? { type: "object", properties: {} };
+    return [fn.description == null ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters }];
+  });
+}
+
+export function responseUsage(usage: Usage) {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.totalTokens,
+  };
+}

@@ -1,0 +1,245 @@
+import type { ServerResponse } from "node:http";
+import type { TurnResult } from "../agent/events.js";
+import type { ChatModel, ToolDefinition } from "../llm/types.js";
+import { toToolDefinition } from "../agent/tool-host.js";
+import { HttpError, sendJson } from "./http.js";
+import type { Logger } from "./log.js";
+import { WireError } from "./openai-wire.js";
+import { selectMcpTools } from "./responses-mcp.js";
+import { ResponseOutput } from "./responses-output.js";
+import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
+import type { ResponseStore, StoredResponse } from "./state.js";
+import { turnLogFields, type TurnRunner } from "./turns.js";
+
+/** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
+export const IGNORED_TOOLS_HEADER = "x-toolbridge-ignored-tools";
+
+/** Longest chain of `previous_response_id` links one request may follow. */
+export const MAX_CHAIN = 1000;
+
+export interface ResponsesContext {
+  res: ServerResponse;
+  signal: AbortSignal;
+  runner: TurnRunner;
+  model: (name: string) => Promise<ChatModel>;
+  store: ResponseStore;
+  servers: Readonly<Record<string, { url?: string }>>;
+  log: Logger;
+  requestId: string;
+  /** The key label of the caller: stored responses are theirs alone. */
+  caller: string;
+}
+
+/**
+ * `POST /v1/responses`: the conversation (the stored chain of `previous_response_id`, then the
+ * input items) goes through the same turn as a chat completion; the client's function tools
+ * come back as `function_call` items, MCP calls the client must approve as
+ * `mcp_approval_request` items, reasoning as reasoning items.
+ */
+export async function handleCreateResponse(body: unknown, context: ResponsesContext): Promise<void> {
+  const parsed = ResponsesRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HttpError(400, `${issue?.path.length ? issue.path.join(".") : "body"}: ${issue?.message ?? "invalid request"}`, "invalid_request_error");
+  }
+  const request = parsed.data;
+  const { runner, res } = context;
+  const offered = runner.offered();
+  const byServer = new Map(offered.map((tool) => [`${tool.server}\u0000${tool.originalName}`, tool]));
+  const byName = new Map(offered.map((tool) => [tool.name, tool]));
+  const exposedName = (server: string, name: string) => byServer.get(`${server}\u0000${name}`)?.name ?? name;
+
+  const prior = request.previous_response_id ? await chain(context, request.previous_response_id) : [];
+  let input: Item[];
+  let selection;
+  let clientTools: ToolDefinition[];
+  try {
+    input = inputItems(request.input);
+    selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
+    const ignored: string[] = [];
+    clientTools = [...functionTools(request.tools, ignored), ...[...selection.needApproval.values()].map(toToolDefinition)];
+    if (ignored.length > 0) {
+      res.setHeader(IGNORED_TOOLS_HEADER, ignored.join(","));
+      context.log.log("warn", "hosted tools the gateway cannot run were left out", { requestId: context.requestId, tools: ignored });
+    }
+  } catch (error) {
+    throw asBadRequest(error);
+  }
+  const model = await context.model(request.model);
+
+  const id = newId("resp");
+  const stream = request.stream === true;
+  const output = new ResponseOutput({
+    base: {
+      id,
+      object: "response",
+      created_at: Math.floor(Date.now() / 1000),
+      background: false,
+      error: null,
+      incomplete_details: null,
+      instructions: request.instructions ?? null,
+      max_output_tokens: request.max_output_tokens ?? null,
+      metadata: request.metadata ?? {},
+      model: request.model,
+      parallel_tool_calls: true,
+      previous_response_id: request.previous_response_id ?? null,
+      reasoning: { effort: null, summary: null },
+      store: request.store !== false,
+      temperature: request.temperature ?? null,
+      text: { format: { type: "text" } },
+      tool_choice: request.tool_choice ?? "auto",
+      tools: request.tools ?? [],
+      top_p: request.top_p ?? null,
+      truncation: "disabled",
+      user: request.user ?? null,
+    },
+    showToolCalls: selection.explicit,
+    hubTool: (name) => byName.get(name),
+    needApproval: selection.needApproval,
+    ...(stream ? { send: (event: Record<string, unknown>) => void (res.writableEnded || res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)) } : {}),
+  });
+
+  // Checked before anything is sent, so a bad conversation is a 400, not a failed stream.
+  const where = (index: number) => (index < prior.length ? `previous_response_id's item ${index}` : `input[${index - prior.length}]`);
+  const approvals = answeredApprovals([...prior, ...input], prior.length, where);
+  try {
+    toConversation([...prior, ...input], exposedName, where);
+  } catch (error) {
+    throw asBadRequest(error);
+  }
+
+  if (stream) res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+  output.start();
+  const listed = new Set([...prior, ...input].filter((item) => item.type === "mcp_list_tools").map((item) => item.server_label));
+  for (const server of selection.servers) if (!listed.has(server.label)) output.listTools(server.label, server.tools);
+  for (const approved of approvals) {
+    const tool = byServer.get(`${approved.server_label}\u0000${approved.name}`);
+    if (!tool || (selection.filter && !selection.filter(tool))) {
+      output.approvedCall(approved, { error: `"${approved.name}" of server "${approved.server_label}" is not offered to this request; nothing ran` });
+      continue;
+    }
+    const record = await runner.runApproved({ id: approved.id, name: tool.name, arguments: approved.arguments }, context.signal);
+    const text = typeof record.content === "string" ? record.content : record.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+    output.approvedCall(approved, record.isError ? { error: text } : { output: text });
+  }
+
+  const conversation = toConversation([...prior, ...input, ...output.items], exposedName, where);
+  const history = conversation.messages;
+  const last = history.at(-1);
+  let turnInput = null;
+  if (last?.role === "user") {
+    history.pop();
+    turnInput = last.content;
+  } else if (last?.role !== "tool") {
+    throw new HttpError(400, "input: nothing to answer: end the input with a user message, a function_call_output or an mcp_approval_response", "invalid_request_error");
+  }
+  const choice = request.tool_choice;
+  const turn = await runner.run(
+    {
+      system: [request.instructions ?? "", ...conversation.system].filter((part) => part !== "").join("\n\n"),
+      history,
+      input: turnInput,
+      clientTools,
+      ...(choice === "auto" || choice === "required" || choice === "none" ? { toolChoice: choice } : choice && choice.type === "function" ? { toolChoice: { name: String(choice.name) } } : {}),
+    },
+    {
+      model,
+      signal: context.signal,
+      ...(request.temperature != null ? { temperature: request.temperature } : {}),
+      ...(request.max_output_tokens != null ? { maxTokens: request.max_output_tokens } : {}),
+      ...(selection.filter ? { toolFilter: selection.filter } : {}),
+      onEvent: (event) => output.onEvent(event),
+    },
+  );
+  logTurn(context, id, turn);
+  if (turn.status === "aborted" || res.writableEnded) {
+    res.end();
+    return;
+  }
+  if (!stream && turn.status === "failed") {
+    throw new HttpError(502, `Upstream model failed: ${turn.error?.message ?? "the turn failed"}`, "upstream_error", turn.error?.code ?? null);
+  }
+  const response = output.finish(turn);
+  if (request.store !== false && turn.status === "completed") {
+    const record: StoredResponse = { id, owner: context.caller, response, input, output: output.items };
+    if (request.previous_response_id) record.previous = request.previous_response_id;
+    await context.store.put(record);
+  }
+  if (stream) res.end();
+  else sendJson(res, 200, response);
+}
+
+/** The conversation before this request: the items of every stored response of the chain, oldest first. */
+async function chain(context: ResponsesContext, id: string): Promise<Item[]> {
+  const links: StoredResponse[] = [];
+  let next: string | undefined = id;
+  while (next !== undefined) {
+    if (links.length >= MAX_CHAIN) throw new HttpError(400, `previous_response_id: the conversation is longer than ${MAX_CHAIN} responses; start a new one`, "invalid_request_error");
+    const record = await context.store.get(next);
+    if (!record || record.owner !== context.caller) {
+      const which = next === id ? `Response ${id}` : `Response ${next} (earlier in the conversation of ${id})`;
+      throw new HttpError(404, `${which} was not found: it was never stored, has expired, or was deleted`, "invalid_request_error", "previous_response_not_found");
+    }
+    links.push(record);
+    next = record.previous;
+  }
+  return links.reverse().flatMap((record) => [...record.input, ...record.output]);
+}
+
+/** The approval requests the new input answers with approve: true, each once. */
+function answeredApprovals(items: readonly Item[], firstNew: number, where: (index: number) => string) {
+  const requests = new Map<string, { id: string; server_label: string; name: string; arguments: string }>();
+  const approved: { id: string; server_label: string; name: string; arguments: string }[] = [];
+  const ran = new Set(items.filter((item) => item.type === "mcp_call" && typeof item.approval_request_id === "string").map((item) => item.approval_request_id));
+  items.forEach((item, index) => {
+    if (item.type === "mcp_approval_request") {
+      const parsed = McpApprovalRequestSchema.safeParse(item);
+      if (parsed.success) requests.set(parsed.data.id, parsed.data);
+    }
+    if (index < firstNew || item.type !== "mcp_approval_response") return;
+    const answer = McpApprovalResponseSchema.safeParse(item);
+    if (!answer.success || !answer.data.approve) return;
+    const request = requests.get(answer.data.approval_request_id);
+    if (!request) throw new HttpError(400, `${where(index)}: approval_request_id "${answer.data.approval_request_id}" answers no mcp_approval_request of this conversation`, "invalid_request_error");
+    if (ran.has(request.id) || approved.some((entry) => entry.id === request.id)) return;
+    approved.push(request);
+  });
+  return approved;
+}
+
+function asBadRequest(error: unknown): unknown {
+  return error instanceof WireError ? new HttpError(400, error.message, "invalid_request_error") : error;
+}
+
+function logTurn(context: ResponsesContext, id: string, turn: TurnResult): void {
+  context.log.log(turn.status === "failed" ? "warn" : "info", "response", { requestId: context.requestId, response: id, ...turnLogFields(turn) });
+}
+
+/** `GET /v1/responses/{id}`, `DELETE …`, `GET …/input_items`. */
+export async function handleStoredResponse(method: string, path: string, query: URLSearchParams, context: { res: ServerResponse; store: ResponseStore; caller: string }): Promise<boolean> {
+  const match = /^\/v1\/responses\/([^/]+)(\/input_items)?$/.exec(path);
+  if (!match) return false;
+  const id = decodeURIComponent(match[1] as string);
+  const listing = match[2] !== undefined;
+  if (!(method === "GET" || (method === "DELETE" && !listing))) return false;
+  const record = await context.store.get(id);
+  if (!record || record.owner !== context.caller) throw new HttpError(404, `Response ${id} was not found: it was never stored, has expired, or was deleted`, "invalid_request_error", "not_found");
+  if (method === "DELETE") {
+    await context.store.delete(id);
+    sendJson(context.res, 200, { id, object: "response.deleted", deleted: true });
+  } else if (listing) sendJson(context.res, 200, listItems(record.input, query));
+  else sendJson(context.res, 200, record.response);
+  return true;
+}
+
+/** OpenAI's list page: `order` (desc by default), `after`, `limit` (1 to 100, 20 by default). */
+function listItems(items: readonly Item[], query: URLSearchParams) {
+  const order = query.get("order") === "asc" ? "asc" : "desc";
+  const limit = Math.min(100, Math.max(1, Number(query.get("limit") ?? 20) || 20));
+  const ordered = order === "asc" ? [...items] : [...items].reverse();
+  const after = query.get("after");
+  const start = after ? ordered.findIndex((item) => item.id === after) + 1 : 0;
+  const data = ordered.slice(start, start + limit);
+  return { object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length };
+}
+

@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
+import type { ApprovalAnswer } from "../agent/approval.js";
+import { redactUrl } from "../config/redact.js";
+import type { Logger } from "./log.js";
+import { StateUnavailableError, type ApprovalRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoredResponse } from "./state.js";
+
+const PREFIX = "toolbridge:";
+const APPROVALS_CHANNEL = `${PREFIX}approvals`;
+/** One Redis command may take this long before the request it serves gets its 503. */
+const COMMAND_TIMEOUT_MS = 10_000;
+/** A running request holds a lease this long, renewed while it runs, so a replica that dies frees its places. */
+const LEASE_MS = 30_000;
+/** How long a starting gateway waits for Redis before it serves (503s until Redis answers). */
+const STARTUP_WAIT_MS = 5000;
+/** How long an approval may wait for the person on the page. */
+const APPROVAL_WAIT_MS = 3600_000;
+
+/**
+ * Admits a request: first the caller's requests this minute (a counter that expires), then
+ * its requests running now (a sorted set of leases scored by their end). 0 admitted, 1 too
+ * many at once, 2 too many this minute. One script, so replicas cannot race between the steps.
+ */
+const ADMIT = `
+if tonumber(ARGV[5]) > 0 then
+  local count = redis.call('INCR', KEYS[2])
+  if count == 1 then redis.call('PEXPIRE', KEYS[2], 61000) end
+  if count > tonumber(ARGV[5]) then return 2 end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 1 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 0`;
+
+/**
+ * State shared by every gateway replica through one Redis: stored responses (expiring with
+ * the TTL), per-key limits, and web-chat approvals answered on any replica. Commands are
+ * never queued while Redis is away: each request gets a 503 at once, and the client
+ * reconnects by itself, so service resumes when Redis is back.
+ */
+export async function openRedisState(options: { url: string; ttlSeconds: number; limits: LimitSettings; log: Logger }): Promise<GatewayState> {
+  const description = redactUrl(options.url);
+  const unavailable = (why: string) => new StateUnavailableError(`The gateway's store (${description}) is unavailable: ${why}`);
+  const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2000);
+  // The client's own command timeout (5 s from queueing) is off: ours below counts only once waiting I/O was read.
+  const client = createClient({ url: options.url, disableOfflineQueue: true, commandOptions: { timeout: 0 }, socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy } });
+  const subscriber = client.duplicate();
+  // Logged once per outage, not once per reconnection attempt.
+  let down = false;
+  for (const connection of [client, subscriber]) {
+    connection.on("error", (error: Error) => {
+      if (down) return;
+      down = true;
+      options.log.log("warn", "redis unavailable", { store: description, error: error.message || error.name });
+    });
+  }
+  client.on("ready", () => {
+    if (down) options.log.log("info", "redis available again", { store: description });
+    down = false;
+  });
+
+  async function run<T>(command: () => Promise<T>): Promise<T> {
+    if (!client.isReady) throw unavailable("not connected");
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        command(),
+        new Promise<never>((_, reject) => {
+          // After the I/O already waiting is read: a busy process must not take its own delay for Redis's.
+          timer = setTimeout(() => setImmediate(() => reject(unavailable(`no answer within ${COMMAND_TIMEOUT_MS} ms`))), COMMAND_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof StateUnavailableError) throw error;
+      throw unavailable(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const responses: ResponseStore = {
+    async get(id) {
+      const text = await run(() => client.get(`${PREFIX}response:${id}`));
+      return text == null ? undefined : (JSON.parse(String(text)) as StoredResponse);
+    },
+    async put(record) {
+      await run(() => client.set(`${PREFIX}response:${record.id}`, JSON.stringify(record), { expiration: { type: "PX", value: options.ttlSeconds * 1000 } }));
+    },
+    async delete(id) {
+      return (await run(() => client.del(`${PREFIX}response:${id}`))) > 0;
+    },
+  };
+
+  const limits: CallerLimits = {
+    async admit(caller) {
+      const running = `${PREFIX}running:${caller}`;
+      const lease = randomUUID();
+      const now = Date.now();
+      const verdict = await run(() =>
+        client.eval(ADMIT, {
+          keys: [running, `${PREFIX}rate:${caller}:${Math.floor(now / 60_000)}`],
+          arguments: [String(now), String(now + LEASE_MS), lease, String(options.limits.maxConcurrentPerKey), String(options.limits.maxRequestsPerMinute ?? 0), String(LEASE_MS * 2)],
+        }),
+      );
+      if (verdict === 1) return { refused: "concurrency" };
+      if (verdict === 2) return { refused: "rate" };
+      const renew = setInterval(() => {
+        void run(() => client.zAdd(running, { score: Date.now() + LEASE_MS, value: lease }, { condition: "XX" })).catch(() => undefined);
+      }, LEASE_MS / 3);
+      renew.unref();
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          clearInterval(renew);
+          // Should Redis be away now, the lease runs out by itself.
+          void run(() => client.zRem(running, lease)).catch(() => undefined);
+        },
+      };
+    },
+  };
+
+  const answerListeners: ((id: string, answer: ApprovalAnswer) => void)[] = [];
+  const approvals: ApprovalRelay = {
+    async register(id) {
+      await run(() => client.set(`${PREFIX}approval:${id}`, "1", { expiration: { type: "PX", value: APPROVAL_WAIT_MS } }));
+    },
+    async unregister(id) {
+      await run(() => client.del(`${PREFIX}approval:${id}`)).catch(() => undefined);
+    },
+    async forward(id, answer) {
+      // Deleting claims the approval, so two answers on two replicas cannot both count.
+      if ((await run(() => client.del(`${PREFIX}approval:${id}`))) === 0) return false;
+      await run(() => client.publish(APPROVALS_CHANNEL, JSON.stringify({ id, answer })));
+      return true;
+    },
+    onAnswer(deliver) {
+      answerListeners.push(deliver);
+    },
+  };
+
+  // Requests are served once Redis answers, or after a short wait (then with 503s until it does).
+  const ready = new Promise<void>((resolve) => {
+    client.once("ready", () => resolve());
+    setTimeout(resolve, STARTUP_WAIT_MS).unref();
+  });
+  client.connect().catch(() => undefined);
+  subscriber
+    .connect()
+    .then(() =>
+      subscriber.subscribe(APPROVALS_CHANNEL, (message) => {
+        let parsed: { id?: unknown; answer?: ApprovalAnswer };
+        try {
+          parsed = JSON.parse(message) as typeof parsed;
+        } catch {
+          return;
+        }
+        if (typeof parsed.id !== "string" || !parsed.answer) return;
+        for (const deliver of answerListeners) deliver(parsed.id, parsed.answer);
+      }),
+    )
+    .catch(() => undefined);
+
+  await ready;
+  return {
+    description,
+    responses,
+    limits,
+    approvals,
+    async close() {
+      for (const connection of [subscriber, client]) {
+        if (connection.isOpen) await connection.close().catch(() => connection.destroy());
+        else connection.destroy();
+      }
+    },
+  };
+}

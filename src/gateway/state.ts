@@ -1,0 +1,68 @@
+import type { ApprovalAnswer } from "../agent/approval.js";
+
+/**
+ * What the gateway keeps between requests, behind one interface with two homes: an embedded
+ * store (a file in the state directory, limits in this process) for one gateway, and Redis for
+ * replicas, which then share stored responses, per-key limits and waiting approvals.
+ */
+
+/** One stored response of the Responses API; the conversation is the chain of `previous` links. */
+export interface StoredResponse {
+  id: string;
+  /** The key label that made it; only it may read, continue or delete it. */
+  owner: string;
+  previous?: string;
+  /** The response object as the client got it. */
+  response: Record<string, unknown>;
+  /** This request's input items (with ids). */
+  input: Record<string, unknown>[];
+  /** Every item this response added to the conversation, those the client was not shown included. */
+  output: Record<string, unknown>[];
+}
+
+export interface ResponseStore {
+  get(id: string): Promise<StoredResponse | undefined>;
+  /** Kept until the store's TTL passes. */
+  put(record: StoredResponse): Promise<void>;
+  /** False when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Per-caller admission: requests running at once, and requests a minute. */
+export interface CallerLimits {
+  /** A release function, or a refusal saying which limit was reached. */
+  admit(caller: string): Promise<{ release: () => void } | { refused: "concurrency" | "rate" }>;
+}
+
+/** Carries a web-chat approval's answer to the replica whose turn waits for it. */
+export interface ApprovalRelay {
+  /** An approval now waits here; `deliver` gets answers to it from any replica. */
+  register(id: string): Promise<void>;
+  /** It no longer waits (answered, or its turn ended). */
+  unregister(id: string): Promise<void>;
+  /** Sends the answer to whichever replica waits; false when none does. */
+  forward(id: string, answer: ApprovalAnswer): Promise<boolean>;
+  /** Where answers for approvals waiting here arrive. */
+  onAnswer(deliver: (id: string, answer: ApprovalAnswer) => void): void;
+}
+
+export interface GatewayState {
+  /** For logs and errors: "file /path", "memory", "redis://host:port". */
+  readonly description: string;
+  readonly responses: ResponseStore;
+  readonly limits: CallerLimits;
+  /** Absent: approvals are answered only on the replica that asked (one process). */
+  readonly approvals?: ApprovalRelay;
+  close(): Promise<void>;
+}
+
+export interface LimitSettings {
+  maxConcurrentPerKey: number;
+  /** Absent: no rate limit. */
+  maxRequestsPerMinute?: number;
+}
+
+/** The store cannot be reached: the request is answered 503 with this one line. */
+export class StateUnavailableError extends Error {}
+
+export const DEFAULT_STORE_TTL_SECONDS = 7 * 24 * 3600;

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import type { Hub } from "../mcp/hub.js";
+import type { HubEvent } from "../mcp/types.js";
+import type { HubServerSource } from "./hub-server.js";
+
+/**
+ * What the web chat shows of the MCP servers beyond their tools: prompts (the `/` menu),
+ * resources (`@`), argument completion, roots, and recent log lines. The gateway's hub may be
+ * any object with the public GatewayHub shape; the optional parts are shown where it has them.
+ */
+
+export type WebChatHub = HubServerSource & Pick<Hub, "servers"> & Partial<Pick<Hub, "complete" | "roots" | "on">>;
+
+const LOG_LINES_PER_SERVER = 50;
+const MAX_LOG_LINE_CHARS = 500;
+const MAX_SERVERS_LOGGED = 200;
+
+export const PromptRequestSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  server: z.string().min(1).max(200),
+  arguments: z.record(z.string().max(100), z.string().max(100_000)).optional(),
+});
+
+export const CompleteRequestSchema = z.strictObject({
+  server: z.string().min(1).max(200),
+  ref: z.discriminatedUnion("type", [z.strictObject({ type: z.literal("ref/prompt"), name: z.string().min(1).max(200) }), z.strictObject({ type: z.literal("ref/resource"), uri: z.string().min(1).max(2000) })]),
+  argument: z.strictObject({ name: z.string().min(1).max(100), value: z.string().max(1000) }),
+  context: z.strictObject({ arguments: z.record(z.string().max(100), z.string().max(1000)) }).optional(),
+});
+
+export const ResourceRequestSchema = z.strictObject({ uri: z.string().min(1).max(2000), server: z.string().min(1).max(200).optional() });
+
+/** The last lines each server logged (notifications/message), each cut to one bounded line. */
+export class RecentLogs {
+  private readonly lines = new Map<string, string[]>();
+  private readonly unsubscribe: () => void;
+
+  constructor(hub: WebChatHub) {
+    this.unsubscribe = hub.on?.((event: HubEvent) => {
+      if (event.type === "log") this.add(event.server, `${event.level}${event.logger ? ` ${event.logger}` : ""}: ${event.text}`);
+    }) ?? (() => undefined);
+  }
+
+  add(server: string, line: string): void {
+    let kept = this.lines.get(server);
+    if (!kept) {
+      if (this.lines.size >= MAX_SERVERS_LOGGED) return;
+      kept = [];
+      this.lines.set(server, kept);
+    }
+    const oneLine = line.replace(/\s+/g, " ");
+    kept.push(oneLine.length > MAX_LOG_LINE_CHARS ? `${oneLine.slice(0, MAX_LOG_LINE_CHARS)}…` : oneLine);
+    if (kept.length > LOG_LINES_PER_SERVER) kept.shift();
+  }
+
+  of(server: string): string[] {
+    return this.lines.get(server) ?? [];
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
+/** Each server as the servers panel shows it: status, tools, its recent log lines (protocol and stderr). */
+export function serversView(hub: WebChatHub, logs: RecentLogs) {
+  return hub.servers().map(({ name, status, toolCount, resourceCount, promptCount, serverName, serverVersion, error, stderrTail }) => ({
+    name,
+    status,
+    toolCount,
+    resourceCount,
+    promptCount,
+    ...(serverName ? { serverName } : {}),
+    ...(serverVersion ? { serverVersion } : {}),
+    ...(error ? { error } : {}),
+    log: [...logs.of(name), ...(stderrTail ?? []).map((line) => `stderr: ${line}`)].slice(-LOG_LINES_PER_SERVER),
+  }));
+}
+
+export async function promptsView(hub: WebChatHub) {
+  return (await hub.prompts()).map(({ name, server, title, description, arguments: args }) => ({
+    name,
+    server,
+    ...(title ? { title } : {}),
+    ...(description ? { description } : {}),
+    arguments: (args ?? []).map(({ name: arg, description: about, required }) => ({ name: arg, ...(about ? { description: about } : {}), required: required === true })),
+  }));
+}
+
+export async function resourcesView(hub: WebChatHub) {
+  const [resources, templates] = await Promise.all([hub.resources(), hub.resourceTemplates()]);
+  return {
+    resources: resources.map(({ uri, name, title, description, mimeType, server }) => ({ uri, name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(mimeType ? { mimeType } : {}) })),
+    templates: templates.map(({ uriTemplate, name, description, server }) => ({ uriTemplate, name, server, ...(description ? { description } : {}) })),
+  };
+}

@@ -1,0 +1,193 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import { z } from "zod";
+import { toolIdentity, type ApprovalAnswer, type ApproveCallback } from "../agent/approval.js";
+import type { AgentEvent } from "../agent/events.js";
+import { MessageSchema } from "../agent/transcript.js";
+import type { ChatModel } from "../llm/types.js";
+import type { HubTool } from "../mcp/types.js";
+import type { ApprovalRelay } from "./state.js";
+import type { TurnRunner } from "./turns.js";
+import type { ApprovalQuestion } from "./web-chat-questions.js";
+
+/**
+ * The web chat's turns: each streamed as the agent's own events (the page shows tool calls,
+ * results and approvals, which the OpenAI format has no place for). The conversation lives in
+ * the browser and comes whole with each turn; what is held here is an approval waiting for
+ * the person's click, and each running turn's Stop.
+ */
+
+const MAX_PENDING_APPROVALS = 256;
+/** One client (one API key; every caller, without keys) may hold this many: the others keep room to ask. */
+export const MAX_PENDING_APPROVALS_PER_CLIENT = 32;
+const MAX_RUNNING_TURNS = 256;
+/** A deny reason goes back to the model; it is a sentence, not a document. */
+const MAX_REASON_CHARS = 2000;
+
+/** An opaque id of what the person approves (server, tool and definition, as the agent's policy binds it) for the page to keep. */
+export function toolFingerprint(tool: HubTool): string {
+  return createHash("sha256").update(toolIdentity(tool)).digest("hex").slice(0, 32);
+}
+
+/** Approvals waiting for the person at the page, by id. */
+export class PendingApprovals {
+  private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+  private readonly perCaller = new Map<string, number>();
+
+  /** With a relay (Redis), the answer may come through any replica: it is carried to the one whose turn waits. */
+  constructor(private readonly relay?: ApprovalRelay) {
+    relay?.onAnswer((id, answer) => this.waiting.get(id)?.(answer));
+  }
+
+  /** The `ask` for one turn of `caller`: each question goes to `announce`, and waits for `answer` (or the turn's end). */
+  asker(caller: string, announce: (question: { type: "approval" } & ApprovalQuestion) => void): ApproveCallback {
+    return (request, signal) =>
+      new Promise<ApprovalAnswer>((resolve, reject) => {
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        if (this.waiting.size >= MAX_PENDING_APPROVALS) {
+          reject(new Error("too many approvals waiting"));
+          return;
+        }
+        const held = this.perCaller.get(caller) ?? 0;
+        if (held >= MAX_PENDING_APPROVALS_PER_CLIENT) {
+          reject(new Error(`too many approvals waiting for this client (at most ${MAX_PENDING_APPROVALS_PER_CLIENT})`));
+          return;
+        }
+        this.perCaller.set(caller, held + 1);
+        const id = randomUUID();
+        const settle = () => {
+          signal?.removeEventListener("abort", onAbort);
+          if (!this.waiting.delete(id)) return;
+          void this.relay?.unregister(id);
+          const left = (this.perCaller.get(caller) ?? 1) - 1;
+          if (left === 0) this.perCaller.delete(caller);
+          else this.perCaller.set(caller, left);
+        };
+        const onAbort = () => {
+          settle();
+          reject(signal?.reason);
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.waiting.set(id, (answer) => {
+          settle();
+          resolve(answer);
+        });
+        const { tool } = request;
+        const question = {
+          type: "approval" as const,
+          id,
+          callId: request.callId,
+          tool: tool.name,
+          server: tool.server,
+          ...(tool.title ? { title: tool.title } : {}),
+          ...(tool.description ? { description: tool.description } : {}),
+          fingerprint: toolFingerprint(tool),
+          arguments: request.arguments,
+        };
+        // Known to every replica before the page can answer it; a store that is away makes it a refusal.
+        if (!this.relay) announce(question);
+        else
+          this.relay.register(id).then(
+            () => announce(question),
+            (error: unknown) => {
+              settle();
+              reject(error);
+            },
+          );
+      });
+  }
+
+  /** False when no approval with that id is waiting (answered, or its turn gone) here or on another replica. */
+  async answer(id: string, answer: ApprovalAnswer): Promise<boolean> {
+    const resolve = this.waiting.get(id);
+    if (resolve) {
+      resolve(answer);
+      return true;
+    }
+    return this.relay ? this.relay.forward(id, answer) : false;
+  }
+}
+
+/** Turns in progress, by id, so that Stop ends one and its partial answer still comes back in `turn-end`. */
+export class RunningTurns {
+  private readonly running = new Map<string, AbortController>();
+
+  start(signal: AbortSignal): { id: string; signal: AbortSignal; done: () => void } | undefined {
+    if (this.running.size >= MAX_RUNNING_TURNS) return undefined;
+    const id = randomUUID();
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    return { id, signal: AbortSignal.any([signal, controller.signal]), done: () => this.running.delete(id) };
+  }
+
+  stop(id: string): boolean {
+    const controller = this.running.get(id);
+    controller?.abort(new Error("stopped by the person"));
+    return controller !== undefined;
+  }
+}
+
+export const WebTurnSchema = z.strictObject({
+  model: z.string().min(1),
+  history: z.array(MessageSchema).max(10_000),
+  input: z.string().min(1),
+});
+
+export const ApprovalAnswerSchema = z.discriminatedUnion("decision", [
+  z.strictObject({ id: z.string().min(1), decision: z.enum(["allow-once", "allow-session"]) }),
+  z.strictObject({ id: z.string().min(1), decision: z.literal("deny"), reason: z.string().max(MAX_REASON_CHARS).optional() }),
+]);
+
+export const StopSchema = z.strictObject({ id: z.string().min(1).max(100) });
+
+/**
+ * One turn of the web chat, streamed as server-sent events (one JSON object each): first
+ * `turn-start` with the id Stop names, last `turn-end` with the messages the turn added
+ * (after Stop, what had arrived).
+ */
+export async function streamWebTurn(
+  turn: z.infer<typeof WebTurnSchema>,
+  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; running: RunningTurns; caller: string },
+): Promise<void> {
+  const { res } = context;
+  const send = (event: unknown) => {
+    if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  };
+  const slot = context.running.start(context.signal);
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
+  if (!slot) {
+    send({ type: "turn-end", status: "failed", messages: [], error: { code: "busy", message: `Too many turns running at once on this gateway (at most ${MAX_RUNNING_TURNS})` } });
+    res.end();
+    return;
+  }
+  try {
+    send({ type: "turn-start", id: slot.id, mode: context.runner.toolMode(context.model) });
+    await context.runner.run(
+      { system: "", history: turn.history, input: turn.input, clientTools: [] },
+      {
+        model: context.model,
+        signal: slot.signal,
+        ask: context.approvals.asker(context.caller, send),
+        onEvent: (event: AgentEvent) => send(event.type === "turn-end" ? turnEnd(event.turn) : event),
+      },
+    );
+  } finally {
+    slot.done();
+    res.end();
+  }
+}
+
+function turnEnd(result: Extract<AgentEvent, { type: "turn-end" }>["turn"]) {
+  return {
+    type: "turn-end",
+    status: result.status,
+    stopReason: result.stopReason,
+    usage: result.usage,
+    durationMs: Math.round(result.durationMs),
+    messages: result.messages,
+    ...(result.error ? { error: result.error } : {}),
+  };
+}

@@ -1,0 +1,351 @@
+import { memo } from "preact/compat";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { answerApproval, apiKey, exportTranscript, fetchStatus, runTurn, setApiKey, stopTurn, Unauthorized, type ApprovalDecision, type Status, type TurnEvent } from "../api.js";
+import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
+import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
+import { Composer } from "./Composer.js";
+import { EmptyState } from "./EmptyState.js";
+import { Header } from "./Header.js";
+import { ServersPanel } from "./ServersPanel.js";
+import { Sidebar } from "./Sidebar.js";
+import { TurnBlock, type TurnActions } from "./TurnBlock.js";
+
+/** The turn in progress: where it goes, its id on the gateway (for Stop), and what has arrived. */
+interface Running {
+  conversationId: string;
+  /** The turns it follows (a regenerate or an edit replaces the ones after). */
+  keep: number;
+  view: TurnView;
+  controller: AbortController;
+  gatewayId?: string;
+}
+
+/** Tools the person allowed "for this session", by the fingerprint of their definition: a changed tool is asked about again. */
+const SESSION_ALLOWED = "toolbridge.allowedTools";
+const THEME = "toolbridge.theme";
+const REDRAW_MS = 50;
+
+function sessionAllowed(): Set<string> {
+  try {
+    return new Set(JSON.parse(sessionStorage.getItem(SESSION_ALLOWED) ?? "[]") as string[]);
+  } catch {
+    return new Set();
+  }
+}
+
+export function App() {
+  const [conversations, setConversations] = useState<Conversation[]>(loadConversations);
+  const [currentId, setCurrentId] = useState<string | undefined>(() => conversations[0]?.id);
+  const [status, setStatus] = useState<Status>();
+  const [notice, setNotice] = useState<string>();
+  const [needKey, setNeedKey] = useState(false);
+  const [model, setModel] = useState<string>();
+  const [panel, setPanel] = useState<"servers" | undefined>();
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const [theme, setTheme] = useState<string | undefined>(() => localStorage.getItem(THEME) ?? undefined);
+  const [draft, setDraft] = useState<string>();
+  const [, redraw] = useState(0);
+  const running = useRef<Running | undefined>(undefined);
+  const frame = useRef(0);
+  const lastDraw = useRef(0);
+  const end = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  const conversationsRef = useRef(conversations);
+  conversationsRef.current = conversations;
+  const current = conversations.find((c) => c.id === currentId);
+  const activeModel = current?.model ?? model ?? status?.model ?? "";
+
+  const loadStatus = async () => {
+    try {
+      const next = await fetchStatus();
+      setStatus(next);
+      setModel((chosen) => chosen ?? next.model);
+      setNotice(undefined);
+    } catch (error) {
+      if (error instanceof Unauthorized) setNeedKey(true);
+      else setNotice(error instanceof Error ? error.message : String(error));
+    }
+  };
+  useEffect(() => void loadStatus(), []);
+  useEffect(() => {
+    if (theme) document.documentElement.dataset.theme = theme;
+    else delete document.documentElement.dataset.theme;
+  }, [theme]);
+  // Keeps the newest text in view while it streams, unless the person scrolled up to read.
+  useEffect(() => {
+    if (stick.current) end.current?.scrollIntoView({ block: "end" });
+  });
+
+  const persist = (next: Conversation[]) => {
+    const sorted = [...next].sort((a, b) => b.updatedAt - a.updatedAt);
+    conversationsRef.current = sorted;
+    setConversations(sorted);
+    if (!saveConversations(sorted)) setNotice("This browser's storage is full: delete old conversations so new ones are kept.");
+  };
+  const update = (id: string, change: (conversation: Conversation) => Conversation) => {
+    persist(conversationsRef.current.map((c) => (c.id === id ? { ...change(c), updatedAt: Date.now() } : c)));
+  };
+
+  /**
+   * Redraws the turn in progress at most every 50 ms (and in an animation frame), however fast the model
+   * streams: twenty redraws a second read as smooth, and leave the main thread free for the person's typing.
+   */
+  const scheduleRedraw = () => {
+    if (frame.current) return;
+    frame.current = window.setTimeout(() => {
+      requestAnimationFrame(() => {
+        frame.current = 0;
+        lastDraw.current = performance.now();
+        redraw((n) => n + 1);
+      });
+    }, Math.max(0, REDRAW_MS - (performance.now() - lastDraw.current)));
+  };
+
+  const onEvent = (event: TurnEvent) => {
+    const turn = running.current;
+    if (!turn) return;
+    if (event.type === "turn-start") {
+      turn.gatewayId = event.id;
+      return;
+    }
+    if (event.type === "approval" && sessionAllowed().has(event.fingerprint)) {
+      void answerApproval(event.id, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
+      return;
+    }
+    applyEvent(turn.view, event, status?.tools ?? []);
+    scheduleRedraw();
+  };
+
+  const send = async (input: string, keep?: number) => {
+    if (running.current) return;
+    let conversation = current;
+    if (!conversation) {
+      conversation = newConversation(activeModel);
+      persist([conversation, ...conversationsRef.current]);
+      setCurrentId(conversation.id);
+    }
+    const kept = keep ?? conversation.turns.length;
+    const history = historyOf(conversation.turns.slice(0, kept));
+    const turn: Running = { conversationId: conversation.id, keep: kept, view: startTurnView(input), controller: new AbortController() };
+    running.current = turn;
+    stick.current = true;
+    setSidebarOpen(false);
+    redraw((n) => n + 1);
+    let finished: Turn | undefined;
+    try {
+      await runTurn({ model: conversation.model || activeModel, history, input }, (event) => {
+        if (event.type === "turn-end") {
+          finished = {
+            id: crypto.randomUUID(),
+            input,
+            messages: event.messages,
+            status: event.status,
+            ...(event.error ? { error: event.error } : {}),
+            ...(event.usage ? { usage: event.usage } : {}),
+            ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+            calls: notesOf(turn.view),
+          };
+        } else onEvent(event);
+      }, turn.controller.signal);
+    } catch (error) {
+      if (error instanceof Unauthorized) setNeedKey(true);
+      if (!finished) {
+        const aborted = turn.controller.signal.aborted;
+        finished = { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: aborted ? "aborted" : "failed", ...(aborted ? {} : { error: { message: error instanceof Error ? error.message : String(error) } }), calls: notesOf(turn.view) };
+      }
+    }
+    finished ??= { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
+    const done = finished;
+    running.current = undefined;
+    update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
+    document.getElementById("input")?.focus();
+  };
+
+  const stop = () => {
+    const turn = running.current;
+    if (!turn) return;
+    // The gateway ends the turn and sends what arrived; if it cannot be reached, the page keeps what it has.
+    if (turn.gatewayId) void stopTurn(turn.gatewayId).catch(() => turn.controller.abort());
+    else turn.controller.abort();
+  };
+
+  const answer = (id: string, decision: ApprovalDecision, fingerprint?: string) => {
+    const turn = running.current;
+    if (turn) for (const segment of turn.view.segments) for (const call of segment.calls) if (call.approval?.id === id) call.approval = undefined;
+    if (decision.decision === "allow-session" && fingerprint) sessionStorage.setItem(SESSION_ALLOWED, JSON.stringify([...sessionAllowed(), fingerprint]));
+    redraw((n) => n + 1);
+    void answerApproval(id, decision).catch((error: unknown) => setNotice(String(error)));
+  };
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") {
+        if (running.current) stop();
+        else if (panel) setPanel(undefined);
+        else if (sidebarOpen) setSidebarOpen(false);
+      } else if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        setSidebarOpen(true);
+        setTimeout(() => document.getElementById("search")?.focus());
+      } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === "o") {
+        event.preventDefault();
+        newChat();
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  });
+
+  const newChat = () => {
+    if (running.current) return;
+    setCurrentId(undefined);
+    setSidebarOpen(false);
+    document.getElementById("input")?.focus();
+  };
+
+  const download = async () => {
+    if (!current) return;
+    const text = await exportTranscript(current.model, historyOf(current.turns));
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
+    link.download = `${current.title.replace(/[^\w.-]+/g, "-").slice(0, 40) || "conversation"}.jsonl`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+  };
+
+  const live = running.current && running.current.conversationId === current?.id ? running.current : undefined;
+  const turns = current ? current.turns.slice(0, live ? live.keep : undefined) : [];
+  const tools = status?.tools ?? [];
+  const lastUsage = live?.view.usage ?? current?.turns.at(-1)?.usage;
+  const contextLength = status?.models.find((m) => m.id === activeModel)?.contextLength;
+
+  return (
+    <div class={`shell${sidebarOpen ? " sidebar-open" : ""}`}>
+      <a class="skip" href="#input">
+        Skip to the message box
+      </a>
+      <Header
+        status={status}
+        model={activeModel}
+        onModel={(id) => {
+          setModel(id);
+          if (current) update(current.id, (c) => ({ ...c, model: id }));
+        }}
+        usedTokens={lastUsage ? lastUsage.inputTokens + lastUsage.outputTokens : undefined}
+        contextLength={contextLength}
+        onMenu={() => setSidebarOpen(!sidebarOpen)}
+        menuOpen={sidebarOpen}
+        onServers={() => setPanel(panel === "servers" ? undefined : "servers")}
+        serversOpen={panel === "servers"}
+        theme={theme}
+        onTheme={() => {
+          const dark = theme ? theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+          const next = dark ? "light" : "dark";
+          localStorage.setItem(THEME, next);
+          setTheme(next);
+        }}
+        onExport={current ? () => void download().catch((error: unknown) => setNotice(String(error))) : undefined}
+        onNew={newChat}
+      />
+      <div class="layout">
+        <Sidebar
+          conversations={conversations}
+          currentId={currentId}
+          busy={running.current !== undefined}
+          onOpen={(id) => {
+            setCurrentId(id);
+            setSidebarOpen(false);
+          }}
+          onNew={newChat}
+          onRename={(id, title) => update(id, (c) => ({ ...c, title }))}
+          onDelete={(id) => {
+            persist(conversationsRef.current.filter((c) => c.id !== id));
+            if (id === currentId) setCurrentId(undefined);
+          }}
+        />
+        <div class="scrim" hidden={!sidebarOpen} onClick={() => setSidebarOpen(false)} />
+        <main
+          class="main"
+          onScroll={(event) => {
+            const el = event.currentTarget as HTMLElement;
+            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          }}
+        >
+          {notice && (
+            <div class="notice" role="status">
+              {notice}
+              <button type="button" class="btn small" onClick={() => setNotice(undefined)}>
+                Dismiss
+              </button>
+            </div>
+          )}
+          {panel === "servers" && status && <ServersPanel status={status} onClose={() => setPanel(undefined)} onRefresh={() => void loadStatus()} />}
+          <section id="log" class="log" aria-label="Conversation">
+            {turns.length === 0 && !live && <EmptyState status={status} onExample={setDraft} />}
+            {turns.map((turn, index) => {
+              const last = index === turns.length - 1 && !live;
+              return (
+                <StoredTurn
+                  key={turn.id}
+                  turn={turn}
+                  tools={tools}
+                  last={last}
+                  index={index}
+                  actions={{
+                    ...(last ? { onRegenerate: () => void send(turn.input, index) } : {}),
+                    onEdit: (input) => void send(input, index),
+                    onDelete: () => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) })),
+                    ...(turn.error ? { onRetry: () => void send(turn.input, index) } : {}),
+                  }}
+                />
+              );
+            })}
+            {live && <TurnBlock view={live.view} tools={tools} live actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)) }} />}
+            <div ref={end} />
+          </section>
+          <Composer running={live !== undefined} onSend={(text) => void send(text)} onStop={stop} draft={draft} onDraftUsed={() => setDraft(undefined)} onError={setNotice} />
+        </main>
+      </div>
+      {needKey && (
+        <div class="dialog-backdrop" role="dialog" aria-modal="true" aria-labelledby="key-title">
+          <form
+            class="dialog"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const key = (document.getElementById("key") as HTMLInputElement).value.trim();
+              setApiKey(key);
+              setNeedKey(false);
+              void loadStatus();
+            }}
+          >
+            <h2 id="key-title">This gateway needs an API key</h2>
+            <label for="key">API key (kept in this browser)</label>
+            <input id="key" type="password" autocomplete="off" required ref={(input) => input?.focus()} defaultValue={apiKey() ?? ""} />
+            <button class="btn primary">Save</button>
+          </form>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A finished turn, drawn again only when it, the tools or its place (last or not) change: while an
+ * answer streams, the turns before it cost nothing per frame. Its actions are new closures each
+ * time; they depend only on the turn and its index, which are compared.
+ */
+const StoredTurn = memo(
+  ({ turn, tools, actions }: { turn: Turn; tools: Status["tools"]; last: boolean; index: number; actions: TurnActions }) => <TurnBlock view={viewOfTurn(turn)} tools={tools} actions={actions} />,
+  (before, after) => before.turn === after.turn && before.tools === after.tools && before.last === after.last && before.index === after.index,
+);
+
+function titleOf(input: string): string {
+  const line = input.trim().split("\n")[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New chat";
+}
+
+function findFingerprint(view: TurnView, approvalId: string): string | undefined {
+  for (const segment of view.segments) for (const call of segment.calls) if (call.approval?.id === approvalId) return call.approval.fingerprint;
+  return undefined;
+}

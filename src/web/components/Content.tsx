@@ -1,0 +1,23 @@
+import type { ContentPart } from "../api.js";
+
+/** A message's or a tool result's content: text (as written, or as code), images shown, audio named. */
+export function Content({ content, asCode }: { content: string | ContentPart[]; asCode?: boolean }) {
+  const parts: ContentPart[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return (
+    <>
+      {parts.map((part, index) =>
+        part.type === "image" ? (
+          <img key={index} class="content-image" alt={`image (${part.mimeType})`} src={/^image\/[\w.+-]+$/.test(part.mimeType) ? `data:${part.mimeType};base64,${part.data}` : ""} />
+        ) : part.type === "audio" ? (
+          <p key={index} class="content-audio">
+            [audio ({part.mimeType})]
+          </p>
+        ) : asCode ? (
+          <pre key={index} class="result-text">{part.text}</pre>
+        ) : (
+          <p key={index} class="plain">{part.text}</p>
+        ),
+      )}
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import { useState } from "preact/hooks";
+import type { ApprovalDecision, ToolView } from "../api.js";
+import { answerText, type TurnView } from "../view.js";
+import { copyText } from "./copy.js";
+import { Icon } from "./Icon.js";
+import { Markdown } from "./Markdown.js";
+import { ToolCard } from "./ToolCard.js";
+
+export interface TurnActions {
+  onRegenerate?: () => void;
+  onEdit?: (input: string) => void;
+  onDelete?: () => void;
+  onRetry?: () => void;
+  onApproval?: (approvalId: string, answer: ApprovalDecision) => void;
+}
+
+function tokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function ActionButton({ icon, label, onClick }: { icon: Parameters<typeof Icon>[0]["name"]; label: string; onClick: () => void }) {
+  return (
+    <button type="button" class="icon-btn" aria-label={label} title={label} onClick={onClick}>
+      <Icon name={icon} />
+    </button>
+  );
+}
+
+/** The person's message (copy, edit and resend), then the assistant's answer with its tools, actions, usage, and any error with Retry. */
+export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tools: readonly ToolView[]; actions: TurnActions; live?: boolean }) {
+  const [editing, setEditing] = useState<string>();
+  const [copied, setCopied] = useState<"user" | "answer">();
+  const copy = (which: "user" | "answer", text: string) =>
+    void copyText(text).then(() => {
+      setCopied(which);
+      setTimeout(() => setCopied(undefined), 1500);
+    });
+  const text = answerText(view);
+  const waiting = live && view.segments.every((segment) => segment.text === "" && segment.reasoning === "" && segment.calls.length === 0);
+  const lastSegment = view.segments.at(-1);
+  const thinking = live && lastSegment !== undefined && lastSegment.text === "" && lastSegment.calls.every((call) => call.outcome !== undefined) && !waiting;
+  return (
+    <div class="turn">
+      <article class="msg user" aria-label="You">
+        {editing === undefined ? (
+          <>
+            <div class="bubble">
+              <p class="plain">{view.input}</p>
+            </div>
+            {!live && (
+              <div class="actions">
+                <ActionButton icon={copied === "user" ? "check" : "copy"} label="Copy message" onClick={() => copy("user", view.input)} />
+                {actions.onEdit && <ActionButton icon="edit" label="Edit and resend" onClick={() => setEditing(view.input)} />}
+              </div>
+            )}
+          </>
+        ) : (
+          <form
+            class="edit-form"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (editing.trim()) actions.onEdit?.(editing);
+              setEditing(undefined);
+            }}
+          >
+            <label class="visually-hidden" for="edit-input">
+              Edit your message
+            </label>
+            <textarea
+              id="edit-input"
+              value={editing}
+              ref={(area) => area?.focus()}
+              rows={3}
+              onInput={(event) => setEditing((event.target as HTMLTextAreaElement).value)}
+              onKeyDown={(event) => {
+                if (event.key === "Escape") {
+                  event.stopPropagation();
+                  setEditing(undefined);
+                } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+                  event.preventDefault();
+                  (event.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
+                }
+              }}
+            />
+            <div class="edit-buttons">
+              <button type="submit" class="btn primary">
+                Send
+              </button>
+              <button type="button" class="btn" onClick={() => setEditing(undefined)}>
+                Cancel
+              </button>
+            </div>
+            <p class="hint">Sending replaces this message and everything after it.</p>
+          </form>
+        )}
+      </article>
+      <article class="msg assistant" aria-label="Assistant" aria-busy={live ? "true" : "false"}>
+        {view.segments.map((segment, index) => (
+          <div class="segment" key={index}>
+            {segment.reasoning.trim() !== "" && (
+              <details class="reasoning">
+                <summary>Reasoning</summary>
+                <div class="reasoning-text">{segment.reasoning}</div>
+              </details>
+            )}
+            {segment.text !== "" && <Markdown text={segment.text} />}
+            {segment.calls.map((call) => (
+              <ToolCard
+                key={call.id}
+                call={call}
+                tool={tools.find((tool) => tool.name === call.name)}
+                onApproval={call.approval && actions.onApproval ? (answer) => actions.onApproval?.(call.approval!.id, answer) : undefined}
+              />
+            ))}
+          </div>
+        ))}
+        {(waiting || thinking) && (
+          <div class="typing" role="status" aria-label="The assistant is typing">
+            <span />
+            <span />
+            <span />
+          </div>
+        )}
+        {view.status === "aborted" && <p class="stopped">Stopped: what arrived is kept.</p>}
+        {view.error && (
+          <div class="turn-error" role="alert">
+            <p>
+              <strong>Error{view.error.code ? ` (${view.error.code})` : ""}:</strong> {view.error.message}
+            </p>
+            {actions.onRetry && (
+              <button type="button" class="btn" onClick={actions.onRetry}>
+                <Icon name="retry" /> Retry
+              </button>
+            )}
+          </div>
+        )}
+        {!live && (
+          <div class="actions">
+            {text !== "" && <ActionButton icon={copied === "answer" ? "check" : "copy"} label="Copy answer" onClick={() => copy("answer", text)} />}
+            {actions.onRegenerate && <ActionButton icon="retry" label="Regenerate" onClick={actions.onRegenerate} />}
+            {actions.onDelete && <ActionButton icon="trash" label="Delete this exchange" onClick={actions.onDelete} />}
+            {view.usage && (
+              <span class="usage" title="tokens in, tokens out, time">
+                {tokens(view.usage.inputTokens)} in · {tokens(view.usage.outputTokens)} out{view.durationMs !== undefined ? ` · ${(view.durationMs / 1000).toFixed(1)} s` : ""}
+              </span>
+            )}
+          </div>
+        )}
+      </article>
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { startHarness, type Harness } from "./harness.js";
+
+/** The Anthropic SDK against the gateway's Messages API; the gateway in front of the scripted vLLM server, the bundled time server behind it. */
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function client(h: Harness, apiKey = "none"): Anthropic {
+  return new Anthropic({ baseURL: h.gateway.url, apiKey, maxRetries: 0 });
+}
+
+const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }], usage: { prompt_tokens: 100, completion_tokens: 10 } };
+const ANSWER = { text: "Today is **7 January 2026**.", usage: { prompt_tokens: 150, completion_tokens: 8 } };
+const WEATHER: Anthropic.Tool = { name: "get_weather", description: "Weather in a city", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+const WEATHER_CALL = { toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] };
+
+describe("Anthropic Messages API", () => {
+  it("runs the MCP tool inside and answers once, passing system and the sampling settings", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, ANSWER] });
+    const message = await client(harness).messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 512,
+      system: "Answer briefly.",
+      stop_sequences: ["END"],
+      messages: [{ role: "user", content: "What is the date today?" }],
+      // Sampling settings this SDK's types leave out (newer Claude models refuse them); the API takes them.
+      ...{ temperature: 0.2, top_p: 0.9, top_k: 20 },
+    });
+    expect(message).toMatchObject({ type: "message", role: "assistant", model: DEFAULT_VLLM_MODEL, stop_reason: "end_turn", usage: { input_tokens: 250, output_tokens: 18 } });
+    expect(message.id).toMatch(/^msg_/);
+    expect(message.content).toEqual([{ type: "text", text: "Today is **7 January 2026**." }]);
+    const [first, second] = harness.upstream.chatRequests.map((request) => request.body);
+    expect(first).toMatchObject({ max_tokens: 512, temperature: 0.2, top_p: 0.9, top_k: 20, stop: ["END"] });
+    expect(first.messages[0]).toEqual({ role: "system", content: "Answer briefly." });
+    expect(JSON.stringify(first.tools)).toContain("get-date");
+    // The tool's result went back to the model.
+    expect(JSON.stringify(second.messages)).toContain(String(new Date().getFullYear()));
+  });
+
+  it("streams Anthropic's events: thinking and text blocks, message_delta with the stop reason and usage", async () => {
+    harness = await startHarness({ replies: [{ ...DATE_CALL, reasoning: "I need the date." }, { ...ANSWER, reasoning: "Now answer." }] });
+    const stream = client(harness).messages.stream({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 512,
+      system: [{ type: "text", text: "Answer briefly." }],
+      messages: [{ role: "user", content: "What is the date today?" }],
+    });
+    const events: string[] = [];
+    let text = "";
+    stream.on("streamEvent", (event) => events.push(event.type));
+    stream.on("text", (delta) => (text += delta));
+    const message = await stream.finalMessage();
+    expect(text).toBe("Today is **7 January 2026**.");
+    expect(message.content.map((block) => block.type)).toEqual(["thinking", "thinking", "text"]);
+    expect(message.content[0]).toMatchObject({ type: "thinking", thinking: "I need the date." });
+    expect(message.stop_reason).toBe("end_turn");
+    expect(message.usage.output_tokens).toBe(18);
+    expect(events[0]).toBe("message_start");
+    expect(events.slice(-2)).toEqual(["message_delta", "message_stop"]);
+    expect(events.filter((type) => type === "content_block_start")).toHaveLength(3);
+    expect(events.filter((type) => type === "content_block_stop")).toHaveLength(3);
+    expect(harness.upstream.chatRequests[0]?.body.messages[0]).toEqual({ role: "system", content: "Answer briefly." });
+  });
+
+  it("sends the raw event stream Anthropic sends: named events, a ping after message_start", async () => {
+    harness = await startHarness({ replies: [{ text: "Hello." }], servers: {} });
+    const response = await fetch(`${harness.gateway.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "none" },
+      body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const names = [...(await response.text()).matchAll(/^event: (\w+)\ndata: (.*)$/gm)].map((match) => {
+      expect(JSON.parse(match[2] as string).type).toBe(match[1]);
+      return match[1];
+    });
+    // Deltas come as the upstream's chunks do, one or more.
+    expect(names.filter((name, i) => name !== names[i - 1])).toEqual(["message_start", "ping", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+  });
+
+  it.each([false, true])("hands a client tool back as tool_use and goes on from its tool_result (streamed: %s)", async (streamed) => {
+    harness = await startHarness({ replies: [WEATHER_CALL, { text: "It is 25°C in Taipei." }] });
+    const sdk = client(harness);
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei?" }];
+    const params = { model: DEFAULT_VLLM_MODEL, max_tokens: 256, tools: [WEATHER], messages };
+    const first = streamed ? await sdk.messages.stream(params).finalMessage() : await sdk.messages.create(params);
+    expect(first.stop_reason).toBe("tool_use");
+    const use = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === "tool_use");
+    expect(use).toMatchObject({ name: "get_weather", input: { city: "Taipei" } });
+    messages.push({ role: "assistant", content: first.content });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: use?.id ?? "", content: "25°C, sunny" }] });
+    const second = await sdk.messages.create({ ...params, messages });
+    expect(second.content).toEqual([{ type: "text", text: "It is 25°C in Taipei." }]);
+    const sent = harness.upstream.chatRequests[1]?.body.messages;
+    expect(sent.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: use?.id, function: { name: "get_weather" } }] });
+    expect(sent.at(-1)).toEqual({ role: "tool", tool_call_id: use?.id, content: "25°C, sunny" });
+  });
+
+  it("joins system messages sent inside the conversation (as Claude Code does) to the system prompt", async () => {
+    harness = await startHarness({ replies: [{ text: "ok" }], servers: {} });
+    await client(harness).messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 16,
+      system: "First.",
+      messages: [{ role: "user", content: "hi" }, { role: "system", content: "Second." } as unknown as Anthropic.MessageParam, { role: "user", content: "again" }],
+    });
+    const sent = harness.upstream.chatRequests[0]?.body.messages;
+    expect(sent[0]).toEqual({ role: "system", content: "First.\n\nSecond." });
+    expect(sent.slice(1).map((m: { role: string }) => m.role)).toEqual(["user", "user"]);
+  });
+
+  it("says stop_reason max_tokens when the answer was cut, whole and streamed", async () => {
+    harness = await startHarness({ replies: [{ text: "Today is", finishReason: "length" }, { text: "Today is", finishReason: "length" }], servers: {} });
+    const params = { model: DEFAULT_VLLM_MODEL, max_tokens: 3, messages: [{ role: "user" as const, content: "Date?" }] };
+    expect((await client(harness).messages.create(params)).stop_reason).toBe("max_tokens");
+    expect((await client(harness).messages.stream(params).finalMessage()).stop_reason).toBe("max_tokens");
+  });
+
+  it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
+    harness = await startHarness({ replies: [WEATHER_CALL] });
+    await client(harness).messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 64,
+      tools: [WEATHER],
+      tool_choice: { type: "any", disable_parallel_tool_use: true },
+      messages: [{ role: "user", content: "Weather?" }],
+    });
+    expect(harness.upstream.chatRequests[0]?.body).toMatchObject({ tool_choice: "required", parallel_tool_calls: false });
+  });
+
+  it("answers errors in Anthropic's shape", async () => {
+    harness = await startHarness();
+    const sdk = client(harness);
+    const missing = await sdk.messages.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "hi" }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((missing as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringMatching(/^max_tokens: /) } });
+    const unknown = await sdk.messages.create({ model: "nope", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((unknown as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+    const orphan = await sdk.messages
+      .create({ model: DEFAULT_VLLM_MODEL, max_tokens: 10, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_x", content: "?" }] }] })
+      .catch((e: unknown) => e);
+    expect((orphan as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ error: { message: expect.stringContaining('tool_use_id "toolu_x" answers no tool_use') } });
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
+  it("checks x-api-key like a Bearer key, and accepts anthropic-version", async () => {
+    harness = await startHarness({ replies: [{ text: "hi" }], apiKeys: ["sekret"] });
+    const refused = await client(harness, "wrong").messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect((refused as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({ error: { type: "authentication_error" } });
+    const message = await client(harness, "sekret").messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    expect(message.content).toEqual([{ type: "text", text: "hi" }]);
+  });
+
+  it("counts tokens of the prompt the turn would send, the hub's tools included", async () => {
+    harness = await startHarness();
+    const sdk = client(harness);
+    const ask = { model: DEFAULT_VLLM_MODEL, messages: [{ role: "user" as const, content: "What is the date today?" }] };
+    const bare = await sdk.messages.countTokens(ask);
+    const withTool = await sdk.messages.countTokens({ ...ask, tools: [WEATHER] });
+    expect(bare.input_tokens).toBeGreaterThan(50); // the hub's tools are in it
+    expect(withTool.input_tokens).toBeGreaterThan(bare.input_tokens);
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+});

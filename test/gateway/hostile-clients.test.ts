@@ -1,0 +1,193 @@
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { bundledServer } from "../../src/config/bundled-servers.js";
+import { isLoopback } from "../../src/gateway/server.js";
+import { MAX_PENDING_APPROVALS_PER_CLIENT } from "../../src/gateway/web-chat-turns.js";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { startHarness, type Harness } from "./harness.js";
+
+/** Clients that attack the gateway: other local pages, slow and deep bodies, a flood of approvals. */
+
+let harness: Harness | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await harness?.close();
+  harness = undefined;
+});
+
+const chat = { model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "date?" }] };
+
+function post(path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${(harness as Harness).gateway.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+}
+
+describe("a page on this machine", () => {
+  it("on another loopback port cannot make the gateway run a tool; the gateway's own page can", async () => {
+    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "today" }] });
+    const port = Number(new URL(harness.gateway.url).port);
+    for (const origin of [`http://127.0.0.1:${port + 1}`, `http://localhost:${port + 1}`, "http://localhost"]) {
+      const response = await post("/v1/chat/completions", JSON.stringify(chat), { origin });
+      expect(response.status, origin).toBe(403);
+      expect(await response.json()).toMatchObject({ error: { message: `Origin not allowed: ${origin}` } });
+    }
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+    expect((await post("/v1/chat/completions", JSON.stringify(chat), { origin: `http://localhost:${port}` })).status).toBe(200);
+  });
+
+  it("cannot send a body as text/plain or a form, which a browser sends to any site without asking", async () => {
+    harness = await startHarness({ replies: [{ text: "hi" }] });
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+      const response = await post("/v1/chat/completions", JSON.stringify(chat), { "content-type": type });
+      expect(response.status, type).toBe(415);
+      expect((await response.json()) as unknown).toMatchObject({ error: { message: `The request body must be sent as Content-Type: application/json (not ${type.split(";")[0]})` } });
+    }
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+});
+
+describe("bodies", () => {
+  /** Sends the headers and the first bytes of a body, then one byte a second: a slow-loris client. */
+  function trickle(url: string, path: string): Promise<string> {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    sockets.push(socket);
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":`);
+    const timer = setInterval(() => socket.write(" "), 1000);
+    return new Promise((resolve) => {
+      socket.on("close", () => {
+        clearInterval(timer);
+        resolve(answer);
+      });
+      socket.on("error", () => undefined);
+    });
+  }
+
+  it("that trickle in take no slot, and are cut at the time limit with 408", async () => {
+    harness = await startHarness({ replies: [{ text: "hi" }], maxConcurrentPerKey: 2, bodyTimeoutMs: 1500 });
+    const slow = [1, 2, 3, 4].map(() => trickle((harness as Harness).gateway.url, "/v1/chat/completions"));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every slot would be held by now if a slot were taken before the body.
+    const response = await post("/v1/chat/completions", JSON.stringify(chat));
+    expect(response.status).toBe(200);
+    for (const answer of await Promise.all(slow)) {
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toContain("The request body took longer than 1500 ms to arrive");
+    }
+  }, 30_000);
+
+  it("nested thousands deep is refused before it is parsed, and the gateway keeps answering", async () => {
+    harness = await startHarness({});
+    const depth = 4 * 1024 * 1024 - 16;
+    const deep = `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const [refused, health] = await Promise.all([post("/v1/chat/completions", deep), fetch(`${harness.gateway.url}/healthz`)]);
+    expect(health.status).toBe(200);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { message: "The request body is nested more than 512 levels deep (the limit)" } });
+    // Brackets inside strings are text, not nesting.
+    const quoted = await post("/v1/chat/completions", JSON.stringify({ ...chat, messages: [{ role: "user", content: "[".repeat(10_000) }] }));
+    expect(quoted.status).not.toBe(400);
+  });
+});
+
+describe("the address to listen on", () => {
+  it("is loopback only when it is one, not when it starts like one", () => {
+    expect(isLoopback("127.0.0.1.attacker.example")).toBe(false);
+    expect(isLoopback("127.attacker.example")).toBe(false);
+    expect(isLoopback("localhost.attacker.example")).toBe(false);
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "localhost"]) expect(isLoopback(host), host).toBe(true);
+  });
+});
+
+describe("approvals waiting at the web chat", () => {
+  const KEYS = ["tb-client-one-0123456789", "tb-client-two-0123456789"];
+
+  /** Starts a web chat turn as `key` and collects its events until `until` holds. */
+  async function turn(key: string, until: (events: { type: string; outcome?: string }[]) => boolean) {
+    const controller = new AbortController();
+    const response = await fetch(`${(harness as Harness).gateway.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "dates?" }),
+      signal: controller.signal,
+    });
+    const events: { type: string; outcome?: string }[] = [];
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let buffered = "";
+    while (!until(events)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffered += new TextDecoder().decode(value);
+      const parts = buffered.split("\n\n");
+      buffered = parts.pop() ?? "";
+      for (const part of parts) if (part.startsWith("data: ")) events.push(JSON.parse(part.slice(6)) as { type: string; outcome?: string });
+    }
+    return { events, stop: () => controller.abort() };
+  }
+
+  it("are capped per client, so one client cannot leave another no room to ask", async () => {
+    // Each call differs, or the repeat guard would stop them before they ask.
+    const flood = Array.from({ length: MAX_PENDING_APPROVALS_PER_CLIENT + 8 }, (_, i) => ({ name: "get-date", arguments: { timezone: `Zone/${i}` } }));
+    harness = await startHarness({
+      servers: { time: { ...bundledServer("time"), trust: false } },
+      apiKeys: KEYS,
+      replies: [{ toolCalls: flood }, { toolCalls: [{ name: "get-date", arguments: {} }] }],
+    });
+    const count = (events: { type: string; outcome?: string }[], type: string, outcome?: string) =>
+      events.filter((event) => event.type === type && (outcome === undefined || event.outcome === outcome)).length;
+    const first = await turn(KEYS[0] as string, (events) => count(events, "approval") === MAX_PENDING_APPROVALS_PER_CLIENT && count(events, "tool-call-finished", "denied") === 8);
+    expect(count(first.events, "approval")).toBe(MAX_PENDING_APPROVALS_PER_CLIENT);
+    const second = await turn(KEYS[1] as string, (events) => count(events, "approval") === 1);
+    expect(count(second.events, "approval")).toBe(1);
+    first.stop();
+    second.stop();
+  }, 60_000);
+});
+
+describe("an approval for the session at the web chat", () => {
+  it("does not pass to another server's tool that takes the name during the turn", async () => {
+    const shifting = (name: string, sync: string) => ({ command: process.execPath, args: [join(import.meta.dirname, "../fixtures/servers/shifting-tool.mjs"), "--name", name, "--sync", sync] });
+    harness = await startHarness({
+      servers: { alpha: shifting("alpha", "readonly"), beta: shifting("beta", "none") },
+      // The second call comes late, after the servers swapped `sync`.
+      replies: [{ toolCalls: [{ name: "sync", arguments: {} }] }, { toolCalls: [{ name: "sync", arguments: {} }], delayMs: 4000 }, { text: "done" }],
+    });
+    const hub = harness.hub;
+    const response = await fetch(`${harness.gateway.url}/api/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "sync twice" }),
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const approvals: { id: string; server: string }[] = [];
+    const finished: { outcome: string; summary: string }[] = [];
+    let buffered = "";
+    while (finished.length < 2) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffered += new TextDecoder().decode(value);
+      const parts = buffered.split("\n\n");
+      buffered = parts.pop() ?? "";
+      for (const part of parts) {
+        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string };
+        if (event.type === "tool-call-finished") finished.push(event);
+        if (event.type !== "approval") continue;
+        approvals.push(event);
+        // Always for alpha's read-only sync; then alpha drops it and beta adds a destructive one.
+        const decision = event.server === "alpha" ? "allow-session" : "deny";
+        await post("/api/approvals", JSON.stringify({ id: event.id, decision }));
+        if (event.server === "alpha") {
+          await hub.callTool("alpha__set-sync", { kind: "none" });
+          await hub.callTool("beta__set-sync", { kind: "destructive" });
+        }
+      }
+    }
+    await reader.cancel();
+    expect(approvals.map((approval) => approval.server)).toEqual(["alpha", "beta"]);
+    expect(finished.map((call) => call.outcome)).toEqual(["ok", "denied"]);
+    expect(((await hub.callTool("beta__runs", {})).content[0] as { text: string }).text).toBe("0");
+  }, 60_000);
+});

@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedis, type RedisServer } from "../support/redis-server.js";
+import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
+
+/**
+ * Two `toolbridge gateway` processes sharing one real Redis (`--store redis://…`), as replicas
+ * behind a load balancer: what one stores or counts, the other sees.
+ */
+
+const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
+const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] };
+
+interface Replica {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+let home: string;
+let redis: RedisServer;
+let upstream: VllmServer;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "toolbridge-replicas-"));
+  redis = await startRedis();
+  upstream = await startVllmServer({ replies: [] });
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  await upstream?.close();
+  await redis?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+async function replica(name: string, gateway: Record<string, unknown> = {}, trust = true): Promise<Replica> {
+  const config = join(home, `${name}.json`);
+  writeFileSync(config, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust } }, gateway }));
+  const child = spawn(process.execPath, [CLI, "gateway", "--config", config, "--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL, "--store", redis.url], {
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, "state"), NO_COLOR: "1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!/listening on (http:\/\/\S+) /.test(stderr)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the gateway did not start: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url: /listening on (http:\/\/\S+) /.exec(stderr)?.[1] as string, child, stderr: () => stderr };
+}
+
+function sdk(replica: Replica, apiKey = "none"): OpenAI {
+  return new OpenAI({ baseURL: `${replica.url}/v1`, apiKey, maxRetries: 0 });
+}
+
+describe("two replicas on one Redis", () => {
+  let a: Replica;
+  let b: Replica;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([replica("a", {}, false), replica("b", {}, false)]);
+  }, 120_000);
+
+  it("a response stored through one replica is continued, read and deleted through the other", async () => {
+    upstream.push({ text: "Hello Ada." }, { text: "Your name is Ada." });
+    const first = await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+    const second = await sdk(b).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name?", previous_response_id: first.id });
+    expect(second.output_text).toBe("Your name is Ada.");
+    expect(JSON.stringify(upstream.chatRequests.at(-1)?.body.messages)).toContain("Hello Ada.");
+    expect((await sdk(a).responses.retrieve(second.id)).output_text).toBe("Your name is Ada.");
+    await sdk(b).responses.delete(first.id);
+    await expect(sdk(a).responses.retrieve(first.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  }, 60_000);
+
+  it("a web-chat approval waiting on one replica is answered through the other", async () => {
+    upstream.push(DATE_CALL, { text: "It is today." });
+    const chat = await fetch(`${a.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "date?" }) });
+    const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    let approvalId: string | undefined;
+    while (approvalId === undefined) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the turn ended without asking: ${seen}\n${a.stderr().slice(-3000)}`);
+      seen += value;
+      approvalId = /"type":"approval","id":"([^"]+)"/.exec(seen)?.[1];
+    }
+    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
+    expect(answered.status).toBe(200);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    expect(seen).toContain('"outcome":"ok"');
+    expect(seen).toContain("It is today.");
+    // Answered once: a second answer finds nothing waiting anywhere.
+    const again = await fetch(`${a.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "deny" }) });
+    expect(again.status).toBe(404);
+  }, 60_000);
+
+  it("with Redis gone each request gets a 503 of one line, nothing crashes, and service resumes when Redis is back", async () => {
+    await redis.stop();
+    try {
+      const response = await fetch(`${a.url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, input: "hi" }) });
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { error: { message: string; code: string } };
+      expect(body.error.code).toBe("store_unavailable");
+      expect(body.error.message).toMatch(/^The gateway's store \(redis:\/\/127\.0\.0\.1:\d+\) is unavailable: [^\n]+$/);
+      expect((await fetch(`${b.url}/v1/models`)).status).toBe(503);
+    } finally {
+      await redis.restart();
+    }
+    expect(a.child.exitCode).toBeNull();
+    expect(b.child.exitCode).toBeNull();
+    await expect.poll(async () => (await fetch(`${b.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    upstream.push({ text: "back" });
+    await expect.poll(async () => (await fetch(`${a.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    expect((await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "hi" })).output_text).toBe("back");
+    // One warning for the outage, not one per reconnection attempt.
+    expect(a.stderr().match(/"msg":"redis unavailable"/g)?.length).toBe(1);
+  }, 90_000);
+});
+
+describe("limits shared by two replicas", () => {
+  const KEYS = ["tb-replica-key-one-0123456789", "tb-replica-key-two-0123456789", "tb-replica-key-three-012345678"];
+  const limits = { apiKeys: KEYS, maxConcurrentPerKey: 1 };
+  const models = (replica: Replica, key: string) => fetch(`${replica.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+
+  it("counts a key's requests running at once over both replicas", async () => {
+    const [a, b] = await Promise.all([replica("ca", limits), replica("cb", limits)]);
+    upstream.push({ kind: "hang" });
+    const controller = new AbortController();
+    const before = upstream.chatRequests.length;
+    const hanging = sdk(a, KEYS[0]).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "wait" }] }, { signal: controller.signal }).catch(() => undefined);
+    await expect.poll(() => upstream.chatRequests.length, { timeout: 10_000 }).toBeGreaterThan(before);
+    const busy = await sdk(b, KEYS[0]).models.list().catch((e: unknown) => e);
+    expect(busy).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((busy as InstanceType<typeof OpenAI.RateLimitError>).code).toBe("concurrency_limit");
+    // Another key is not held back.
+    expect((await models(b, KEYS[1] as string)).status).toBe(200);
+    controller.abort();
+    await hanging;
+  }, 120_000);
+
+  it("counts a key's requests a minute over both replicas", async () => {
+    const perMinute = { apiKeys: KEYS, maxRequestsPerMinute: 4 };
+    const [a, b] = await Promise.all([replica("ra", perMinute), replica("rb", perMinute)]);
+    const key = KEYS[2] as string;
+    // The window is the clock's minute: start well inside one.
+    if (new Date().getSeconds() > 50) await new Promise((resolve) => setTimeout(resolve, (61 - new Date().getSeconds()) * 1000));
+    const statuses = [];
+    for (const replica of [a, b, a, b]) statuses.push((await models(replica, key)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const refused = await models(a, key);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limit");
+  }, 120_000);
+});

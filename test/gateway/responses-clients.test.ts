@@ -1,0 +1,145 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { HumanMessage, ToolMessage, type AIMessage } from "@langchain/core/messages";
+import { ChatOpenAI } from "@langchain/openai";
+import { Agent, hostedMcpTool, OpenAIProvider, OpenAIResponsesModel, Runner, setTracingDisabled, tool as agentTool } from "@openai/agents";
+import { jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { startHarness, type Harness } from "./harness.js";
+
+/** Clients of the Responses API against the gateway: the OpenAI Agents SDK, the AI SDK's `openai()` provider, LangChain with `useResponsesApi`. */
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+// The Agents SDK would send traces to OpenAI.
+beforeAll(() => setTracingDisabled(true));
+
+const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] };
+const WEATHER_CALL = { toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] };
+const WEATHER_PARAMETERS: { type: "object"; properties: { city: { type: "string" } }; required: string[] } = {
+  type: "object",
+  properties: { city: { type: "string" } },
+  required: ["city"],
+};
+
+describe("the OpenAI Agents SDK (OpenAIResponsesModel)", () => {
+  async function agentModel(h: Harness) {
+    const model = await new OpenAIProvider({ baseURL: h.baseURL, apiKey: "none", useResponses: true }).getModel(DEFAULT_VLLM_MODEL);
+    expect(model).toBeInstanceOf(OpenAIResponsesModel);
+    return model;
+  }
+
+  it("runs an agent whose function tool the SDK runs, the MCP loop inside the gateway", async () => {
+    harness = await startHarness({ replies: [WEATHER_CALL, { text: "25°C in Taipei." }] });
+    const ran: string[] = [];
+    const weather = agentTool({
+      name: "get_weather",
+      description: "Weather in a city",
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => {
+        ran.push(city);
+        return "25°C";
+      },
+    });
+    const agent = new Agent({ name: "helper", instructions: "Be brief.", model: await agentModel(harness), tools: [weather] });
+    const result = await new Runner({ tracingDisabled: true }).run(agent, "Weather in Taipei?");
+    expect(ran).toEqual(["Taipei"]);
+    expect(result.finalOutput).toBe("25°C in Taipei.");
+    expect(JSON.stringify(harness.upstream.chatRequests[1]?.body.messages)).toContain("25°C");
+  });
+
+  it("streams an agent's run, with OpenAI's hosted MCP tool served by the configured server", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, { text: "It is today." }] });
+    const agent = new Agent({
+      name: "helper",
+      model: await agentModel(harness),
+      tools: [hostedMcpTool({ serverLabel: "time", serverUrl: "https://example.invalid/mcp", requireApproval: "never" })],
+    });
+    const result = await new Runner({ tracingDisabled: true }).run(agent, "What is the date?", { stream: true });
+    let text = "";
+    for await (const chunk of result.toTextStream()) text += chunk;
+    await result.completed;
+    expect(text).toBe("It is today.");
+    const items = result.newItems.map((item) => item.type);
+    expect(items).toContain("tool_call_item");
+    expect(JSON.stringify(result.newItems)).toContain("mcp_call");
+  });
+});
+
+describe("the AI SDK's openai() provider (Responses)", () => {
+  it("streamText: MCP tools run inside, one step, reasoning and usage come through", async () => {
+    harness = await startHarness({
+      replies: [{ ...DATE_CALL, usage: { prompt_tokens: 10, completion_tokens: 2 } }, { reasoning: "Answer from the tool's result.", text: "It is **today**.", usage: { prompt_tokens: 20, completion_tokens: 3 } }],
+    });
+    const openai = createOpenAI({ baseURL: harness.baseURL, apiKey: "none" });
+    const result = streamText({ model: openai(DEFAULT_VLLM_MODEL), prompt: "What is the date?" });
+    let text = "";
+    for await (const delta of result.textStream) text += delta;
+    expect(text).toBe("It is **today**.");
+    expect(await result.finishReason).toBe("stop");
+    expect(await result.steps).toHaveLength(1);
+    expect((await result.usage).inputTokens).toBe(30);
+    expect(await result.reasoningText).toBe("Answer from the tool's result.");
+    expect(harness.upstream.chatRequests).toHaveLength(2);
+  });
+
+  it("streamText: a client tool is the client's to run, and the loop goes on", async () => {
+    harness = await startHarness({ replies: [WEATHER_CALL, { text: "25°C in Taipei." }] });
+    const openai = createOpenAI({ baseURL: harness.baseURL, apiKey: "none" });
+    const ran: string[] = [];
+    const result = streamText({
+      model: openai(DEFAULT_VLLM_MODEL),
+      prompt: "Weather in Taipei?",
+      tools: {
+        get_weather: tool({
+          description: "Weather in a city",
+          inputSchema: jsonSchema<{ city: string }>(WEATHER_PARAMETERS),
+          execute: async ({ city }) => {
+            ran.push(city);
+            return "25°C";
+          },
+        }),
+      },
+      stopWhen: stepCountIs(3),
+    });
+    let text = "";
+    for await (const delta of result.textStream) text += delta;
+    expect(ran).toEqual(["Taipei"]);
+    expect(text).toBe("25°C in Taipei.");
+    expect((await result.steps).map((step) => step.finishReason)).toEqual(["tool-calls", "stop"]);
+  });
+});
+
+describe("LangChain ChatOpenAI with useResponsesApi", () => {
+  function chat(h: Harness) {
+    return new ChatOpenAI({ model: DEFAULT_VLLM_MODEL, apiKey: "none", configuration: { baseURL: h.baseURL }, maxRetries: 0, useResponsesApi: true });
+  }
+
+  it("streams an answer with its reasoning; MCP tools run inside", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, { reasoning: "Use the date.", text: "It is today." }] });
+    let reasoning = "";
+    let text = "";
+    for await (const chunk of await chat(harness).stream("What is the date?")) {
+      expect(chunk.tool_call_chunks ?? []).toEqual([]);
+      const summary = (chunk.additional_kwargs.reasoning as { summary?: { text: string }[] } | undefined)?.summary ?? [];
+      reasoning += summary.map((part) => part.text).join("");
+      text += typeof chunk.content === "string" ? chunk.content : chunk.content.map((part) => ("text" in part ? part.text : "")).join("");
+    }
+    expect(text).toBe("It is today.");
+    expect(reasoning).toContain("Use the date.");
+  });
+
+  it("bindTools: the bound tool comes back as a tool call, its result continues", async () => {
+    harness = await startHarness({ replies: [WEATHER_CALL, { text: "25°C in Taipei." }] });
+    const model = chat(harness).bindTools([{ type: "function", function: { name: "get_weather", description: "Weather in a city", parameters: WEATHER_PARAMETERS } }]);
+    const question = new HumanMessage("Weather in Taipei?");
+    const first = (await model.invoke([question])) as AIMessage;
+    expect(first.tool_calls?.map((call) => ({ name: call.name, args: call.args }))).toEqual([{ name: "get_weather", args: { city: "Taipei" } }]);
+    const answer = await model.invoke([question, first, new ToolMessage({ content: "25°C", tool_call_id: first.tool_calls?.[0]?.id as string })]);
+    expect(answer.text).toBe("25°C in Taipei.");
+  });
+});

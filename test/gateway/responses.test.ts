@@ -1,0 +1,234 @@
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { openaiClient, startHarness, type Harness } from "./harness.js";
+
+/** The `openai` SDK's `responses` against the gateway, the gateway against the scripted vLLM server, the bundled time server behind it. */
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const client = openaiClient;
+
+const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }], usage: { prompt_tokens: 100, completion_tokens: 10 } };
+const ANSWER = { text: "Today is **7 January 2026**.", usage: { prompt_tokens: 150, completion_tokens: 8 } };
+const WEATHER_TOOL: OpenAI.Responses.FunctionTool = {
+  type: "function",
+  name: "get_weather",
+  description: "Weather in a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
+};
+
+describe("POST /v1/responses", () => {
+  it("runs the MCP loop inside and answers with one message, usage summed, instructions as the system prompt", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, ANSWER] });
+    const response = await client(harness).responses.create({ model: DEFAULT_VLLM_MODEL, instructions: "Be brief.", input: "What is the date today?" });
+    expect(response.object).toBe("response");
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.status).toBe("completed");
+    expect(response.output_text).toBe("Today is **7 January 2026**.");
+    expect(response.output.map((item) => item.type)).toEqual(["message"]);
+    expect(response.usage).toMatchObject({ input_tokens: 250, output_tokens: 18, total_tokens: 268 });
+    const first = harness.upstream.chatRequests[0]?.body;
+    expect(first.messages[0]).toEqual({ role: "system", content: "Be brief." });
+    expect(JSON.stringify(harness.upstream.chatRequests[1]?.body.messages)).toContain(String(new Date().getFullYear()));
+  });
+
+  it("streams OpenAI's event sequence, sequence numbers in order, the SDK's final response equal to the whole one", async () => {
+    harness = await startHarness({ replies: [{ reasoning: "The user wants the date.", text: "It is today." }] });
+    const stream = client(harness).responses.stream({ model: DEFAULT_VLLM_MODEL, input: "date?" });
+    const types: string[] = [];
+    const numbers: number[] = [];
+    let text = "";
+    for await (const event of stream) {
+      types.push(event.type);
+      numbers.push(event.sequence_number);
+      if (event.type === "response.output_text.delta") text += event.delta;
+    }
+    const final = await stream.finalResponse();
+    expect(text).toBe("It is today.");
+    expect(numbers).toEqual(numbers.map((_, index) => index));
+    const order = (type: string) => types.indexOf(type);
+    expect(types[0]).toBe("response.created");
+    expect(types[1]).toBe("response.in_progress");
+    expect(types.at(-1)).toBe("response.completed");
+    for (const type of ["response.output_item.added", "response.content_part.added", "response.reasoning_text.delta", "response.output_text.delta", "response.output_text.done", "response.content_part.done", "response.output_item.done"]) {
+      expect(types).toContain(type);
+    }
+    expect(order("response.reasoning_text.delta")).toBeLessThan(order("response.output_text.delta"));
+    expect(final.output.map((item) => item.type)).toEqual(["reasoning", "message"]);
+    const reasoning = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.content?.[0]?.text).toBe("The user wants the date.");
+    expect((final.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({ type: "output_text", text: "It is today." });
+  });
+
+  it("returns calls of the client's own function tools as function_call items, and goes on from function_call_output", async () => {
+    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] }, { text: "It is 25°C in Taipei." }] });
+    const sdk = client(harness);
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "Weather in Taipei?", tools: [WEATHER_TOOL] });
+    const call = first.output.find((item) => item.type === "function_call");
+    expect(call).toMatchObject({ type: "function_call", name: "get_weather", arguments: '{"city":"Taipei"}' });
+    const offered = harness.upstream.chatRequests[0]?.body.tools.map((tool: { function: { name: string } }) => tool.function.name).sort();
+    expect(offered).toEqual(["get-date", "get_weather"]);
+    const second = await sdk.responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: (call as OpenAI.Responses.ResponseFunctionToolCall).call_id, output: "25°C, sunny" }],
+      tools: [WEATHER_TOOL],
+    });
+    expect(second.output_text).toBe("It is 25°C in Taipei.");
+    const messages = harness.upstream.chatRequests[1]?.body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(messages[2].content).toBe("25°C, sunny");
+  });
+
+  it("accepts the whole conversation as input items without storing (store: false), and then has nothing to retrieve", async () => {
+    harness = await startHarness({ replies: [{ text: "Blue." }] });
+    const sdk = client(harness);
+    const response = await sdk.responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      store: false,
+      input: [
+        { role: "developer", content: "Answer in one word." },
+        { role: "user", content: "Sky colour?" },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "Which sky?", annotations: [] }] },
+        { role: "user", content: [{ type: "input_text", text: "Earth's, by day." }] },
+      ] as OpenAI.Responses.ResponseInput,
+    });
+    expect(response.output_text).toBe("Blue.");
+    expect(harness.upstream.chatRequests[0]?.body.messages).toEqual([
+      { role: "system", content: "Answer in one word." },
+      { role: "user", content: "Sky colour?" },
+      { role: "assistant", content: "Which sky?" },
+      { role: "user", content: "Earth's, by day." },
+    ]);
+    await expect(sdk.responses.retrieve(response.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it("continues a stored conversation by previous_response_id; GET, input_items and DELETE work on it", async () => {
+    harness = await startHarness({ replies: [{ text: "Hello Ada." }, { text: "Your name is Ada." }] });
+    const sdk = client(harness);
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+    const second = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is my name?", previous_response_id: first.id });
+    expect(second.previous_response_id).toBe(first.id);
+    expect(harness.upstream.chatRequests[1]?.body.messages).toEqual([
+      { role: "user", content: "My name is Ada." },
+      { role: "assistant", content: "Hello Ada." },
+      { role: "user", content: "What is my name?" },
+    ]);
+    const fetched = await sdk.responses.retrieve(second.id);
+    expect(fetched.output_text).toBe("Your name is Ada.");
+    const items = await sdk.responses.inputItems.list(second.id);
+    expect(items.data).toHaveLength(1);
+    expect(items.data[0]).toMatchObject({ type: "message", role: "user" });
+    await sdk.responses.delete(first.id);
+    await expect(sdk.responses.retrieve(first.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    const broken = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "again?", previous_response_id: second.id }).catch((e: unknown) => e);
+    expect(broken).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((broken as Error).message).toContain(`Response ${first.id} (earlier in the conversation`);
+  });
+
+  it("answers a bad input item with 400 naming it, before any model request", async () => {
+    harness = await startHarness();
+    const error = await client(harness)
+      .responses.create({ model: DEFAULT_VLLM_MODEL, input: [{ type: "function_call_output", call_id: "nope", output: "x" }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain('input[0]: call_id "nope" answers no function_call');
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+});
+
+describe("OpenAI's remote-MCP tool shape", () => {
+  const MCP_TOOL = { type: "mcp" as const, server_label: "time", server_url: "https://example.invalid/mcp", require_approval: "never" as const };
+
+  it("lists the server's tools once, shows calls as mcp_call items, and offers only that server's tools", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, ANSWER, { text: "Still today." }] });
+    const sdk = client(harness);
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "date?", tools: [MCP_TOOL] });
+    expect(first.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_call", "message"]);
+    const listed = first.output[0] as OpenAI.Responses.ResponseOutputItem.McpListTools;
+    expect(listed.server_label).toBe("time");
+    expect(listed.tools.map((tool) => tool.name)).toContain("get-date");
+    const call = first.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall;
+    expect(call).toMatchObject({ server_label: "time", name: "get-date", arguments: '{"format":"date-only"}', error: null });
+    expect(call.output).toContain(String(new Date().getFullYear()));
+    const second = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "and now?", tools: [MCP_TOOL], previous_response_id: first.id });
+    // Listed already in this conversation: not again.
+    expect(second.output.map((item) => item.type)).toEqual(["message"]);
+    expect(JSON.stringify(harness.upstream.chatRequests[2]?.body.messages)).toContain(String(new Date().getFullYear()));
+  });
+
+  it("streams an MCP call with OpenAI's mcp_call events", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, ANSWER] });
+    const stream = client(harness).responses.stream({ model: DEFAULT_VLLM_MODEL, input: "date?", tools: [MCP_TOOL] });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.filter((type) => type.includes("mcp"))).toEqual([
+      "response.mcp_list_tools.in_progress",
+      "response.mcp_list_tools.completed",
+      "response.mcp_call_arguments.delta",
+      "response.mcp_call_arguments.done",
+      "response.mcp_call.in_progress",
+      "response.mcp_call.completed",
+    ]);
+  });
+
+  it("asks for approval with mcp_approval_request, and runs exactly that call once the client approves", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, ANSWER] });
+    const sdk = client(harness);
+    const tools = [{ ...MCP_TOOL, require_approval: "always" as const }];
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "date?", tools });
+    const request = first.output.find((item) => item.type === "mcp_approval_request") as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    expect(request).toMatchObject({ server_label: "time", name: "get-date", arguments: '{"format":"date-only"}' });
+    expect(first.output.some((item) => item.type === "mcp_call")).toBe(false);
+    const second = await sdk.responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      previous_response_id: first.id,
+      tools,
+      input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true }],
+    });
+    const call = second.output[0] as OpenAI.Responses.ResponseOutputItem.McpCall;
+    expect(call).toMatchObject({ type: "mcp_call", name: "get-date", approval_request_id: request.id, error: null });
+    expect(call.output).toContain(String(new Date().getFullYear()));
+    expect(second.output_text).toBe("Today is **7 January 2026**.");
+    const messages = harness.upstream.chatRequests[1]?.body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("tells the model a denied call was not run", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, { text: "I could not check." }] });
+    const sdk = client(harness);
+    const tools = [{ ...MCP_TOOL, require_approval: "always" as const }];
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "date?", tools });
+    const request = first.output.find((item) => item.type === "mcp_approval_request")!;
+    const second = await sdk.responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      previous_response_id: first.id,
+      tools,
+      input: [{ type: "mcp_approval_response", approval_request_id: request.id!, approve: false, reason: "not now" }],
+    });
+    expect(second.output_text).toBe("I could not check.");
+    expect(second.output.some((item) => item.type === "mcp_call")).toBe(false);
+    expect(JSON.stringify(harness.upstream.chatRequests[1]?.body.messages)).toContain("denied");
+  });
+
+  it("asks the client even with require_approval never when the gateway's policy does not allow the tool", async () => {
+    harness = await startHarness({ replies: [DATE_CALL], trustTime: false, approve: "ask" });
+    const first = await client(harness).responses.create({ model: DEFAULT_VLLM_MODEL, input: "date?", tools: [MCP_TOOL] });
+    expect(first.output.map((item) => item.type)).toEqual(["mcp_list_tools", "mcp_approval_request"]);
+  });
+
+  it("refuses a server the configuration does not name", async () => {
+    harness = await startHarness();
+    const error = await client(harness)
+      .responses.create({ model: DEFAULT_VLLM_MODEL, input: "hi", tools: [{ type: "mcp", server_label: "elsewhere", server_url: "https://evil.example/mcp" }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain('no configured MCP server is named "elsewhere"');
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openGatewayState, StoreUrlError } from "../../src/gateway/open-state.js";
+import { silentLogger } from "../../src/gateway/log.js";
+import type { StoredResponse } from "../../src/gateway/state.js";
+import { startRedis } from "../support/redis-server.js";
+
+/** The gateway's state: the embedded file store, and Redis started after the gateway. */
+
+const dir = mkdtempSync(join(tmpdir(), "toolbridge-state-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const record = (id: string): StoredResponse => ({ id, owner: "anonymous", response: { id, tools: [{ parameters: { $schema: "x", "a.b": 1 } }] }, input: [], output: [] });
+const limits = { maxConcurrentPerKey: 2 };
+
+describe("the embedded store", () => {
+  it("keeps responses in a private file across restarts, schema keys ($, .) included", async () => {
+    const file = join(dir, "private", "store.db");
+    const first = await openGatewayState({ store: `file:${file}`, defaultFile: "/nowhere", ttlSeconds: 60, limits, log: silentLogger });
+    await first.responses.put(record("resp_1"));
+    await first.close();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "private")).mode & 0o777).toBe(0o700);
+    const second = await openGatewayState({ store: `file:${file}`, defaultFile: "/nowhere", ttlSeconds: 60, limits, log: silentLogger });
+    expect(await second.responses.get("resp_1")).toEqual(record("resp_1"));
+    expect(await second.responses.delete("resp_1")).toBe(true);
+    expect(await second.responses.get("resp_1")).toBeUndefined();
+    await second.close();
+  });
+
+  it("forgets a response once its TTL has passed", async () => {
+    const state = await openGatewayState({ defaultFile: join(dir, "ttl.db"), ttlSeconds: 1, limits, log: silentLogger });
+    await state.responses.put(record("resp_2"));
+    expect(await state.responses.get("resp_2")).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await state.responses.get("resp_2")).toBeUndefined();
+    await state.close();
+  });
+
+  it("refuses a store URL it does not know, saying what it accepts", async () => {
+    await expect(openGatewayState({ store: "mongodb://x", defaultFile: "/nowhere", ttlSeconds: 1, limits, log: silentLogger })).rejects.toThrow(StoreUrlError);
+    await expect(openGatewayState({ store: "file:relative.db", defaultFile: "/nowhere", ttlSeconds: 1, limits, log: silentLogger })).rejects.toThrow("absolute path");
+  });
+});
+
+describe("the Redis store", () => {
+  it("starts while Redis is away (503s), and serves once Redis comes up", async () => {
+    const redis = await startRedis();
+    await redis.stop();
+    const state = await openGatewayState({ store: redis.url, defaultFile: "/nowhere", ttlSeconds: 60, limits, log: silentLogger });
+    try {
+      await expect(state.responses.get("x")).rejects.toThrow(/^The gateway's store \(redis:\/\/127\.0\.0\.1:\d+\) is unavailable: /);
+      await expect(state.limits.admit("anonymous")).rejects.toThrow("unavailable");
+      await redis.restart();
+      await expect.poll(() => state.responses.get("x").then(() => "up", () => "down"), { timeout: 10_000, interval: 100 }).toBe("up");
+      await state.responses.put(record("resp_3"));
+      expect(await state.responses.get("resp_3")).toEqual(record("resp_3"));
+      const one = await state.limits.admit("anonymous");
+      const two = await state.limits.admit("anonymous");
+      expect(await state.limits.admit("anonymous")).toEqual({ refused: "concurrency" });
+      if ("release" in one) one.release();
+      if ("release" in two) two.release();
+    } finally {
+      await state.close();
+      await redis.stop();
+    }
+  }, 30_000);
+});

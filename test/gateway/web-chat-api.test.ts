@@ -1,0 +1,103 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledServer } from "../../src/config/bundled-servers.js";
+import { appPolicy } from "../../src/gateway/web-chat-apps.js";
+import { RecentLogs } from "../../src/gateway/web-chat-mcp.js";
+import { startHarness, type Harness } from "./harness.js";
+
+/** The web chat's API without a browser: Stop, approval answers, app frames and an app's own tool calls, bounds. */
+
+const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
+
+describe("the web chat API", () => {
+  let harness: Harness;
+  const post = (path: string, body: unknown) => fetch(`${harness.gateway.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    harness = await startHarness({ servers: { time: { ...bundledServer("time"), trust: true }, counter: { command: process.execPath, args: [APP_SERVER], trust: false } }, approve: "ask" });
+  }, 30_000);
+  afterAll(async () => harness?.close());
+
+  /** The turn's events, in order, as the page reads them; `onEvent` may act on each. */
+  async function turn(input: string, onEvent: (event: { type: string; id?: string; text?: string }) => void = () => undefined) {
+    const response = await post("/api/chat", { model: "Qwen/Qwen3-8B", history: [], input });
+    const events: { type: string; [key: string]: unknown }[] = [];
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const event = JSON.parse(buffer.slice(6, end)) as { type: string };
+        buffer = buffer.slice(end + 2);
+        events.push(event);
+        onEvent(event);
+      }
+    }
+    return events;
+  }
+
+  it("Stop ends the turn and its turn-end carries what had arrived", async () => {
+    harness.upstream.push({ text: Array.from({ length: 300 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 20 });
+    let id: string | undefined;
+    let deltas = 0;
+    const events = await turn("talk", (event) => {
+      if (event.type === "turn-start") id = event.id;
+      if (event.type === "text-delta" && ++deltas === 10) void post("/api/stop", { id });
+    });
+    const end = events.at(-1) as { type: string; status: string; messages: { role: string; content: string }[] };
+    expect(end.type).toBe("turn-end");
+    expect(end.status).toBe("aborted");
+    expect(end.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(end.messages[1]?.content).toMatch(/^w0 w1 w2/);
+    expect(end.messages[1]?.content).not.toContain("w299");
+    expect(await (await post("/api/stop", { id })).json()).toEqual({ stopped: false });
+  });
+
+  it("refuses a deny reason past its bound, and an answer to no approval", async () => {
+    const long = await post("/api/approvals", { id: "x", decision: "deny", reason: "r".repeat(2001) });
+    expect(long.status).toBe(400);
+    expect(((await long.json()) as { error: { message: string } }).error.message).toContain("reason");
+    expect((await post("/api/approvals", { id: "nobody", decision: "allow-session" })).status).toBe(404);
+  });
+
+  it("runs an app's tool call only as the policy allows or the person approved that very definition", async () => {
+    const asked = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 } })).json()) as { approval: { fingerprint: string; server: string } };
+    expect(asked.approval.server).toBe("counter");
+    const wrong = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: "0".repeat(32) } })).json()) as object;
+    expect(wrong).toHaveProperty("approval");
+    const ran = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: asked.approval.fingerprint } })).json()) as { result: { structuredContent: { count: number } } };
+    expect(ran.result.structuredContent.count).toBe(2);
+    // Another server's tool (trusted or not) is not the app's to call.
+    const other = await post("/api/app-tool", { appTool: "show-counter", name: "get-date", arguments: {} });
+    expect(other.status).toBe(403);
+  });
+
+  it("serves an app's document once asked for it, under its own CSP and sandbox, and nothing that is not a ui:// HTML resource", async () => {
+    const opened = (await (await post("/api/app-frames", { uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
+    const frame = await fetch(`${harness.gateway.url}${opened.path}`);
+    expect(frame.status).toBe(200);
+    expect(frame.headers.get("content-security-policy")).toMatch(/default-src 'none'.*sandbox allow-scripts allow-forms$/);
+    expect(await frame.text()).toContain("ui/initialize");
+    expect((await post("/api/app-frames", { uri: "time://zones", server: "time" })).status).toBe(400);
+    expect((await post("/api/app-frames", { uri: "ui://counter/none.html", server: "counter" })).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("widens an app's CSP by exactly the origins it declares, dropping anything else", () => {
+    const policy = appPolicy({ connectDomains: ["https://api.example.com", "https://x.test; script-src *", "javascript:alert(1)"], resourceDomains: ["https://cdn.example.com:8443"] });
+    expect(policy).toContain("connect-src https://api.example.com;");
+    expect(policy).toContain("script-src 'unsafe-inline' https://cdn.example.com:8443;");
+    expect(policy).not.toContain("x.test");
+    expect(policy).not.toContain("javascript");
+    expect(appPolicy(undefined)).toContain("connect-src 'none'");
+  });
+
+  it("keeps a bounded number of bounded log lines per server", () => {
+    const logs = new RecentLogs({} as never);
+    for (let i = 0; i < 120; i++) logs.add("noisy", `line ${i}\n${"x".repeat(i === 119 ? 5000 : 0)}`);
+    const kept = logs.of("noisy");
+    expect(kept).toHaveLength(50);
+    expect(kept[0]).toBe("line 70 ");
+    expect(kept.at(-1)?.length).toBe(501);
+  });
+});

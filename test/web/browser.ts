@@ -1,0 +1,50 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+/**
+ * TEST INFRASTRUCTURE: Debian's Chromium (installed by .ci/run) through playwright-core, a page
+ * per screen size, axe-core's accessibility check, and screenshots kept for a person to look at.
+ */
+
+export const CHROMIUM = "/usr/bin/chromium";
+// The flags this machine needs: no sandbox as root, and no background connections to a closed network.
+const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+/** Where screenshots go (look at them: the tests check behaviour, not looks). */
+export const SHOTS = process.env.TOOLBRIDGE_SHOTS ?? join(import.meta.dirname, "../../.shots");
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+}
+
+export async function openPage(browser: Browser, url: string, size: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: size, colorScheme, reducedMotion: "reduce" });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+  const page = await context.newPage();
+  await page.goto(`${url}/`);
+  return { context, page };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's serious and critical findings on the page as it is now (rule id and the first element). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the page's CSP (script-src 'self') does not apply to it.
+  const found = (await page.evaluate(`(async () => { ${AXE}\n const r = await axe.run(document, { resultTypes: ["violations"] }); return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id + ": " + v.nodes[0].target.join(" ") + " " + v.nodes[0].failureSummary); })()`)) as string[];
+  return found;
+}
+
+/** Types a message and sends it, with the keyboard alone (the message box has the focus when the page is ready). */
+export async function say(page: Page, text: string): Promise<void> {
+  await page.locator("#input").focus();
+  await page.keyboard.type(text);
+  await page.keyboard.press("Enter");
+}

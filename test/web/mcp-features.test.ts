@@ -1,0 +1,220 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledServer } from "../../src/config/bundled-servers.js";
+import { startHarness, type Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
+
+/**
+ * The web chat's tools and MCP features in headless Chromium: tool cards, the three-way
+ * approval, `/` prompts with completion (server-everything), `@` resources, the servers panel,
+ * and an MCP App (test/fixtures/servers/app-server.mjs) in its sandboxed frame.
+ */
+
+const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
+
+describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", () => {
+  let harness: Harness;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      servers: {
+        time: { ...bundledServer("time"), trust: false },
+        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true },
+        counter: { command: process.execPath, args: [APP_SERVER], trust: false },
+      },
+      approve: "ask",
+    });
+    browser = await launch();
+    ({ page } = await openPage(browser, harness.gateway.url, DESKTOP));
+    await page.locator(".empty-servers").waitFor();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+
+  const say = (text: string) => sayIn(page, text);
+  const lastAnswer = () => page.locator("#log .msg.assistant").last();
+  const lastRequest = () => JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages);
+
+  it("asks with the whole arguments, long strings whole; denies with a reason the model is told", async () => {
+    const letter = `Dear reader,\n${"a long line of text ".repeat(40)}\nThe end.`;
+    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso", note: letter } }] }, { text: "I was not allowed to check." });
+    await say("What is the date?");
+    const approval = page.getByRole("group", { name: "Approve get-date" });
+    await approval.waitFor({ timeout: 15_000 });
+    expect(await approval.textContent()).toContain("from time");
+    expect(await approval.locator("dd pre").nth(1).textContent()).toBe(letter);
+    // The first answer has the focus: the keyboard alone answers.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "approval-desktop");
+    await approval.getByRole("button", { name: "Deny…" }).click();
+    await page.keyboard.type("Not on a Sunday");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("I was not allowed to check.");
+    expect(lastRequest()).toContain("Not on a Sunday");
+    expect(await lastAnswer().locator(".tool-state").textContent()).toBe("denied");
+  });
+
+  it("allows once, then for this session: the same tool is not asked about again", async () => {
+    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Now I know the date." });
+    await say("Try again, please.");
+    await page.getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Now I know the date.");
+
+    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Date again." });
+    await say("And again.");
+    await page.getByRole("button", { name: "Allow for this session" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Date again.");
+
+    harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Unasked this time." });
+    await say("Once more.");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Unasked this time.");
+    expect(await lastAnswer().locator(".tool-state").textContent()).toBe("done");
+  });
+
+  it("shows a tool as a card: duration, then arguments and result when opened, images shown", async () => {
+    const card = lastAnswer().locator(".tool-card").last();
+    expect(await card.locator(".tool-time").textContent()).toMatch(/^\d+ ms$|^\d+\.\d s$/);
+    await card.locator(".tool-head").click();
+    expect(await card.locator(".tool-head").getAttribute("aria-expanded")).toBe("true");
+    expect(await card.locator(".tool-body").textContent()).toContain(String(new Date().getFullYear()));
+
+    harness.upstream.push({ toolCalls: [{ name: "get-tiny-image", arguments: {} }] }, { text: "Here is the image." });
+    await say("Show me a tiny image.");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Here is the image.");
+    const image = lastAnswer().locator(".tool-card").last();
+    // Shown on the closed card, and inside the result once opened.
+    expect(await image.locator(".tool-images img.content-image").count()).toBe(1);
+    await image.locator(".tool-head").click();
+    expect(await image.locator("img.content-image").getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    expect(await image.locator("img.content-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  });
+
+  it("shows a running tool's progress as it comes", async () => {
+    harness.upstream.push({ toolCalls: [{ name: "slow-steps", arguments: {} }] }, { text: "Steps done." });
+    await say("Take the steps.");
+    await page.getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(() => page.locator(".tool-progress").textContent({ timeout: 1000 }).catch(() => ""), { timeout: 15_000 }).toMatch(/step [12]/);
+    expect(await page.locator(".tool-progress progress").getAttribute("max")).toBe("3");
+    await shot(page, "progress-desktop");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Steps done.");
+  });
+
+  it("offers the servers' prompts after /, completes their arguments, and puts the prompt in the box", async () => {
+    await page.locator("#input").focus();
+    await page.keyboard.type("/compl");
+    const menu = page.getByRole("listbox", { name: "Prompts" });
+    await expect.poll(() => menu.textContent(), { timeout: 15_000 }).toContain("/completable-prompt");
+    await page.keyboard.press("Enter");
+    await page.getByRole("form", { name: "Prompt completable-prompt" }).waitFor();
+    await page.keyboard.type("Eng");
+    await expect.poll(() => page.locator("#arg-department-options option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)), { timeout: 15_000 }).toEqual(["Engineering"]);
+    await page.locator("#arg-department").fill("Engineering");
+    await page.locator("#arg-name").focus();
+    await expect.poll(() => page.locator("#arg-name-options option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)), { timeout: 15_000 }).toEqual(["Alice", "Bob", "Charlie"]);
+    await page.keyboard.type("Bob");
+    await shot(page, "prompt-form-desktop");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#input").inputValue(), { timeout: 15_000 }).toBe("Please promote Bob to the head of the Engineering team.");
+    await page.locator("#input").fill("");
+  });
+
+  it("attaches a resource after @, and sends its text with the message", async () => {
+    await page.locator("#input").focus();
+    await page.keyboard.type("Summarize @");
+    const menu = page.getByRole("listbox", { name: "Resources" });
+    await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    const first = (await menu.locator("[role=option] .menu-name").first().textContent()) ?? "";
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator(".attachments").textContent(), { timeout: 15_000 }).toContain(`@${first}`);
+    harness.upstream.push({ text: "A summary." });
+    await page.keyboard.type("it");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("A summary.");
+    expect(lastRequest()).toContain("Resource ");
+    expect(lastRequest()).toContain("Summarize it");
+  });
+
+  it("shows the servers panel: status, tools, log lines, roots", async () => {
+    await page.getByRole("button", { name: /^Servers/ }).click();
+    const panel = page.getByRole("complementary", { name: "Servers" });
+    await panel.waitFor();
+    expect(await panel.locator(".status.connected").count()).toBe(3);
+    expect(await panel.textContent()).toContain("show-counter");
+    expect(await panel.textContent()).toContain("Recent log lines");
+    expect(await panel.textContent()).toContain("Roots");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "servers-desktop");
+    await page.keyboard.press("Escape");
+    expect(await panel.count()).toBe(0);
+  });
+
+  it("shows a tool's MCP App in a sandboxed frame: input, result, size, its own calls approved, links shown before they open", async () => {
+    harness.upstream.push({ toolCalls: [{ name: "show-counter", arguments: { start: 41 } }] }, { text: "There is your counter." });
+    await say("Show me a counter.");
+    await page.getByRole("button", { name: "Allow once" }).click();
+    const iframe = page.locator(".app-frame iframe");
+    await iframe.waitFor({ timeout: 15_000 });
+    expect(await iframe.getAttribute("sandbox")).toBe("allow-scripts allow-forms");
+    const app = page.frameLocator(".app-frame iframe");
+    await expect.poll(() => app.locator("#count").textContent(), { timeout: 15_000 }).toBe("41");
+    expect(await app.locator("#input").textContent()).toBe('input {"start":41}');
+    expect(await app.locator("#host").textContent()).toBe("host toolbridge light");
+    await expect.poll(() => iframe.getAttribute("height"), { timeout: 15_000 }).toBe("222");
+    // Its sandbox: not this page, not its storage, not the network.
+    await expect.poll(() => app.locator("#probes").textContent(), { timeout: 15_000 }).toBe("parent blocked, storage blocked, fetch blocked");
+    // The app's own tool call goes through the approval policy: counter is not trusted, so the person is asked.
+    await app.locator("#add").click();
+    const ask = page.locator(".app-frame").getByRole("group", { name: "Approve add-one" });
+    await ask.waitFor({ timeout: 15_000 });
+    expect(await ask.textContent()).toContain("41");
+    expect(await ask.getByRole("button", { name: "Allow for this session" }).count()).toBe(0);
+    await shot(page, "app-approval-desktop");
+    await ask.getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toBe("added 42");
+    await app.locator("#add").click();
+    await page.locator(".app-frame").getByRole("button", { name: "Deny…" }).click();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toContain("refused");
+    // A link: the exact address is shown; nothing opens unless the person clicks Open.
+    await app.locator("#link").click();
+    const consent = page.getByRole("group", { name: "Open a link" });
+    await consent.waitFor();
+    expect(await consent.locator(".link-url").textContent()).toBe("https://example.com/docs?a=1");
+    await consent.getByRole("button", { name: "Don't open" }).click();
+    await expect.poll(() => app.locator("#linked").textContent(), { timeout: 15_000 }).toBe("link refused");
+    await shot(page, "app-desktop");
+  });
+
+  it("serves the app under the CSP its resource declares, with a sandbox of its own", async () => {
+    const src = (await page.locator(".app-frame iframe").getAttribute("src")) ?? "";
+    const response = await fetch(`${harness.gateway.url}${src}`);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'none'");
+    expect(csp).toContain("sandbox allow-scripts");
+    expect(csp).not.toContain("allow-same-origin");
+    expect(await fetch(`${harness.gateway.url}/app-frames/00000000-0000-0000-0000-000000000000`).then((r) => r.status)).toBe(404);
+  });
+
+  it("shows the cards and the app on a phone", async () => {
+    const { page: phone } = await openPage(browser, harness.gateway.url, PHONE);
+    await phone.locator(".empty-servers").waitFor();
+    harness.upstream.push({ toolCalls: [{ name: "show-counter", arguments: { start: 7 } }] }, { text: "Counter on a phone." });
+    await phone.locator("#input").fill("Counter please");
+    await phone.keyboard.press("Enter");
+    await phone.getByRole("button", { name: "Allow once" }).waitFor({ timeout: 15_000 });
+    expect(await seriousViolations(phone)).toEqual([]);
+    await shot(phone, "approval-phone");
+    await phone.getByRole("button", { name: "Allow once" }).click();
+    await expect.poll(() => phone.frameLocator(".app-frame iframe").locator("#count").textContent(), { timeout: 15_000 }).toBe("7");
+    await shot(phone, "app-phone");
+  });
+});
