@@ -1,7 +1,8 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, UriTemplate } from "@modelcontextprotocol/server";
+import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
+import { HubError } from "../mcp/errors.js";
 import type { Hub } from "../mcp/hub.js";
 import type { HubPrompt, HubTool } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -54,10 +55,12 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
     const owner =
       readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
       readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
-    if (owner === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    // A URI no readable server has, or one its server says it does not have, is resource-not-found (-32002).
+    if (owner === undefined) throw new ResourceNotFoundError(uri);
     try {
       return await hub.readResource(uri, owner);
     } catch (error) {
+      if (isNotFound(error)) throw new ResourceNotFoundError(uri);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
     }
   });
@@ -71,6 +74,12 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
     return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
   });
   return mcp;
+}
+
+function isNotFound(error: unknown): boolean {
+  if (!(error instanceof HubError)) return false;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return error.code === "unknown-resource" || cause?.code === ProtocolErrorCode.ResourceNotFound;
 }
 
 function toMcpTool(tool: HubTool): Tool {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { toNodeHandler } from "@modelcontextprotocol/node";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
 import { ApiKeys, corsHeaders } from "./access.js";
 import { anthropicErrorBody } from "./anthropic-wire.js";
@@ -93,6 +94,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Known once listening (port 0 resolves then). Only a loopback server needs the DNS-rebinding check:
   // beyond loopback, keys are required and the Host is whatever the load balancer says.
   let policy: HostPolicy | undefined;
+  // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions:
+  // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
+  const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings), { maxRequestBodySize: maxBytes });
+  const serveMcp = toNodeHandler(mcp, { maxRequestBodySize: maxBytes });
   const requireModel = async (name: string) => {
     const model = await options.models.get(name);
     if (!model) throw new HttpError(404, `The model "${name}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
@@ -132,15 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         caller,
       });
     },
-    // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions.
-    "POST /mcp": async (req, res) => {
-      const body = await readJsonBody(req, maxBytes);
-      const mcp = createHubServer(options.hub, options.settings);
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.once("close", () => void mcp.close());
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res, body);
-    },
+    "POST /mcp": async (req, res) => serveMcp(req, res, await readJsonBody(req, maxBytes)),
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     ...web.routes(),
@@ -279,6 +276,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     metrics,
     close: async () => {
       web.close();
+      await mcp.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;

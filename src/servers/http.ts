@@ -1,8 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
-import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from "@modelcontextprotocol/node";
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { SessionEventStore } from "./event-store.js";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
@@ -109,8 +109,10 @@ function agreedVersion(req: IncomingMessage, agreed: string): void {
 }
 
 /**
- * Serves MCP over Streamable HTTP at /mcp with one server per session, Host/Origin
- * checks against DNS rebinding, bound to 127.0.0.1 unless told otherwise.
+ * Serves MCP over Streamable HTTP at /mcp, Host/Origin checks against DNS rebinding, bound to
+ * 127.0.0.1 unless told otherwise. Both protocol eras: a 2025-11-25 client gets a session (one
+ * server each, resumable SSE streams); a 2026-07-28 request (it carries the per-request `_meta`
+ * envelope) is served statelessly by a fresh server, as that revision has it.
  */
 export async function serveHttp(factory: ServerFactory, options: HttpServeOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
@@ -123,6 +125,8 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
   const sessions = new Map<string, Session>();
   // Known only once listening: port 0 resolves then.
   let policy: HostPolicy | undefined;
+  const modern = createMcpHandler(() => factory(), { legacy: "reject", maxRequestBodySize: MAX_BODY_BYTES });
+  const serveModern = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY_BYTES });
 
   async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const requested = isInitializeRequest(body) ? body.params.protocolVersion : "";
@@ -160,6 +164,10 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
 
     const body = req.method === "POST" ? await readJson(req) : undefined;
     const sessionId = req.headers["mcp-session-id"];
+    if (sessionId === undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      await serveModern(req, res, body);
+      return;
+    }
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) throw new HttpFailure(404, -32001, "Session not found");
@@ -215,7 +223,7 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
     sessionCount: () => sessions.size,
     close: async () => {
       clearInterval(sweeper);
-      await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
+      await Promise.allSettled([modern.close(), ...[...sessions.values()].map((session) => session.transport.close())]);
       sessions.clear();
       // Open SSE streams would otherwise hold close() until clients go away.
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));

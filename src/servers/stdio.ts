@@ -1,4 +1,4 @@
-import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio as serveBothEras, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { ServerFactory } from "./http.js";
 
 export interface StdioServerHandle {
@@ -7,17 +7,23 @@ export interface StdioServerHandle {
   close(): Promise<void>;
 }
 
-/** Serves one server over this process's stdin/stdout; stdout then carries only the protocol. */
+/**
+ * Serves one server over this process's stdin/stdout; stdout then carries only the protocol. The
+ * client's first message picks the era (an `initialize` for 2025-11-25, a request carrying the
+ * 2026-07-28 `_meta` envelope, `server/discover` among them, for the new one) and the connection
+ * keeps that era, served by one server from the factory.
+ */
 export async function serveStdio(factory: ServerFactory): Promise<StdioServerHandle> {
-  const server = factory();
-  const transport = new StdioServerTransport();
+  const wire = new StdioServerTransport();
+  const handle = serveBothEras(() => factory(), { transport: wire });
+  // The entry set its own close handling on the transport just now; ours runs after it. The
+  // transport closes itself when stdin ends (a client that exits closes our stdin).
+  const entryClosed = wire.onclose;
   const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
+    wire.onclose = () => {
+      entryClosed?.();
+      resolve();
+    };
   });
-  await server.connect(transport);
-  // The SDK's transport does not watch for end of input; a client that exits closes our stdin.
-  const onEnd = (): void => void server.close();
-  process.stdin.once("end", onEnd);
-  void closed.then(() => process.stdin.off("end", onEnd));
-  return { closed, close: () => server.close() };
+  return { closed, close: () => handle.close() };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -6,7 +6,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
-import { conformance } from "../support/conformance.js";
+import { serverSuite, type ServerSuiteRun } from "../support/conformance.js";
+import { STATELESS_FIXTURE_CHECKS } from "../support/conformance-server-scope.js";
 import { childPids, isAlive } from "../support/processes.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -126,27 +127,36 @@ describe("toolbridge serve hub (stdio)", () => {
 // The scenarios that judge any server (the others call the suite's own fixture tools).
 // server-sse-multiple-streams needs sessions and a GET stream: /mcp is stateless by design.
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
+/** 0.2.0-alpha.12 (2026-07-28 too); server-stateless is looked at check by check. */
+const SCENARIOS_NEXT = [...SCENARIOS, "http-header-validation", "caching", "sep-2164-resource-not-found"];
 
 describe("conformance of the gateway's /mcp", () => {
   let harness: Harness;
-  let out: string;
-  let log: string;
+  let current: ServerSuiteRun;
+  let next: ServerSuiteRun;
 
   beforeAll(async () => {
     harness = await startHarness({ servers: { time: bundledServer("time") } });
-    out = mkdtempSync(join(tmpdir(), "toolbridge-gateway-conformance-"));
-    log = (await conformance(["server", "--url", `${harness.gateway.url}/mcp`, "--suite", "all", "-o", out], 170_000)).output;
-  }, 180_000);
+    const url = `${harness.gateway.url}/mcp`;
+    [current, next] = await Promise.all([serverSuite(url, "current", 200_000), serverSuite(url, "next", 200_000)]);
+  }, 240_000);
   afterAll(async () => {
     await harness.close();
-    rmSync(out, { recursive: true, force: true });
   });
 
-  it.each(SCENARIOS)("passes %s", (scenario) => {
-    const checks = readdirSync(out, { recursive: true, encoding: "utf8" })
-      .filter((file) => file.startsWith(`server-${scenario}-2`) && file.endsWith("checks.json"))
-      .flatMap((file) => JSON.parse(readFileSync(join(out, file), "utf8")) as { status: string }[]);
-    expect(checks.length, log).toBeGreaterThan(0);
-    expect(checks.filter((check) => check.status !== "SUCCESS"), log).toEqual([]);
+  const passes = (run: ServerSuiteRun, scenario: string) => {
+    const checks = run.checks(scenario).filter((check) => check.status !== "INFO");
+    expect(checks.length, run.log).toBeGreaterThan(0);
+    expect(checks.filter((check) => check.status !== "SUCCESS"), run.log).toEqual([]);
+  };
+  it.each(SCENARIOS)("passes %s (0.1.16)", (scenario) => passes(current, scenario));
+  it.each(SCENARIOS_NEXT)("passes %s (0.2.0-alpha.12)", (scenario) => passes(next, scenario));
+
+  it("serves 2026-07-28 statelessly: server/discover, the _meta envelope, subscriptions/listen (server-stateless, 0.2.0-alpha.12)", () => {
+    const checks = next.checks("server-stateless");
+    expect(checks.filter((check) => check.status === "SUCCESS").length, next.log).toBeGreaterThan(20);
+    const failed = checks.filter((check) => check.status === "FAILURE");
+    expect(failed.map((check) => check.id).sort()).toEqual([...STATELESS_FIXTURE_CHECKS].sort());
+    for (const check of failed) expect(check.errorMessage).toMatch(/^Not testable/);
   });
 });

@@ -1,11 +1,14 @@
 /** TEST INFRASTRUCTURE: the MCP conformance suite's CLI, run on Node 22 (it needs fs.globSync), whatever Node runs the tests. */
 import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOOPBACK_PRELOAD } from "../mcp/processes.js";
 import { nodeBinary } from "./node-releases.js";
 
 /** The two releases the suite runs: 0.1.16 (2025-11-25) and 0.2.0-alpha.12 (2026-07-28 too), installed as conformance-next. */
-const RELEASES = {
+export const RELEASES = {
   current: fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url)),
   next: fileURLToPath(new URL("../../node_modules/conformance-next/dist/index.js", import.meta.url)),
 };
@@ -28,4 +31,43 @@ export function conformance(args: string[], timeoutMs: number, release: keyof ty
       },
     );
   });
+}
+
+export interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+/** One `conformance server --suite all` run of a release against a URL: each scenario's checks, and the log. */
+export interface ServerSuiteRun {
+  log: string;
+  checks(scenario: string): Check[];
+}
+
+/**
+ * Runs every server scenario of the release against the URL in one process (its start-up costs
+ * about what a scenario does, and the scenarios that need the suite's own fixture tools fail fast).
+ */
+export async function serverSuite(url: string, release: keyof typeof RELEASES, timeoutMs: number): Promise<ServerSuiteRun> {
+  const out = mkdtempSync(join(tmpdir(), "toolbridge-conformance-"));
+  try {
+    const { output } = await conformance(["server", "--url", url, "--suite", "all", "-o", out], timeoutMs, release);
+    // One folder per scenario: server-<name>-<time>/checks.json.
+    const files = readdirSync(out, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith("checks.json"));
+    const byScenario = new Map<string, Check[]>();
+    for (const file of files) {
+      const scenario = /^server-(.+)-\d{4}-\d\d-\d\dT/.exec(file)?.[1];
+      if (scenario) byScenario.set(scenario, [...(byScenario.get(scenario) ?? []), ...(JSON.parse(readFileSync(join(out, file), "utf8")) as Check[])]);
+    }
+    return { log: output, checks: (scenario) => byScenario.get(scenario) ?? [] };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** The scenario names `conformance list` prints for that side (`--server` or `--client`) of the release. */
+export async function listedScenarios(side: "--server" | "--client", release: keyof typeof RELEASES): Promise<string[]> {
+  const { output } = await conformance(["list", side], 30_000, release);
+  return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
 }
