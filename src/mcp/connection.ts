@@ -8,6 +8,7 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  TaskStatusNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type CompleteRequestParams,
@@ -425,6 +426,9 @@ export class Connection {
     });
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
       if (this.client === client) void this.refreshes.prompts.request();
+    });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      if (this.client === client) this.tasks.notified(notification.params);
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
