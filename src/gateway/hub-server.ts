@@ -1,18 +1,5 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { McpServer, ProtocolError, ProtocolErrorCode, UriTemplate } from "@modelcontextprotocol/server";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import type { Hub } from "../mcp/hub.js";
@@ -43,44 +30,44 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', () => ({ tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) }));
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const tool = offered().find((candidate) => candidate.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (!policy.verdict(tool).allowed) {
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
     try {
-      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: extra.signal });
+      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal });
     } catch (error) {
       return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: readable(await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({ resources: readable(await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
+  server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params;
     // Read from a server the policy lets be read, never left to the hub to pick among all of them.
     const owner =
       readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
       readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
-    if (owner === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    if (owner === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${uri}`);
     try {
       return await hub.readResource(uri, owner);
     } catch (error) {
-      throw new McpError(ErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
     }
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+  server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(readable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  server.setRequestHandler('prompts/get', async (request) => {
     const entry = promptNames(readable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
   });
   return mcp;

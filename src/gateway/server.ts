@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
 import { ApiKeys, corsHeaders } from "./access.js";
 import { anthropicErrorBody } from "./anthropic-wire.js";
@@ -133,7 +133,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     "POST /mcp": async (req, res) => {
       const body = await readJsonBody(req, maxBytes);
       const mcp = createHubServer(options.hub, options.settings);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.once("close", () => void mcp.close());
       await mcp.connect(transport);
       await transport.handleRequest(req, res, body);

@@ -1,16 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  CreateMessageRequestSchema,
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  UrlElicitationRequiredError,
-  type ClientCapabilities,
-  type LoggingLevel,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, UrlElicitationRequiredError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import type { Client, ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/client";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import type { ClientHandlers, HubEvent, Root, UrlElicitationHandler } from "./types.js";
 
@@ -49,26 +38,26 @@ export function clientCapabilities(features: Pick<ClientFeatures, "handlers" | "
 export function registerClientFeatures(client: Client, features: ClientFeatures): void {
   const { server, handlers } = features;
   const roots = features.roots;
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
+  if (roots) client.setRequestHandler('roots/list', () => ({ roots: roots() }));
   const { onElicitation, onUrlElicitation, onSampling } = handlers;
   if (onElicitation || onUrlElicitation) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       const params = request.params;
       if (params.mode === "url") {
-        if (!onUrlElicitation) throw new McpError(ErrorCode.InvalidParams, "URL-mode elicitation is not supported");
+        if (!onUrlElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "URL-mode elicitation is not supported");
         return onUrlElicitation(params, server);
       }
-      if (!onElicitation) throw new McpError(ErrorCode.InvalidParams, "form-mode elicitation is not supported");
+      if (!onElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "form-mode elicitation is not supported");
       return onElicitation(params, server);
     });
   }
   if (onSampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => onSampling(request.params, { server, signal: extra.signal }));
+    client.setRequestHandler('sampling/createMessage', (request, ctx) => onSampling(request.params, { server, signal: ctx.mcpReq.signal }));
   }
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+  client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
     features.emit({ type: "elicitation-complete", server, elicitationId: notification.params.elicitationId });
   });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  client.setNotificationHandler('notifications/message', (notification) => {
     const { level, logger, data } = notification.params;
     if (severity(level) < severity(features.logLevel)) return;
     const text = logText(data);
@@ -108,8 +97,8 @@ function logText(data: unknown): string {
 }
 
 /** The spec's answer to a sampling request the user (or the user's policy) refused. */
-export function samplingRejected(message = "User rejected sampling request"): McpError {
-  return new McpError(-1, message);
+export function samplingRejected(message = "User rejected sampling request"): ProtocolError {
+  return new ProtocolError(-1, message);
 }
 
 /** At most this many URLs of one URLElicitationRequiredError are shown; a server asking for more is refused. */

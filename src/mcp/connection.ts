@@ -1,25 +1,6 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  TaskStatusNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type CompleteRequestParams,
-  type CompleteResult,
-  type GetPromptResult,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
+import type { StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -70,6 +51,9 @@ const STREAM_CUT_BACKOFF = 2;
 /** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
 const GARBAGE_GRACE_MS = 1500;
 
+/** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
+const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
+
 type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
 
 /**
@@ -81,7 +65,7 @@ export class Connection {
   readonly state: ServerState;
   tools: Tool[] = [];
   resources: Resource[] = [];
-  resourceTemplates: ResourceTemplate[] = [];
+  resourceTemplates: ResourceTemplateType[] = [];
   prompts: Prompt[] = [];
 
   private client: Client | undefined;
@@ -175,8 +159,11 @@ export class Connection {
           return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
         }
         const call = () =>
-          client.callTool({ name: tool, arguments: args }, undefined, {
+          client.callTool({ name: tool, arguments: args }, {
             ...requestOptions,
+            // The definition this hub listed: v2 checks structuredContent against its outputSchema
+            // (and mirrors declared argument headers) from it, since our listing bypasses its cache.
+            ...(listed ? { toolDefinition: listed } : {}),
             timeout: Math.min(requestOptions.timeout, max),
             maxTotalTimeout: max,
             resetTimeoutOnProgress: true,
@@ -357,7 +344,7 @@ export class Connection {
       reconnectionOptions: reconnection,
       fetch: watchResponseStreams((ids, how) => {
         for (const id of ids) {
-          const error = { code: ErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+          const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
           streamable.onmessage?.({ jsonrpc: "2.0", id, error });
         }
       }, fetch),
@@ -368,7 +355,7 @@ export class Connection {
       await closeTransport(streamable);
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
       // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || isAuthStatus(error.code)) {
+      if (!(error instanceof SdkHttpError) || error.status < 400 || error.status >= 500 || isAuthStatus(error.status)) {
         throw error;
       }
       const sse = new SSEClientTransport(url, { ...requestInit, fetch });
@@ -418,19 +405,20 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (this.client === client) void this.refreshes.tools.request();
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
       if (this.client === client) void this.refreshes.resources.request();
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/prompts/list_changed', () => {
       if (this.client === client) void this.refreshes.prompts.request();
     });
-    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
-      if (this.client === client) this.tasks.notified(notification.params);
+    // SDK v2 dropped SEP-1686 tasks from its spec methods; their schemas remain.
+    client.setNotificationHandler("notifications/tasks/status", { params: TaskStatusNotificationParamsSchema }, (task) => {
+      if (this.client === client) this.tasks.notified(task);
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });
     });
     registerClientFeatures(client, {
@@ -477,38 +465,52 @@ export class Connection {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
     const server = this.name;
-    const paginate = <R extends { nextCursor?: string | undefined }, T extends { name: string }>(
-      method: string,
-      list: (params: { cursor?: string }) => Promise<R>,
+    const list = <R extends { nextCursor?: string | undefined }, T>(
+      method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list",
+      key: string,
+      schema: { parse(value: unknown): R },
       items: (result: R) => T[],
-    ) => paginateEntries({ server, method }, list, items).then((entries) => this.withinDepth(entries, method));
+    ) => paginateEntries({ server, method }, (params) => this.listPage(client, method, key, schema, params, options), items);
     if (kind === "tools") {
-      this.tools = capabilities.tools
-        ? await paginate("tools/list", (params) => client.listTools(params, options), (r) => r.tools)
-        : [];
+      this.tools = capabilities.tools ? await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools) : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates] = capabilities.resources
         ? await Promise.all([
-            paginate("resources/list", (params) => client.listResources(params, options), (r) => r.resources),
-            paginate(
-              "resources/templates/list",
-              (params) => client.listResourceTemplates(params, options),
-              (r) => r.resourceTemplates,
-            ),
+            list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources),
+            list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates),
           ])
         : [[], []];
     } else {
-      this.prompts = capabilities.prompts
-        ? await paginate("prompts/list", (params) => client.listPrompts(params, options), (r) => r.prompts)
-        : [];
+      this.prompts = capabilities.prompts ? await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts) : [];
     }
   }
 
+  /**
+   * One page of a list, as a raw request: v2's list verbs walk every page themselves, past our
+   * caps (listing.ts), and its parse recurses into each entry's schemas, so one entry nested
+   * without end would overflow the stack and lose the whole list. Such entries are dropped
+   * first (with a log line); the rest is then held to the spec's schema.
+   */
+  private async listPage<R>(
+    client: Client,
+    method: string,
+    key: string,
+    schema: { parse(value: unknown): R },
+    params: { cursor?: string },
+    options: RequestOptions,
+  ): Promise<R> {
+    const raw = await client.request({ method, params }, UNPARSED, options);
+    const page = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
+    const entries = page?.[key];
+    return schema.parse(Array.isArray(entries) ? { ...page, [key]: this.withinDepth(entries, method) } : raw);
+  }
+
   /** A list's entries without those nested past MAX_JSON_DEPTH (a tool's schema, say), each dropped with a log line. */
-  private withinDepth<T extends { name: string }>(entries: T[], method: string): T[] {
+  private withinDepth(entries: unknown[], method: string): unknown[] {
     return entries.filter((entry) => {
       if (!nestedDeeperThan(entry)) return true;
-      this.options.log.write(this.name, `${method}: left out "${entry.name}": ${tooDeep("its entry")}`);
+      const name = (entry as { name?: unknown }).name;
+      this.options.log.write(this.name, `${method}: left out "${typeof name === "string" ? name : "?"}": ${tooDeep("its entry")}`);
       return false;
     });
   }
@@ -625,14 +627,14 @@ export class Connection {
       this.setState({ needsLogin: true });
       return new HubError("needs-login", `${what} on server "${server}" needs a new login`, { server, cause: error });
     }
-    if (error instanceof McpError && isFromTransport(error.data)) {
+    if (error instanceof ProtocolError && isFromTransport(error.data)) {
       // Our transports' own error, standing in for a reply they could not deliver.
       return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
     }
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       if (this.closing) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
       if (this.closeReason !== undefined) return new HubError("server-error", `${what} on server "${server}" failed: ${this.closeReason}`, { server, cause: error });
       const tail = this.tail.summary();
@@ -690,13 +692,13 @@ export class Connection {
     const config = this.config;
     const authFailure = this.auth?.describeFailure(error);
     if (authFailure !== undefined) return authFailure;
-    if (error instanceof StreamableHTTPError && typeof error.code === "number" && isAuthStatus(error.code)) {
-      return authenticationRequired(error.code, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
+    if (error instanceof SdkHttpError && isAuthStatus(error.status)) {
+      return authenticationRequired(error.status, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
     }
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
       return `command not found: ${config.command}`;
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return isStdioServer(config) ? "the process exited during startup" : "the server closed the connection during startup";
     }
     if (!isStdioServer(config)) return `cannot connect to ${(config as RemoteServerConfig).url}: ${describe(error)}`;
@@ -734,7 +736,7 @@ function isFromTransport(data: unknown): boolean {
 function tooLargeMessage(error: unknown): string | undefined {
   if (error instanceof MessageTooLargeError) return error.message;
   if (error instanceof Error && error.cause instanceof MessageTooLargeError) return error.cause.message;
-  if (error instanceof McpError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
+  if (error instanceof ProtocolError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
     return error.message.replace(/^MCP error -?\d+: /, "");
   }
   return undefined;
@@ -746,12 +748,12 @@ function tooLargeMessage(error: unknown): string | undefined {
  */
 function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
   const cause = error instanceof HubError ? error.cause : error;
-  if (!(cause instanceof McpError) || cause.code !== ErrorCode.RequestTimeout) return false;
+  if (!(cause instanceof SdkError) || cause.code !== SdkErrorCode.RequestTimeout) return false;
   return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
 }
 
 function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
 }
 
 /** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */
@@ -762,9 +764,10 @@ function isUnparsableOutput(error: Error): boolean {
 /** One line from any error, with the network cause fetch hides under "fetch failed". */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number" && error.code > 0) {
+  const status = error instanceof SdkHttpError ? error.status : error instanceof SseError ? error.code : undefined;
+  if (typeof status === "number" && status > 0) {
     const message = error.message.replace(/^(Streamable HTTP error|SSE error): /, "");
-    return `HTTP ${error.code}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+    return `HTTP ${status}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
   }
   const cause = error.cause;
   const causeText =

@@ -1,5 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { FetchLike, RequestId } from "@modelcontextprotocol/client";
 
 /** Why a request's event stream can no longer bring its reply, as the end of "the server's event stream ...". */
 export type StreamEnd = "was cut in the middle of an event" | "broke before the reply" | "ended without the reply";

@@ -1,5 +1,5 @@
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { UriTemplate } from "@modelcontextprotocol/client";
+import type { Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";

@@ -1,4 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import { eventFramingStream, isEventStream } from "../llm/sse-framing.js";
 import { MessageTooLargeError } from "./limits.js";
 

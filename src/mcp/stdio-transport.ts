@@ -1,12 +1,13 @@
 import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { spawnInGroup } from "./group-spawn.js";
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
+import { ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { signalStrays, straysOutsideGroup } from "./strays.js";
 import { withTimeout } from "./time-limit.js";
 
@@ -195,7 +196,7 @@ export class ProcessGroupTransport implements Transport {
     const id = idFromEdges(line);
     if (id !== undefined) {
       const data = { fromTransport: true, bytes: line.bytes, maxMessageBytes: this.maxMessageBytes };
-      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: text, data } });
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ProtocolErrorCode.InternalError, message: text, data } });
       return;
     }
     // Without an id no request can be failed alone: end the connection, saying why.

@@ -1,13 +1,20 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolResult, type Task, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CancelTaskResultSchema,
+  CreateTaskResultSchema,
+  GetTaskResultSchema,
+  ListTasksResultSchema,
+} from "@modelcontextprotocol/core";
+import { SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
+import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
 /**
  * How a tool call runs as a task, whatever the protocol revision. Two forms exist:
  * - 2025-11-25 (SEP-1686): `tools/call` with a `task` parameter answers a CreateTaskResult;
  *   `tasks/get` polls, `tasks/result` fetches the result (and carries the requests of an
- *   `input_required` task), `tasks/cancel` cancels. The SDK has it as `client.experimental.tasks`.
+ *   `input_required` task), `tasks/cancel` cancels. SDK v2 keeps only its wire schemas (it dropped
+ *   v1's `client.experimental.tasks`), so the requests are sent here with those schemas.
  * - 2026-07-28 (SEP-2663, an extension): a plain `tools/call` may answer `resultType: "task"`;
  *   `tasks/get` polls and returns the result inline, input goes back with `tasks/update`.
  *   Adding it is one more implementation of this interface, picked in `taskProtocolFor` by the
@@ -32,22 +39,23 @@ const MAX_TASK_PAGES = 20;
 export const sep1686Tasks: ToolTaskProtocol = {
   supported: (client) => client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
   async create(client, tool, args, options) {
-    const created = await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
-      ...options,
-      task: { ttl: TASK_TTL_MS },
-    });
+    const created = await client.request(
+      { method: "tools/call", params: { name: tool, arguments: args, task: { ttl: TASK_TTL_MS } } },
+      CreateTaskResultSchema,
+      options,
+    );
     return created.task;
   },
-  get: (client, taskId, options) => client.experimental.tasks.getTask(taskId, options),
-  result: (client, taskId, options) => client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, options),
+  get: (client, taskId, options) => client.request({ method: "tasks/get", params: { taskId } }, GetTaskResultSchema, options),
+  result: (client, taskId, options) => client.request({ method: "tasks/result", params: { taskId } }, CallToolResultSchema, options),
   async cancel(client, taskId, options) {
-    await client.experimental.tasks.cancelTask(taskId, options);
+    await client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema, options);
   },
   async list(client, options) {
     const tasks: Task[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TASK_PAGES; page++) {
-      const result = await client.experimental.tasks.listTasks(cursor, options);
+      const result = await client.request({ method: "tasks/list", params: cursor === undefined ? {} : { cursor } }, ListTasksResultSchema, options);
       tasks.push(...result.tasks);
       cursor = result.nextCursor;
       if (cursor === undefined) break;
@@ -167,7 +175,7 @@ export async function runToolTask(
       }
       const noticed = await notices.wait(task.taskId, delay, signal);
       if (!noticed && Date.now() - changedAt > timeout) {
-        throw new McpError(ErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
+        throw new SdkError(SdkErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
       }
       const next = noticed ?? (await protocol.get(client, task.taskId, pollOptions));
       if (next.status !== task.status || next.statusMessage !== task.statusMessage) {

@@ -1,25 +1,4 @@
-import type {
-  CallToolResult,
-  CompleteRequestParams,
-  CompleteResult,
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  CreateMessageResultWithTools,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
-  ElicitResult,
-  Icon,
-  LoggingLevel,
-  Prompt,
-  GetPromptResult,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-  Root,
-  Task,
-  ToolAnnotations,
-  ToolExecution,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, CompleteRequestParams, CompleteResult, CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Icon, LoggingLevel, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplateType, Root, Task, ToolAnnotations, ToolExecution } from "@modelcontextprotocol/client";
 import type { JsonSchema } from "../llm/types.js";
 
 /** One tool in the hub's registry. */
@@ -45,7 +24,7 @@ export interface HubResource extends Resource {
   server: string;
 }
 
-export interface HubResourceTemplate extends ResourceTemplate {
+export interface HubResourceTemplate extends ResourceTemplateType {
   server: string;
 }
 

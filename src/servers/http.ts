@@ -1,9 +1,9 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { NodeStreamableHTTPServerTransport } from "@modelcontextprotocol/node";
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { SessionEventStore } from "./event-store.js";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "./host-check.js";
 
@@ -46,7 +46,7 @@ const SSE_RETRY_MS = 1000;
 const PROTOCOL_HEADER = "mcp-protocol-version";
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   /** Requests in progress, open SSE streams included: a session with one is not idle. */
   open: number;
   lastActive: number;
@@ -127,7 +127,7 @@ export async function serveHttp(factory: ServerFactory, options: HttpServeOption
   async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const requested = isInitializeRequest(body) ? body.params.protocolVersion : "";
     const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : (SUPPORTED_PROTOCOL_VERSIONS[0] as string);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Streams start with a priming event (an id and `retry`), and a client may resume one with Last-Event-ID.
       eventStore: new SessionEventStore(),

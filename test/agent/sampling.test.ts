@@ -1,4 +1,5 @@
-import { McpError, type CreateMessageRequestParams, type CreateMessageResultWithTools } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import type { CreateMessageRequestParams, CreateMessageResultWithTools } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalPolicy, type Approval, type SamplingApprovalRequest } from "../../src/agent/approval.js";
 import { createSamplingHandler, toMessages, type SamplingOptions } from "../../src/agent/sampling.js";
@@ -131,7 +132,7 @@ describe("sampling with tools", () => {
 describe("sampling under the approval policy and limits", () => {
   it("refuses with the user-rejected error when nobody can be asked", async () => {
     const sample = await handler([], { approval: { policy: new ApprovalPolicy({ mode: "ask" }) } });
-    await expect(sample(request(), context())).rejects.toSatisfy((error: unknown) => error instanceof McpError && error.code === -1);
+    await expect(sample(request(), context())).rejects.toSatisfy((error: unknown) => error instanceof ProtocolError && error.code === -1);
     expect(chatBodies()).toEqual([]);
   });
 

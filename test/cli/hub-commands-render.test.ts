@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import picocolors from "picocolors";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config/errors.js";

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { askForm, askUrl, terminalElicitation } from "../../src/cli/prompts/elicitation.js";
 import { PrompterSlot, type Prompter } from "../../src/cli/prompts/prompter.js";

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { McpError, type CreateMessageRequestParams, type ElicitRequestFormParams, type ElicitRequestURLParams } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import type { CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestURLParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import type { Hub } from "../../src/mcp/hub.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
@@ -254,6 +255,6 @@ describe("completions", () => {
 
 it("samplingRejected is the spec's error", () => {
   const error = samplingRejected();
-  expect(error).toBeInstanceOf(McpError);
+  expect(error).toBeInstanceOf(ProtocolError);
   expect(error.code).toBe(-1);
 });

@@ -178,7 +178,7 @@ describe("OAuth login to a protected server", () => {
     const [resource] = resources as [TestResourceServer];
     const hub = await connect({ protected: { url: resource.url } });
 
-    await expect(hub.login("protected", followRedirects)).rejects.toThrow(/names another issuer in its metadata \(https:\/\/issuer\.example\)/);
+    await expect(hub.login("protected", followRedirects)).rejects.toThrow(/Issuer mismatch in authorization server metadata \(RFC 8414 §3\.3\): expected "http.*", received "https:\/\/issuer\.example"/);
     expect(auth.registrations.size).toBe(0);
     expect(auth.tokenRequests).toEqual([]);
   });

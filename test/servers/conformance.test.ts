@@ -57,14 +57,16 @@ describe.each(Object.keys(SCENARIOS))("conformance of the %s server", (name) => 
     expect(log).toContain(`✓ ${scenario}: ${checks.length} passed, 0 failed`);
   });
 
-  // It calls the suite's fixture tool test_reconnection, which fails here; what it judges of any
-  // server is the 2025-11-25 priming of each SSE stream (an event id, empty data) and its retry field.
+  // It calls the suite's fixture tool test_reconnection, which these servers do not have; what it
+  // judges of any server is the 2025-11-25 priming of each SSE stream (an event id, empty data) and
+  // its retry field. The unknown tool is a JSON-RPC error (-32602, as the spec has it), not a result,
+  // so the suite goes on to resume the stream looking for a result and warns that none came.
   it("primes its SSE streams with an event id and a retry field (server-sse-polling)", () => {
     const checks = readChecks(out, "server-sse-polling");
     const status = (id: string) => checks.filter((check) => check.id === id).map((check) => check.status);
     expect(status("server-sse-priming-event"), log).toEqual(["SUCCESS"]);
     expect(status("server-sse-retry-field"), log).toEqual(["SUCCESS"]);
-    expect(checks.filter((check) => check.status === "WARNING")).toEqual([]);
-    expect(checks.filter((check) => check.status === "FAILURE").map((check) => check.errorMessage)).toEqual(["Tool call failed"]);
+    expect(checks.filter((check) => check.status === "WARNING").map((check) => check.id)).toEqual(["server-sse-disconnect-resume"]);
+    expect(checks.filter((check) => check.status === "FAILURE")).toEqual([]);
   });
 });

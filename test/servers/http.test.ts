@@ -124,8 +124,9 @@ describe("serveHttp options", () => {
     handle = await serveHttp(createTimeServer, { port: 0, sessionIdleMs: 300 });
     // A raw initialize opens a session and, unlike the SDK client, no standing GET stream.
     expect((await post(handle.url, {})).status).toBe(200);
+    expect(handle.sessionCount()).toBe(1);
+    // The raw session may be gone already by the time the client has connected: only the client's stays.
     const client = await connectHttpClient(handle.url);
-    expect(handle.sessionCount()).toBe(2);
     for (let i = 0; i < 100 && handle.sessionCount() > 1; i++) await new Promise((r) => setTimeout(r, 50));
     expect(handle.sessionCount()).toBe(1);
     await new Promise((r) => setTimeout(r, 600));

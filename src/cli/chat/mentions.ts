@@ -1,4 +1,4 @@
-import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { base64Bytes } from "../../agent/tool-result.js";
 import type { ContentPart } from "../../llm/types.js";
 

@@ -1,4 +1,4 @@
-import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult } from "@modelcontextprotocol/client";
 import { blockToPart } from "../../agent/tool-result.js";
 import type { ContentPart, Message } from "../../llm/types.js";
 import type { HubPrompt } from "../../mcp/types.js";

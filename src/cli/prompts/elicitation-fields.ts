@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/client";
 import { oneLine } from "../render/one-line.js";
 
 /** A value a form field can hold, as the server receives it. */

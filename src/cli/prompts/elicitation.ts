@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import { openableUrl } from "../../mcp/openable-url.js";
 import { launchBrowser } from "../open-browser.js";
 import type { Colors } from "../render/colors.js";

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import type { ApproveSamplingCallback } from "../../agent/approval.js";
 import { createInterface, type Interface } from "node:readline";
 

@@ -1,4 +1,4 @@
-import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ContentBlock, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import { base64Bytes } from "../../agent/tool-result.js";
 import type { CallToolResult } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";

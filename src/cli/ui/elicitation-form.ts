@@ -1,4 +1,4 @@
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitResult } from "@modelcontextprotocol/client";
 import { checkValue, parseTyped, type FieldValue, type FormField } from "../prompts/elicitation-fields.js";
 import * as edit from "./input-buffer.js";
 import type { InputBuffer } from "./input-buffer.js";

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { UnauthorizedError, type AddClientAuthentication, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { createPrivateKeyJwtAuth, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { registerSecret } from "../../config/redact.js";
 import type { TokenStore } from "./token-store.js";
@@ -38,8 +37,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
-    /** Checks what discovery found before anything is sent to it (throws to stop the flow). */
-    private readonly onDiscovery: (state: OAuthDiscoveryState) => void = () => undefined,
   ) {
     registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
@@ -161,7 +158,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.onDiscovery(state);
     this.discovery = state;
   }
 

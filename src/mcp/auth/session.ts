@@ -1,5 +1,5 @@
-import { auth, extractWWWAuthenticateParams, UnauthorizedError, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
 import { formatMiB } from "../limits.js";
@@ -46,7 +46,7 @@ export class OAuthSession {
     /** Each OAuth request (discovery, registration, token) gets this long, its reply included. */
     private readonly requestTimeoutMs: number,
   ) {
-    this.provider = new StoredOAuthProvider(server, url, settings, store, checkIssuer);
+    this.provider = new StoredOAuthProvider(server, url, settings, store);
   }
 
   /** True once the server asked for an authorization that only a (new) login can give. */
@@ -233,16 +233,6 @@ async function readAtMost(response: Response, limit: number): Promise<Uint8Array
 export function authenticationRequired(status: number, said: string, why: string): string {
   const quoted = said.replace(/\s+/g, " ").trim().slice(0, QUOTED_BODY_CHARS);
   return `authentication required (HTTP ${status}${quoted ? `: ${quoted}` : ""}); ${why}: set "headers" (e.g. "Authorization": "Bearer \${TOKEN}") in the server's entry`;
-}
-
-/** RFC 8414 §3.3: the metadata must name the issuer it was fetched for, else an attacker's server could pose as it. */
-function checkIssuer(state: OAuthDiscoveryState): void {
-  const issuer = state.authorizationServerMetadata?.issuer;
-  if (issuer === undefined || !state.resourceMetadata) return;
-  const trim = (url: string) => url.replace(/\/+$/, "");
-  if (trim(issuer) !== trim(String(state.authorizationServerUrl))) {
-    throw new Error(`the authorization server ${state.authorizationServerUrl} names another issuer in its metadata (${issuer.slice(0, 200)}); refusing to log in`);
-  }
 }
 
 function withBearer(init: RequestInit | undefined, token: string): RequestInit | undefined {

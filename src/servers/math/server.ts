@@ -1,5 +1,5 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { McpServer } from "@modelcontextprotocol/server";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../../version.js";
 import { batchCalculation, batchSchema, binaryCalculation, calculationSchema, formatNumber, squareRootCalculation, type Batch, type Calculation } from "./calculation.js";
@@ -89,11 +89,11 @@ function registerBinaryTool(server: McpServer, tool: BinaryTool): void {
     {
       title: tool.title,
       description: tool.summary,
-      inputSchema: {
-        [tool.left.name]: z.number().describe(tool.left.description),
-        [tool.right.name]: z.number().describe(tool.right.description),
-      },
-      outputSchema: { result: calculationSchema },
+      inputSchema: z.object({
+              [tool.left.name]: z.number().describe(tool.left.description),
+              [tool.right.name]: z.number().describe(tool.right.description),
+            }),
+      outputSchema: z.object({ result: calculationSchema }),
       annotations: { title: tool.title, ...PURE },
     },
     (args) => {
@@ -120,8 +120,8 @@ export function createMathServer(): McpServer {
     {
       title: "Square root",
       description: "Square root of a non-negative number (√number). A negative number is an error.",
-      inputSchema: { number: z.number().describe("A non-negative number") },
-      outputSchema: { result: calculationSchema },
+      inputSchema: z.object({ number: z.number().describe("A non-negative number") }),
+      outputSchema: z.object({ result: calculationSchema }),
       annotations: { title: "Square root", ...PURE },
     },
     ({ number }) => {
@@ -138,8 +138,8 @@ export function createMathServer(): McpServer {
         "Compute several arithmetic expressions at once, separated by ';', e.g. \"2+3; 5*4; 10/2\". " +
         "Supports + - * / ^ (power, right-associative), parentheses, unary minus and decimals. " +
         "Each expression is computed on its own: a bad one is reported in its place with the column and what was wrong, and the others still compute.",
-      inputSchema: { operations: z.string().max(10_000).describe("Expressions separated by ';', e.g. \"2+3; 5*4; 10/2\"") },
-      outputSchema: { result: batchSchema },
+      inputSchema: z.object({ operations: z.string().max(10_000).describe("Expressions separated by ';', e.g. \"2+3; 5*4; 10/2\"") }),
+      outputSchema: z.object({ result: batchSchema }),
       annotations: { title: "Batch calculate", ...PURE },
     },
     ({ operations }) => {

@@ -1,6 +1,4 @@
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpServer, ResourceTemplate, completable, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../../version.js";
 import { DATE_FORMATS, formatDate, zonedIso } from "./get-date.js";
@@ -26,10 +24,10 @@ export function createTimeServer(): McpServer {
     "get-date",
     {
       description: "Get the current date and time with optional formatting",
-      inputSchema: {
-        format: z.enum(DATE_FORMATS).optional().describe("Date format: 'iso' (default), 'locale', 'date-only', 'time-only', or 'timestamp'"),
-        timezone: z.string().optional().describe("Optional timezone (e.g., 'Asia/Taipei', 'America/New_York')"),
-      },
+      inputSchema: z.object({
+              format: z.enum(DATE_FORMATS).optional().describe("Date format: 'iso' (default), 'locale', 'date-only', 'time-only', or 'timestamp'"),
+              timezone: z.string().optional().describe("Optional timezone (e.g., 'Asia/Taipei', 'America/New_York')"),
+            }),
       annotations: { title: "Get date", readOnlyHint: true, openWorldHint: false },
     },
     ({ format = "iso", timezone }) => {
@@ -64,7 +62,7 @@ export function createTimeServer(): McpServer {
       const raw = variables.timezone;
       const requested = safeDecode(Array.isArray(raw) ? raw.join(",") : (raw ?? ""));
       const zone = canonicalZone(requested);
-      if (zone === undefined) throw new McpError(ErrorCode.InvalidParams, unknownZoneMessage(requested));
+      if (zone === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknownZoneMessage(requested));
       const now = new Date();
       const body = { timezone: zone, iso: zonedIso(now, zone), locale: formatDate(now, "locale", zone), timestamp: now.getTime() };
       return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(body) }] };
@@ -76,9 +74,9 @@ export function createTimeServer(): McpServer {
     {
       title: "Time in a place",
       description: "Ask for the current time in a city or IANA time zone.",
-      argsSchema: {
-        place: completable(z.string().describe("A city or IANA time zone, e.g. 'Taipei' or 'Asia/Taipei'"), (value) => completeZone(value)),
-      },
+      argsSchema: z.object({
+              place: completable(z.string().describe("A city or IANA time zone, e.g. 'Taipei' or 'Asia/Taipei'"), (value) => completeZone(value)),
+            }),
     },
     ({ place }) => {
       const zone = zoneForPlace(place);

@@ -1,4 +1,4 @@
-import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ReadResourceResult } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { attachMentions, findMentions, MAX_ATTACHED_CHARS, MAX_MENTIONS } from "../../../src/cli/chat/mentions.js";
 

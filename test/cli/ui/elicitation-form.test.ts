@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { checkValue, formFields } from "../../../src/cli/prompts/elicitation-fields.js";
 import { applyFormKey, initialForm, type FormState } from "../../../src/cli/ui/elicitation-form.js";

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { render } from "ink-testing-library";
 import picocolors from "picocolors";
 import { afterEach, describe, expect, it } from "vitest";
