@@ -90,7 +90,9 @@ const peers: Peer[] = [
     async connect(count) {
       const servers: Record<string, ServerConfig> = {};
       for (let i = 0; i < count; i++) servers[`s${i}`] = { ...SERVER };
-      const hub = await Hub.connect(servers, { stderrLogFile: "/dev/null" });
+      // No start-up timeout of its own, as the other clients have none: on a loaded machine five servers
+      // took over the default 15 s, and the connect table was lost to that failure.
+      const hub = await Hub.connect(servers, { stderrLogFile: "/dev/null", defaultStartupTimeoutMs: 600_000 });
       const failed = hub.servers().filter((s) => s.status !== "connected");
       if (failed.length) throw new Error(`hub: ${failed.map((s) => s.error).join("; ")}`);
       const tool = hub.tools().find((t) => t.server === "s0" && t.originalName === "echo")?.name ?? "echo";
@@ -204,21 +206,28 @@ async function connectTimes(): Promise<void> {
     { name: "no client: spawn + initialize reply (floor)", connect: spawnOnly },
   ];
   const times = new Map(contenders.map((c) => [c.name, { 1: [] as number[], 5: [] as number[] }]));
+  const failures = new Map<string, string>();
   // Contenders take turns within each repeat, so that a slow phase of the machine hits all alike.
   for (let repeat = 0; repeat < CONNECT_REPEATS; repeat++) {
     for (const contender of contenders) {
       for (const count of [1, 5] as const) {
         const started = performance.now();
-        const { close } = await contender.connect(count);
-        times.get(contender.name)?.[count].push(performance.now() - started);
-        await close();
+        try {
+          const { close } = await contender.connect(count);
+          times.get(contender.name)?.[count].push(performance.now() - started);
+          await close();
+        } catch (error) {
+          // One failure is a row saying so, not a lost table.
+          failures.set(contender.name, `${count} server(s): ${error instanceof Error ? error.message : String(error)}`.slice(0, 120));
+        }
       }
     }
   }
   const rows = contenders.map(({ name }) => {
     const one = median(times.get(name)?.[1] ?? []);
     const five = median(times.get(name)?.[5] ?? []);
-    return { client: name, "1 server ms": one.toFixed(0), "5 servers ms": five.toFixed(0), "5 vs 1": `${(five / one).toFixed(2)}x` };
+    const row = { client: name, "1 server ms": one.toFixed(0), "5 servers ms": five.toFixed(0), "5 vs 1": `${(five / one).toFixed(2)}x` };
+    return failures.has(name) ? { ...row, failed: failures.get(name) } : row;
   });
   console.log(`\nconnect time (median of ${CONNECT_REPEATS}): initialize plus tools/list, servers in parallel`);
   console.table(rows);

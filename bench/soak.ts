@@ -88,6 +88,8 @@ function oneLargeEvent(res: ServerResponse, mb: number): void {
 
 interface Outcome {
   pingMs: number[];
+  /** Pings answered by anything but the ping tool's own result. */
+  pingsNotRun: number;
   turns: number;
   hung: boolean;
   peakRssMb: number;
@@ -95,7 +97,7 @@ interface Outcome {
 }
 
 /** The scripted model: per message, [the hostile call], then ping, then "done". */
-async function scriptedModel(hostile: Case, onPing: (ms: number) => void, onTurnEnd: () => void): Promise<ScriptedServer> {
+async function scriptedModel(hostile: Case, onPing: (ms: number | undefined) => void, onTurnEnd: () => void): Promise<ScriptedServer> {
   let pingSentAt = 0;
   let calls = 0;
   let userMessages = 0;
@@ -131,10 +133,17 @@ async function scriptedModel(hostile: Case, onPing: (ms: number) => void, onTurn
     }
     const calledName = names.get(last?.tool_call_id ?? "");
     if (calledName !== "ping") return toolCall(res, "ping", {}, () => (pingSentAt = performance.now()));
-    if (userMessages > 1) onPing(performance.now() - pingSentAt);
+    // Only a ping that ran counts: a refusal (the approval policy) or an error answers fast and measures nothing.
+    if (userMessages > 1) onPing(pingAnswer(last?.content) ? performance.now() - pingSentAt : undefined);
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(`${chunk({ role: "assistant", content: "done." })}${chunk({}, "stop")}data: [DONE]\n\n`, onTurnEnd);
   });
+}
+
+/** Whether a tool message is the well-behaved server's ping result ("toy:ping"), not a refusal or an error. */
+function pingAnswer(content: unknown): boolean {
+  const text = typeof content === "string" ? content : JSON.stringify(content ?? "");
+  return text.includes("toy:ping") && !text.includes("Not run");
 }
 
 function peakRssMb(pid: number): number {
@@ -150,11 +159,11 @@ async function soak(hostile: Case): Promise<Outcome> {
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-soak-"));
   let http: ChildProcess | undefined;
   let chat: ChildProcess | undefined;
-  const outcome: Outcome = { pingMs: [], turns: 0, hung: false, peakRssMb: 0, lastError: "" };
+  const outcome: Outcome = { pingMs: [], pingsNotRun: 0, turns: 0, hung: false, peakRssMb: 0, lastError: "" };
   let turnEnded: (() => void) | undefined;
   const model = await scriptedModel(
     hostile,
-    (ms) => outcome.pingMs.push(ms),
+    (ms) => (ms === undefined ? outcome.pingsNotRun++ : outcome.pingMs.push(ms)),
     () => turnEnded?.(),
   );
   try {
@@ -247,6 +256,7 @@ export async function run(): Promise<void> {
       "ping p50 ms": pings.length ? (pings[Math.floor(pings.length / 2)] ?? 0).toFixed(1) : "-",
       "ping max ms": pings.length ? (pings[pings.length - 1] ?? 0).toFixed(1) : "-",
       [`pings < ${PING_GOAL_MS} ms`]: outcome.hung ? "HUNG" : `${within}/${pings.length}`,
+      "pings not run": outcome.pingsNotRun,
       "what toolbridge said": outcome.hung ? `HUNG; ${outcome.lastError}` : outcome.lastError || "-",
     });
   }

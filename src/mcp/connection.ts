@@ -1,5 +1,5 @@
 import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
-import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/core";
+import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
@@ -456,6 +456,10 @@ export class Connection {
     });
     client.setNotificationHandler('notifications/prompts/list_changed', () => {
       if (this.client === client) void this.refreshes.prompts.request();
+    });
+    // SDK v2 dropped SEP-1686 tasks from its spec methods; their schemas remain.
+    client.setNotificationHandler("notifications/tasks/status", { params: TaskStatusNotificationParamsSchema }, (task) => {
+      if (this.client === client) this.tasks.notified(task);
     });
     client.setNotificationHandler('notifications/resources/updated', (notification) => {
       this.options.emit({ type: "resource-updated", server: this.name, uri: notification.params.uri });

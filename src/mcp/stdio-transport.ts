@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { spawnInGroup } from "./group-spawn.js";
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
@@ -67,13 +68,9 @@ export class ProcessGroupTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error("ProcessGroupTransport already started");
     return new Promise((resolve, reject) => {
-      const child = spawn(this.server.command, this.server.args ?? [], {
+      const { child, started } = spawnInGroup(this.server.command, this.server.args ?? [], {
         env: { ...getDefaultEnvironment(), ...this.server.env },
         ...(this.server.cwd !== undefined ? { cwd: this.server.cwd } : {}),
-        stdio: ["pipe", "pipe", "pipe"],
-        // setsid(): a new session and process group, whose id is the child's pid.
-        detached: POSIX,
-        windowsHide: true,
       });
       this.child = child;
       // A command that could not be spawned never exits: nothing to wait for then.
@@ -81,15 +78,17 @@ export class ProcessGroupTransport implements Transport {
         child.once("exit", () => done());
         child.once("error", () => done());
       });
-      child.once("error", (error) => {
-        reject(error);
-        this.onerror?.(error);
-        this.finish();
-      });
-      child.once("spawn", () => {
-        if (POSIX && child.pid !== undefined) watchProcessGroup(child.pid);
-        resolve();
-      });
+      started.then(
+        () => {
+          if (POSIX && child.pid !== undefined) watchProcessGroup(child.pid);
+          resolve();
+        },
+        (error: Error) => {
+          reject(error);
+          this.onerror?.(error);
+          this.finish();
+        },
+      );
       child.once("exit", () => {
         // What the server started may still hold the pipes open: the group goes with its leader.
         void this.endGroup(false).then(() => this.finish());
@@ -140,7 +139,8 @@ export class ProcessGroupTransport implements Transport {
   /** SIGKILLs the group at once, for a process 'exit' handler where nothing asynchronous runs. */
   killSync(): void {
     const pid = this.child?.pid;
-    if (pid !== undefined) signalGroup(pid, "SIGKILL");
+    // Before its launcher has set the group (start() not yet settled), the leader alone is there.
+    if (pid !== undefined && !signalGroup(pid, "SIGKILL")) signalStrays([pid], "SIGKILL");
   }
 
   /** SIGTERM to the group, SIGKILL to whatever is left after the grace; once. */

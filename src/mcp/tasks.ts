@@ -80,13 +80,67 @@ export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupport
   return mode === "always" || (mode === "auto" && timeoutMs > AUTO_TASK_ABOVE_MS);
 }
 
-/** Polling: the first wait, then each wait 1.5 times the last, up to the server's `pollInterval` (bounded). */
+/**
+ * Polling: the first wait, then each wait 1.5 times the last, up to the server's `pollInterval` (bounded). A server
+ * that has sent status notifications is polled only as a fallback: from its pollInterval up to maxMaxMs.
+ */
 export const POLL = { firstMs: 50, factor: 1.5, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
+
+/** Notices kept for tasks no wait has asked about yet (one came before its task's first wait); the oldest go first. */
+const MAX_UNCLAIMED_NOTICES = 256;
+
+/**
+ * A server's `notifications/tasks/status` (SEP-1686 lets servers send them; the SDK's server does on every change):
+ * a wait between polls ends at the next notice for its task, so the change is seen at once and polls are few.
+ */
+export class TaskNotices {
+  /** Whether the server has sent one: polling is then only a fallback. */
+  sent = false;
+  private readonly unclaimed = new Map<string, Task>();
+  private readonly waiters = new Map<string, (task: Task) => void>();
+
+  notify(task: Task): void {
+    this.sent = true;
+    const waiter = this.waiters.get(task.taskId);
+    if (waiter) return waiter(task);
+    this.unclaimed.delete(task.taskId);
+    this.unclaimed.set(task.taskId, task);
+    if (this.unclaimed.size > MAX_UNCLAIMED_NOTICES) this.unclaimed.delete(this.unclaimed.keys().next().value as string);
+  }
+
+  /** The task as the next notice for it says, or undefined after `ms`; rejects when the signal aborts. */
+  wait(taskId: string, ms: number, signal: AbortSignal | undefined): Promise<Task | undefined> {
+    const early = this.unclaimed.get(taskId);
+    if (early) {
+      this.unclaimed.delete(taskId);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.waiters.delete(taskId);
+      };
+      const timer = setTimeout(() => (done(), resolve(undefined)), ms);
+      const onAbort = (): void => (done(), reject(signal?.reason));
+      this.waiters.set(taskId, (task) => (done(), resolve(task)));
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** A task that ended: a late notice for it is not kept. */
+  forget(taskId: string): void {
+    this.unclaimed.delete(taskId);
+  }
+}
 
 export interface RunTaskOptions {
   /** Bounds each request (and, reset by every change of status, the whole wait). */
   requestOptions: RequestOptions & { timeout: number };
   onStatus?: (task: Task) => void;
+  /** The server's status notifications; without them, polling alone. */
+  notices?: TaskNotices;
 }
 
 /**
@@ -100,14 +154,15 @@ export async function runToolTask(
   client: Client,
   tool: string,
   args: Record<string, unknown>,
-  { requestOptions, onStatus }: RunTaskOptions,
+  { requestOptions, onStatus, notices = new TaskNotices() }: RunTaskOptions,
 ): Promise<CallToolResult> {
   const { signal, timeout } = requestOptions;
   // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
   const pollOptions: RequestOptions = { timeout };
   let task = await protocol.create(client, tool, args, requestOptions);
   onStatus?.(task);
-  let delay: number = POLL.firstMs;
+  const cap = (pollInterval: number | null | undefined): number => Math.min(Math.max(pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
+  let delay: number = notices.sent ? cap(task.pollInterval) : POLL.firstMs;
   let changedAt = Date.now();
   try {
     for (;;) {
@@ -118,17 +173,16 @@ export async function runToolTask(
       if (task.status === "cancelled") {
         return { isError: true, content: [{ type: "text", text: `the server cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ""}` }] };
       }
-      await sleep(delay, signal);
-      if (Date.now() - changedAt > timeout) {
+      const noticed = await notices.wait(task.taskId, delay, signal);
+      if (!noticed && Date.now() - changedAt > timeout) {
         throw new SdkError(SdkErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
       }
-      const next = await protocol.get(client, task.taskId, pollOptions);
-      const cap = Math.min(Math.max(next.pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
+      const next = noticed ?? (await protocol.get(client, task.taskId, pollOptions));
       if (next.status !== task.status || next.statusMessage !== task.statusMessage) {
         changedAt = Date.now();
         onStatus?.(next);
       }
-      delay = Math.min(delay * POLL.factor, cap);
+      delay = Math.min(delay * POLL.factor, notices.sent ? POLL.maxMaxMs : cap(next.pollInterval));
       task = next;
     }
   } catch (error) {
@@ -146,6 +200,7 @@ export async function runToolTask(
  */
 export class ToolTasks {
   private readonly inFlight = new Map<string, HubTask>();
+  private readonly notices = new TaskNotices();
 
   constructor(
     private readonly server: string,
@@ -164,6 +219,7 @@ export class ToolTasks {
     try {
       return await runToolTask(taskProtocolFor(client), client, tool, args, {
         requestOptions,
+        notices: this.notices,
         onStatus: (task) => {
           taskId = task.taskId;
           this.inFlight.set(task.taskId, { ...task, server: this.server, tool });
@@ -172,8 +228,16 @@ export class ToolTasks {
         },
       });
     } finally {
-      if (taskId !== undefined) this.inFlight.delete(taskId);
+      if (taskId !== undefined) {
+        this.inFlight.delete(taskId);
+        this.notices.forget(taskId);
+      }
     }
+  }
+
+  /** A `notifications/tasks/status` from the server. */
+  notified(task: Task): void {
+    this.notices.notify(task);
   }
 
   /** What the server lists (where it can), with the tasks in flight it does not list. */
@@ -198,19 +262,4 @@ async function failedResult(protocol: ToolTaskProtocol, client: Client, task: Ta
     const why = task.statusMessage ?? (error instanceof Error ? error.message : String(error));
     return { isError: true, content: [{ type: "text", text: `the task failed: ${why}` }] };
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
