@@ -748,6 +748,7 @@ export class Connection {
   }
 
   private describeStartupError(error: unknown): string {
+    error = probeFailure(error);
     // Already one line naming this server (a listing over its limits).
     if (error instanceof HubError && error.server === this.name) return error.message;
     const config = this.config;
@@ -823,7 +824,9 @@ function exitedOnProbe(error: unknown): boolean {
  * network error (its cause) or an HTTP error (its body), as the same request would say without the probe.
  */
 function probeFailure(error: unknown): unknown {
-  if (!(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return error;
+  // A 401 or 403 to the probe comes with its own codes, but the same "Version negotiation failed" wording.
+  const fromProbe = error instanceof SdkError && (error.code === SdkErrorCode.EraNegotiationFailed || (error instanceof SdkHttpError && error.message.startsWith("Version negotiation failed")));
+  if (!fromProbe) return error;
   if (error instanceof SdkHttpError && typeof error.data.text === "string" && error.data.text) {
     return new SdkHttpError(error.code, `Error POSTing to endpoint: ${error.data.text}`, error.data);
   }

@@ -150,9 +150,14 @@ describe("rendering content", () => {
     expect(renderToolResult(result, plain)).toBe('hello\n[image image/png, 8 bytes]\n[audio audio/wav, 3 bytes]\n[resource link file:///a.txt "a.txt" text/plain]\n');
   });
 
-  it("prints structured content after the text, as indented JSON", () => {
+  it("prints the text alone when a result also has structured content (servers repeat it as text)", () => {
     const text = renderToolResult({ content: [{ type: "text", text: "2 + 3 = 5" }], structuredContent: { result: 5 } }, plain);
-    expect(text).toBe('2 + 3 = 5\nstructured content:\n{\n  "result": 5\n}\n');
+    expect(text).toBe("2 + 3 = 5\n");
+  });
+
+  it("prints structured content as indented JSON when there is no text", () => {
+    const text = renderToolResult({ content: [], structuredContent: { result: 5 } }, plain);
+    expect(text).toBe('{\n  "result": 5\n}\n');
   });
 
   it("prints structured content once when the text is the same JSON", () => {

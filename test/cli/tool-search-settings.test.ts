@@ -22,6 +22,6 @@ describe("the config's tools.search and llm.promptFormat", () => {
 
   it("names the key of a wrong search mode or prompt format in one line", () => {
     expect(() => parseConfig(JSON.stringify({ tools: { search: "sometimes" } }), { file: "toolbridge.json", env: {} })).toThrow('toolbridge.json: tools.search: expected one of "off", "auto", "always", got "sometimes"');
-    expect(() => parseConfig(JSON.stringify({ llm: { promptFormat: "qwen" } }), { file: "toolbridge.json", env: {} })).toThrow('toolbridge.json: llm.promptFormat: expected one of "auto", "hermes", "llama", "mistral", "mistral-v11", "deepseek", "deepseek-v31", "glm", "kimi", "gpt-oss", "granite", got "qwen"');
+    expect(() => parseConfig(JSON.stringify({ llm: { promptFormat: "qwen" } }), { file: "toolbridge.json", env: {} })).toThrow(/^toolbridge\.json: llm\.promptFormat: expected one of "auto", "hermes", .*"granite".*, got "qwen"$/);
   });
 });

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { isLoopback } from "../../src/gateway/server.js";
 import { MAX_PENDING_APPROVALS_PER_CLIENT } from "../../src/gateway/web-chat-turns.js";
@@ -129,21 +129,29 @@ describe("approvals waiting at the web chat", () => {
   }
 
   it("are capped per client, so one client cannot leave another no room to ask", async () => {
-    // Each call differs, or the repeat guard would stop them before they ask.
-    const flood = Array.from({ length: MAX_PENDING_APPROVALS_PER_CLIENT + 8 }, (_, i) => ({ name: "get-date", arguments: { timezone: `Zone/${i}` } }));
+    // A turn asks one approval at a time, so the flood is many turns at once; each call differs, or the repeat guard would stop it.
+    const turns = MAX_PENDING_APPROVALS_PER_CLIENT + 2;
+    const oneCall = (i: number) => ({ toolCalls: [{ name: "get-date", arguments: { timezone: `Zone/${i}` } }] });
     harness = await startHarness({
       servers: { time: { ...bundledServer("time"), trust: false } },
       apiKeys: KEYS,
-      replies: [{ toolCalls: flood }, { toolCalls: [{ name: "get-date", arguments: {} }] }],
+      // Above the approval cap, so that the cap, not the limit on requests at once, is what the flood meets.
+      maxConcurrentPerKey: 2 * MAX_PENDING_APPROVALS_PER_CLIENT,
+      // After the flood, the two refused turns ask the model again.
+      replies: [...Array.from({ length: turns }, (_, i) => oneCall(i)), { text: "refused" }, { text: "refused" }],
     });
     const count = (events: { type: string; outcome?: string }[], type: string, outcome?: string) =>
       events.filter((event) => event.type === type && (outcome === undefined || event.outcome === outcome)).length;
-    const first = await turn(KEYS[0] as string, (events) => count(events, "approval") === MAX_PENDING_APPROVALS_PER_CLIENT && count(events, "tool-call-finished", "denied") === 8);
-    expect(count(first.events, "approval")).toBe(MAX_PENDING_APPROVALS_PER_CLIENT);
+    const asked = (events: { type: string; outcome?: string }[]) => count(events, "approval") + count(events, "tool-call-finished", "denied") > 0;
+    const flood = await Promise.all(Array.from({ length: turns }, () => turn(KEYS[0] as string, asked)));
+    expect(flood.reduce((sum, one) => sum + count(one.events, "approval"), 0)).toBe(MAX_PENDING_APPROVALS_PER_CLIENT);
+    expect(flood.reduce((sum, one) => sum + count(one.events, "tool-call-finished", "denied"), 0)).toBe(2);
+    const upstream = (harness as Harness).upstream;
+    await vi.waitFor(() => expect(upstream.chatRequests.length).toBe(turns + 2));
+    upstream.push(oneCall(turns));
     const second = await turn(KEYS[1] as string, (events) => count(events, "approval") === 1);
     expect(count(second.events, "approval")).toBe(1);
-    first.stop();
-    second.stop();
+    for (const one of [...flood, second]) one.stop();
   }, 60_000);
 });
 

@@ -55,7 +55,7 @@ describe("the gateway's /mcp", () => {
   it("serves no resource or prompt of a server the policy does not let be read", async () => {
     expect((await client.listResources()).resources.map((resource) => resource.uri)).not.toContain("time://zones");
     expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
-    await expect(client.readResource({ uri: "time://zones" })).rejects.toThrow(/Unknown resource: time:\/\/zones/);
+    await expect(client.readResource({ uri: "time://zones" })).rejects.toThrow(/Resource not found: time:\/\/zones/);
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).not.toContain("time-in");
     await expect(client.getPrompt({ name: "time-in", arguments: { place: "Taipei" } })).rejects.toThrow(/Unknown prompt: time-in/);
   });

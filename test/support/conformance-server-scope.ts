@@ -7,6 +7,7 @@
 const FIXTURE_TOOLS = "calls fixture tools, resources or prompts (test_*, test://*) only the suite's reference server has";
 
 export const LEFT_OUT_NEXT: Readonly<Record<string, string>> = {
+  "server-sse-polling": "warns server-sse-disconnect-resume: a stream resumed after a disconnect is not confirmed on this release yet (0.1.16's run of it passes)",
   "logging-set-level": `${FIXTURE_TOOLS}; logging/setLevel is gone from 2026-07-28`,
   "completion-complete": `${FIXTURE_TOOLS} (test_prompt_with_arguments)`,
   "tools-call-simple-text": FIXTURE_TOOLS,
