@@ -60,7 +60,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await shot(page, "empty-desktop-light");
     // An example fills the message box, for the person to send or change.
     await page.locator(".empty .example").first().click();
-    expect(await page.locator("#input").inputValue()).toBe("What can you do with the tools you have?");
+    // Preact renders on its next tick: wait for the value rather than read it within the click.
+    await expect.poll(() => page.locator("#input").inputValue()).toBe("What can you do with the tools you have?");
     await page.locator("#input").fill("");
   });
 
