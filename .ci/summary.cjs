@@ -1,6 +1,8 @@
-// Sums vitest JSON reports (one per Node release) into the plain line CI ends with.
+// Sums vitest JSON reports (one per Node release) into the plain line CI ends with,
+// after naming every failed test, so a red run says what to look at without its whole log.
 "use strict";
 const { readFileSync } = require("node:fs");
+const { relative } = require("node:path");
 
 let passed = 0;
 let failed = 0;
@@ -16,6 +18,18 @@ for (const file of process.argv.slice(2)) {
     continue;
   }
   console.log(`${file}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  for (const suite of report.testResults ?? []) {
+    const where = relative(process.cwd(), suite.name);
+    for (const test of suite.assertionResults ?? []) {
+      if (test.status !== "failed") continue;
+      const why = String(test.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300);
+      console.log(`  failed: ${where} > ${test.fullName}\n    ${why}`);
+    }
+    // A file that failed to load has no tests to name; its message says why.
+    if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) {
+      console.log(`  failed: ${where}\n    ${String(suite.message ?? "").split("\n")[0].slice(0, 300)}`);
+    }
+  }
   passed += report.numPassedTests;
   failed += report.numFailedTests + (report.success || report.numFailedTests > 0 ? 0 : 1);
   skipped += report.numPendingTests + report.numTodoTests;
