@@ -3,12 +3,12 @@
  * when its closer arrives: DeepSeek V3/R1/V3.1 `<｜tool▁calls▁begin｜>` sections, Kimi K2
  * `<|tool_calls_section_begin|>` sections, Cherry Studio `<tool_use>` blocks, the
  * gpt-oss Harmony message header, and the regions of Gemma 4, FunctionGemma, DeepSeek
- * V3.2/V4 DSML, MiniMax M2, step3, Seed-OSS and OLMo 3. Each returns undefined when the body holds no call, so the
+ * V3.2/V4/V4.1 DSML, MiniMax M2 and M3, Kimi K3, step3, Seed-OSS and OLMo 3. Each returns undefined when the body holds no call, so the
  * parser gives the region back as text.
  */
 import { callsFromValue, callsFromXmlBody, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
 import { callsFromGemma } from "./gemma-calls.js";
-import { invokeReader } from "./invoke-calls.js";
+import { callsFromMiniMaxM3, invokeReader, MINIMAX_NS } from "./invoke-calls.js";
 import { callsFromPythonLines } from "./pythonic.js";
 
 export type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
@@ -117,18 +117,41 @@ export const FUNCTION_GEMMA = { open: "<start_function_call>", close: "<end_func
 export const callsFromGemma4: RegionParser = (body) => callsFromGemma(body, GEMMA4.quote);
 export const callsFromFunctionGemma: RegionParser = (body) => callsFromGemma(body, FUNCTION_GEMMA.quote);
 
-/** DeepSeek V3.2 (`<｜DSML｜function_calls>`) and V4 (`<｜DSML｜tool_calls>`) blocks of DSML invokes. */
+/**
+ * DeepSeek DSML blocks of invokes: V3.2 `<｜DSML｜function_calls>`, V4 `<｜DSML｜tool_calls>`, V4.1
+ * `<｜DSML｜ calls>` (a space after the marker in every tag). Clients that print the markup also
+ * show it with ASCII bars (`<|DSML|tool_calls>`); every spelling is read.
+ */
+export const DSML_BLOCKS = ["function_calls", "tool_calls", " calls"] as const;
+export const DSML_MARKERS = ["｜DSML｜", "|DSML|"] as const;
 export const DSML = {
   open32: "<｜DSML｜function_calls>",
   close32: "</｜DSML｜function_calls>",
   open4: "<｜DSML｜tool_calls>",
   close4: "</｜DSML｜tool_calls>",
+  open41: "<｜DSML｜ calls>",
+  close41: "</｜DSML｜ calls>",
 } as const;
-export const callsFromDsml: RegionParser = invokeReader("｜DSML｜");
+export const callsFromDsml: RegionParser = invokeReader("[｜|]DSML[｜|] ?");
 
-/** MiniMax M2: `<minimax:tool_call><invoke name="N"><parameter name="K">V</parameter></invoke></minimax:tool_call>`. */
+/**
+ * MiniMax M2: `<minimax:tool_call><invoke name="N"><parameter name="K">V</parameter></invoke></minimax:tool_call>`;
+ * M3 writes its element parameters there too when served by M2's rules.
+ */
 export const MINIMAX = { open: "<minimax:tool_call>", close: "</minimax:tool_call>" } as const;
-export const callsFromMiniMax: RegionParser = invokeReader("");
+const readMiniMaxM2 = invokeReader("");
+export const callsFromMiniMax: RegionParser = (body, tools) => readMiniMaxM2(body, tools) ?? callsFromMiniMaxM3(body, tools);
+
+export { MINIMAX_NS };
+
+/**
+ * A `<tool_call>` region read whole: MiniMax M3's invokes (`]<]minimax[>[<tool_call>` and
+ * `<invoke>`s whose tags all carry that namespace token, or none when the server dropped it),
+ * else Qwen3-Coder or GLM XML.
+ */
+export function callsFromToolCallBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  return /^\s*(?:\]<\]minimax\[>\[)?<invoke /.test(body) ? callsFromMiniMaxM3(body, tools) : callsFromXmlBody(body, tools);
+}
 
 /**
  * StepFun step3: `<｜tool_calls_begin｜>`, then per call `<｜tool_call_begin｜>function<｜tool_sep｜>`,

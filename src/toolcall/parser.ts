@@ -5,7 +5,8 @@
  * `<|python_tag|>`, Llama 3.2/4 pythonic lists, Mistral `[TOOL_CALLS]` in all its versions,
  * DeepSeek and Kimi K2 special-token sections, gpt-oss Harmony channels, Granite, FireFunction
  * `functools`, Command R actions, `<function=...>`, Cherry Studio `<tool_use>`, DeepChat
- * `<function_call>`), separates reasoning (`<think>`, `[THINK]`, Command R's and Harmony's),
+ * `<function_call>`, and the families of call-regions.ts), separates reasoning (`<think>`,
+ * `[THINK]`, Command R's, Harmony's, MiniMax M3's `<mm:think>`, Kimi K3's think channel),
  * and emits text at once, holding back only a suffix that could still begin a call.
  *
  * Linear time and memory whatever the chunking: every character is scanned a bounded number
@@ -15,7 +16,6 @@
 import {
   acceptable,
   callsFromValue,
-  callsFromXmlBody,
   knownTools,
   parseLooseJson,
   type KnownTools,
@@ -24,11 +24,13 @@ import {
 } from "./call-shape.js";
 import {
   DEEPSEEK,
-  DSML,
+  DSML_BLOCKS,
+  DSML_MARKERS,
   FUNCTION_GEMMA,
   GEMMA4,
   KIMI,
   MINIMAX,
+  MINIMAX_NS,
   OLMO3,
   SEED,
   STEP3,
@@ -41,12 +43,14 @@ import {
   callsFromOlmo,
   callsFromSeed,
   callsFromStep3,
+  callsFromToolCallBody,
   callsFromToolUse,
   readHarmonyHeader,
   type RegionParser,
 } from "./call-regions.js";
 import { JsonScanner } from "./json-scanner.js";
 import { callsFromPythonic, looksPythonic } from "./pythonic.js";
+import { callsFromXtml, XTML } from "./xtml-calls.js";
 
 export type ToolCallParserEvent =
   | { type: "text"; text: string }
@@ -142,6 +146,12 @@ const MAX_NAME = 200;
 /** A Harmony header longer than this is not one. */
 const MAX_HEADER = 512;
 const THINK_CLOSE = "</think>";
+const MM_THINK_CLOSE = "</mm:think>";
+/**
+ * What may close a reasoning block the prompt opened (the generation prompt ends with the
+ * opener, so the text starts inside). All start with `<`: the reasoning scan stops at it.
+ */
+const PROMPT_OPENED_CLOSERS: readonly string[] = [THINK_CLOSE, MM_THINK_CLOSE, XTML.thinkClose];
 
 const TOOL_CALL: Container = { kind: "tool_call", tagged: true, closer: "</tool_call>" };
 /** Granite's special token, followed by a JSON array of calls. */
@@ -195,13 +205,24 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   region("<tool_use>", "</tool_use>", callsFromToolUse, TAG),
   region(GEMMA4.open, GEMMA4.close, callsFromGemma4, /c/),
   region(FUNCTION_GEMMA.open, FUNCTION_GEMMA.close, callsFromFunctionGemma, /c/),
-  region(DSML.open32, DSML.close32, callsFromDsml, TAG),
-  region(DSML.open4, DSML.close4, callsFromDsml, TAG),
+  ...DSML_MARKERS.flatMap((m) => DSML_BLOCKS.map((block) => region(`<${m}${block}>`, `</${m}${block}>`, callsFromDsml, TAG))),
   region(MINIMAX.open, MINIMAX.close, callsFromMiniMax, TAG),
   region(STEP3.open, STEP3.close, callsFromStep3, TAG),
   region(SEED.open, SEED.close, callsFromSeed, TAG),
   region(OLMO3.open, OLMO3.close, callsFromOlmo, /[A-Za-z_]/),
   ["<seed:think>", { kind: "think-open", closer: "</seed:think>" }],
+  // MiniMax M3: its own think tags, and a namespace token before every tag of a call.
+  ["<mm:think>", { kind: "think-open", closer: MM_THINK_CLOSE }],
+  [MM_THINK_CLOSE, { kind: "think-close" }],
+  [MINIMAX_NS, DROP],
+  // Kimi K3's XTML channels: think, response (text), tools; the message's end says nothing.
+  [XTML.thinkOpen, { kind: "think-open", closer: XTML.thinkClose }],
+  [XTML.thinkClose, { kind: "think-close" }],
+  [XTML.responseOpen, DROP],
+  [XTML.responseClose, DROP],
+  [XTML.messageClose, DROP],
+  [XTML.endOfMessage, DROP],
+  region(XTML.open, XTML.close, callsFromXtml, TAG),
   // LFM2 wraps a pythonic (or JSON) list in its call tokens; Hunyuan A13B a JSON list in <tool_calls>.
   list("<|tool_call_start|>", "<|tool_call_end|>"),
   list("<tool_calls>", "</tool_calls>"),
@@ -239,6 +260,8 @@ const PARTIAL: MatchResult = { kind: "partial" };
 const NONE: MatchResult = { kind: "none" };
 
 const LT = 60;
+/** `]`: MiniMax M3's namespace token `]<]minimax[>[` starts with it. */
+const CLOSE_BRACKET = 93;
 const LOWER_F = 102;
 const BACKTICK = 96;
 const OPEN_BRACE = 123;
@@ -316,8 +339,8 @@ class StreamParser implements ToolCallParser {
   private out: ToolCallParserEvent[] = [];
   private state = State.Text;
   private reasoning: boolean;
-  /** What ends the reasoning block being read. */
-  private reasoningCloser = THINK_CLOSE;
+  /** What may end the reasoning block being read. */
+  private reasoningClosers: readonly string[] = [THINK_CLOSE];
   closedUnopenedReasoning = false;
   /** Nothing but whitespace was given out yet: FireFunction's `functools[` only opens a reply. */
   private atStart = true;
@@ -338,6 +361,7 @@ class StreamParser implements ToolCallParser {
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
     this.reasoning = options.startInReasoning === true;
+    if (this.reasoning) this.reasoningClosers = PROMPT_OPENED_CLOSERS;
   }
 
   push(delta: string): ToolCallParserEvent[] {
@@ -414,12 +438,12 @@ class StreamParser implements ToolCallParser {
     const code = this.inCodeBlock;
     let j = from;
     if (this.reasoning) {
-      const stop = this.reasoningCloser.charCodeAt(0);
+      const stop = (this.reasoningClosers[0] ?? THINK_CLOSE).charCodeAt(0);
       while (j < n && s.charCodeAt(j) !== stop) j++;
     } else {
       for (; j < n; j++) {
         const c = s.charCodeAt(j);
-        if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET || c === CLOSE_BRACKET) {
           if (!code) break;
         } else if (c === BACKTICK) break;
         // `functools` only where the reply starts, as FireFunction writes it.
@@ -531,8 +555,12 @@ class StreamParser implements ToolCallParser {
   private classify(lit: string): MatchResult {
     if (lit.length > MAX_LITERAL) return NONE;
     if (this.reasoning) {
-      const closer = this.reasoningCloser;
-      return lit === closer ? { kind: "think-close" } : closer.startsWith(lit) ? PARTIAL : NONE;
+      let partial = false;
+      for (const closer of this.reasoningClosers) {
+        if (lit === closer) return { kind: "think-close" };
+        if (closer.startsWith(lit)) partial = true;
+      }
+      return partial ? PARTIAL : NONE;
     }
     if (this.inCodeBlock) return lit === "```" ? { kind: "code-end" } : "```".startsWith(lit) ? PARTIAL : NONE;
     let partial = false;
@@ -578,12 +606,12 @@ class StreamParser implements ToolCallParser {
         return;
       case "think-open":
         this.reasoning = true;
-        this.reasoningCloser = result.closer;
+        this.reasoningClosers = [result.closer];
         return;
       case "think-close":
         if (!this.reasoning) this.closedUnopenedReasoning = true;
         this.reasoning = false;
-        this.reasoningCloser = THINK_CLOSE;
+        this.reasoningClosers = [THINK_CLOSE];
         return;
       case "drop":
         return;
@@ -621,8 +649,8 @@ class StreamParser implements ToolCallParser {
       this.startJson();
       return false;
     }
-    // Qwen3-Coder's `<function=`.
-    if (c.kind === "tool_call" && ch === "<") {
+    // Qwen3-Coder's `<function=`, MiniMax M3's `<invoke` and the namespace token before it.
+    if (c.kind === "tool_call" && (ch === "<" || ch === "]")) {
       this.startRegion();
       return false;
     }
@@ -788,7 +816,7 @@ class StreamParser implements ToolCallParser {
       this.finishHarmonyHeader(body, closerText);
       return;
     }
-    const calls = (c?.region ?? callsFromXmlBody)(body, this.tools);
+    const calls = (c?.region ?? callsFromToolCallBody)(body, this.tools);
     if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
     else this.emitCalls(calls);
     this.container = null;
@@ -807,7 +835,7 @@ class StreamParser implements ToolCallParser {
       this.state = State.Lead;
     } else if (read.kind === "reasoning") {
       this.reasoning = true;
-      this.reasoningCloser = "<|end|>";
+      this.reasoningClosers = ["<|end|>"];
     }
   }
 
@@ -850,14 +878,23 @@ export function createToolCallParser(options: ToolCallParserOptions = {}): ToolC
   return new StreamParser(options);
 }
 
+/** Reasoning openers and their closers, to tell a message that started inside a block. */
+const THINK_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ["<think>", THINK_CLOSE],
+  ["<mm:think>", MM_THINK_CLOSE],
+  [XTML.thinkOpen, XTML.thinkClose],
+];
+
 /**
  * A whole message at once, through the same machine. A message that closes a reasoning block
  * it never opened started inside one (the template opened it), unless told otherwise.
  */
 export function parseToolCalls(text: string, options: ToolCallParserOptions = {}): ParsedMessage {
-  const close = text.indexOf("</think>");
-  const open = text.indexOf("<think>");
-  const startInReasoning = options.startInReasoning ?? (close >= 0 && (open < 0 || close < open));
+  const startInReasoning = options.startInReasoning ?? THINK_PAIRS.some(([opener, closer]) => {
+    const close = text.indexOf(closer);
+    const open = text.indexOf(opener);
+    return close >= 0 && (open < 0 || close < open);
+  });
   const parser = createToolCallParser({ ...options, startInReasoning });
   const result: ParsedMessage = { calls: [], content: "", reasoning: "" };
   for (const event of [...parser.push(text), ...parser.end()]) {
