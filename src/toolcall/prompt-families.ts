@@ -6,9 +6,10 @@
  */
 import type { PromptFormat } from "../config/schema.js";
 import type { ToolCall } from "../llm/types.js";
-import { DSML, FUNCTION_GEMMA, GEMMA4, MINIMAX, OLMO3, SEED, STEP3 } from "./call-regions.js";
+import { DSML, FUNCTION_GEMMA, GEMMA4, MINIMAX, MINIMAX_NS, OLMO3, SEED, STEP3 } from "./call-regions.js";
 import { gemmaValue } from "./gemma-calls.js";
 import { pythonValue } from "./pythonic.js";
+import { XTML, xtmlType } from "./xtml-calls.js";
 
 export type { PromptFormat };
 
@@ -27,6 +28,8 @@ export interface PromptFamily {
   /** What goes before and after one result in the user turn that carries results back. */
   resultOpen(result: ToolResultText, index: number): string;
   resultClose(result: ToolResultText): string;
+  /** What closes the whole run of results, when the template wraps them all (DeepSeek V3's outputs section). */
+  resultsEnd?: string;
   /** How the prompt names the results, e.g. "<tool_response> blocks". */
   resultsAre: string;
 }
@@ -106,13 +109,18 @@ const deepseekResults = {
   resultsAre: "<｜tool▁output▁begin｜> blocks",
 };
 
-/** DeepSeek V3 and R1: `function<｜tool▁sep｜>NAME` and the arguments in a json fence. */
+/**
+ * DeepSeek V3 and R1: `function<｜tool▁sep｜>NAME` and the arguments in a json fence; their
+ * template puts a run of results in `<｜tool▁outputs▁begin｜>`...`<｜tool▁outputs▁end｜>` (V3.1 dropped it).
+ */
 const DEEPSEEK: PromptFamily = {
   format: "deepseek",
   instruction: `To call tools, reply with ${DS.begin}, then for each call ${DS.callBegin}function${DS.sep}, the tool's name, its arguments as JSON in a json code block, and ${DS.callEnd}; end with ${DS.end}:`,
   formatCalls: (calls) =>
     `${DS.begin}${calls.map((c) => `${DS.callBegin}function${DS.sep}${c.name}\n\`\`\`json\n${argumentsJson(c.arguments)}\n\`\`\`${DS.callEnd}`).join("")}${DS.end}`,
   ...deepseekResults,
+  resultOpen: (r, i) => `${i === 0 ? "<｜tool▁outputs▁begin｜>" : ""}${deepseekResults.resultOpen(r)}`,
+  resultsEnd: "<｜tool▁outputs▁end｜>",
 };
 
 /** DeepSeek V3.1 and later: `NAME<｜tool▁sep｜>{...}`. */
@@ -222,15 +230,31 @@ const invokeXml = (c: ToolCall, prefix: string, typed: boolean): string =>
     .map(([k, v, isString]) => `<${prefix}parameter name="${attr(k)}"${typed ? ` string="${isString}"` : ""}>${v}</${prefix}parameter>\n`)
     .join("")}</${prefix}invoke>`;
 
-/** DeepSeek V3.2 and V4: DSML invokes in a block; results in `<function_results>`. */
-function dsmlFamily(format: PromptFormat, open: string, close: string): PromptFamily {
+const DSML_MARK = "｜DSML｜";
+
+/**
+ * DeepSeek V3.2, V4 and V4.1: DSML invokes in a block (V4.1 spaces every tag: `<｜DSML｜ invoke`).
+ * V3.2's template sends results in `<function_results>`; V4's encoding merges them into the
+ * user turn as `<tool_result>` blocks a blank line apart, and V4.1 keeps that.
+ */
+function dsmlFamily(format: PromptFormat, open: string, close: string, prefix: string): PromptFamily {
+  const results =
+    format === "deepseek-v32"
+      ? {
+          resultOpen: (r: ToolResultText, i: number) => `${i > 0 ? "\n" : ""}<function_results>\n<result name="${attr(r.name)}"${r.isError ? ' error="true"' : ""}>`,
+          resultClose: () => "</result>\n</function_results>",
+          resultsAre: "<function_results> blocks",
+        }
+      : {
+          resultOpen: (r: ToolResultText, i: number) => `${i > 0 ? "\n\n" : ""}<tool_result>${r.isError ? "Error: " : ""}`,
+          resultClose: () => "</tool_result>",
+          resultsAre: "<tool_result> blocks, in the order of the calls",
+        };
   return {
     format,
-    instruction: `To call tools, write ${open}, then for each call <｜DSML｜invoke name="NAME"> with each argument as <｜DSML｜parameter name="KEY" string="true">text</｜DSML｜parameter> (string="false" and JSON for anything but a string) and </｜DSML｜invoke>; end with ${close}:`,
-    formatCalls: (calls) => `${open}\n${calls.map((c) => `${invokeXml(c, "｜DSML｜", true)}\n`).join("")}${close}`,
-    resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<function_results>\n<result name="${attr(r.name)}"${r.isError ? ' error="true"' : ""}>`,
-    resultClose: () => "</result>\n</function_results>",
-    resultsAre: "<function_results> blocks",
+    instruction: `To call tools, write ${open}, then for each call <${prefix}invoke name="NAME"> with each argument as <${prefix}parameter name="KEY" string="true">text</${prefix}parameter> (string="false" and JSON for anything but a string) and </${prefix}invoke>; end with ${close}:`,
+    formatCalls: (calls) => `${open}\n${calls.map((c) => `${invokeXml(c, prefix, true)}\n`).join("")}${close}`,
+    ...results,
   };
 }
 
@@ -242,6 +266,45 @@ const MINIMAX_FAMILY: PromptFamily = {
   resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<response name="${attr(r.name)}"${r.isError ? ' error="true"' : ""}>`,
   resultClose: () => "</response>",
   resultsAre: "<response> blocks",
+};
+
+/** MiniMax M3's `to_xml`: an object as elements named for its keys, a list as `<item>`s, null left out, anything else as text. */
+function m3Xml(value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => `${MINIMAX_NS}<item>${m3Xml(v)}${MINIMAX_NS}</item>`).join("");
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => `${MINIMAX_NS}<${k}>${m3Xml(v)}${MINIMAX_NS}</${k}>`)
+      .join("");
+  }
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** MiniMax M3: invokes whose parameters are elements, every tag after its namespace token, in `<tool_call>`; results in `<response>`. */
+const MINIMAX_M3_FAMILY: PromptFamily = {
+  format: "minimax-m3",
+  instruction: `To call tools, write ${MINIMAX_NS}<tool_call>, then for each call ${MINIMAX_NS}<invoke name="NAME"> with each argument as an element named for it (${MINIMAX_NS}<KEY>value${MINIMAX_NS}</KEY>; objects as nested elements, lists as ${MINIMAX_NS}<item> elements) and ${MINIMAX_NS}</invoke>; end with ${MINIMAX_NS}</tool_call>:`,
+  formatCalls: (calls) =>
+    `${MINIMAX_NS}<tool_call>\n${calls.map((c) => `${MINIMAX_NS}<invoke name="${attr(c.name)}">${m3Xml(argumentsObject(c.arguments))}${MINIMAX_NS}</invoke>\n`).join("")}${MINIMAX_NS}</tool_call>`,
+  resultOpen: (r, i) => `${i > 0 ? "\n" : ""}<response>${r.isError ? "Error: " : ""}`,
+  resultClose: () => "</response>",
+  resultsAre: "<response> blocks, in the order of the calls",
+};
+
+/** One call in Kimi K3's tools channel: each argument with its XTML type, strings as they are. */
+const xtmlCall = (c: ToolCall, i: number): string =>
+  `<|open|>call tool="${attr(c.name)}" index="${i + 1}"<|sep|>${Object.entries(argumentsObject(c.arguments))
+    .map(([k, v]) => `<|open|>argument key="${attr(k)}" type="${xtmlType(v)}"<|sep|>${typeof v === "string" ? v : JSON.stringify(v)}<|close|>argument<|sep|>`)
+    .join("")}<|close|>call<|sep|>`;
+
+/** Kimi K3: XTML calls in the tools channel; each result is a tool message naming the call's tool and index. */
+const KIMI_K3: PromptFamily = {
+  format: "kimi-k3",
+  instruction: `To call tools, write ${XTML.open}, then for each call <|open|>call tool="NAME" index="N"<|sep|> (N counting from 1), each argument as <|open|>argument key="KEY" type="string|number|boolean|null|object|array"<|sep|>value<|close|>argument<|sep|> (strings as they are, anything else as JSON), and <|close|>call<|sep|>; end with ${XTML.close}:`,
+  formatCalls: (calls) => `${XTML.open}${calls.map(xtmlCall).join("")}${XTML.close}`,
+  resultOpen: (r, i) => `<|open|>message role="tool" tool="${attr(r.name)}" index="${i + 1}"<|sep|>${r.isError ? "Error: " : ""}`,
+  resultClose: () => `${XTML.messageClose}${XTML.endOfMessage}`,
+  resultsAre: 'role="tool" messages naming the call\'s tool and index',
 };
 
 /** StepFun step3: steptml invokes between its call tokens. */
@@ -305,9 +368,12 @@ const FAMILIES: Record<PromptFormat, PromptFamily> = {
   "qwen3-coder": QWEN3_CODER,
   gemma4: GEMMA4_FAMILY,
   functiongemma: FUNCTION_GEMMA_FAMILY,
-  "deepseek-v32": dsmlFamily("deepseek-v32", DSML.open32, DSML.close32),
-  "deepseek-v4": dsmlFamily("deepseek-v4", DSML.open4, DSML.close4),
+  "deepseek-v32": dsmlFamily("deepseek-v32", DSML.open32, DSML.close32, DSML_MARK),
+  "deepseek-v4": dsmlFamily("deepseek-v4", DSML.open4, DSML.close4, DSML_MARK),
+  "deepseek-v41": dsmlFamily("deepseek-v41", DSML.open41, DSML.close41, `${DSML_MARK} `),
+  "kimi-k3": KIMI_K3,
   minimax: MINIMAX_FAMILY,
+  "minimax-m3": MINIMAX_M3_FAMILY,
   "seed-oss": SEED_OSS,
   step3: STEP3_FAMILY,
   hunyuan: HUNYUAN,
@@ -316,8 +382,9 @@ const FAMILIES: Record<PromptFormat, PromptFamily> = {
   xlam: XLAM,
 };
 
-/** DeepSeek V4 and V3.2 write DSML (V3.2-Exp still V3.1's tokens), V3.1 its own tokens, V3/R1 the fenced form. */
+/** DeepSeek V4.1, V4 and V3.2 write DSML (V3.2-Exp still V3.1's tokens), V3.1 its own tokens, V3/R1 the fenced form. */
 function deepseekFormat(id: string): PromptFormat {
+  if (/v4\.[1-9]/.test(id)) return "deepseek-v41";
   if (/v4/.test(id)) return "deepseek-v4";
   if (/v3\.2(?!-?exp)/.test(id)) return "deepseek-v32";
   if (/v3\.[1-9]|v3-?[1-9]\b/.test(id)) return "deepseek-v31";
@@ -328,12 +395,14 @@ function deepseekFormat(id: string): PromptFormat {
 export function detectPromptFormat(modelId: string): PromptFormat {
   const id = modelId.toLowerCase();
   if (/gpt-oss/.test(id)) return "gpt-oss";
+  if (/kimi-?k[3-9]/.test(id)) return "kimi-k3";
   if (/kimi|moonshot/.test(id)) return "kimi";
   if (/glm-?4\.[5-9]|glm-?[5-9]/.test(id)) return "glm";
   if (/deepseek/.test(id)) return deepseekFormat(id);
   if (/functiongemma/.test(id)) return "functiongemma";
   if (/gemma-?4/.test(id)) return "gemma4";
-  if (/minimax-?m[2-9]/.test(id)) return "minimax";
+  if (/minimax-?m[3-9]/.test(id)) return "minimax-m3";
+  if (/minimax-?m2/.test(id)) return "minimax";
   if (/seed-oss/.test(id)) return "seed-oss";
   if (/step-?3/.test(id)) return "step3";
   if (/hunyuan/.test(id)) return "hunyuan";

@@ -113,6 +113,7 @@ function toolResponses(results: readonly ToolMessage[], family: PromptFamily): s
     else for (const part of r.content) part.type === "text" ? text(part.text) : parts.push(part);
     text(family.resultClose(meta));
   });
+  if (family.resultsEnd !== undefined && results.length > 0) text(family.resultsEnd);
   const only = parts[0];
   return parts.length === 1 && only?.type === "text" ? only.text : parts;
 }

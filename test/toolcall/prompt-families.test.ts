@@ -27,6 +27,9 @@ describe("detectPromptFormat", () => {
     ["deepseek-ai/DeepSeek-V3.2-Exp", "deepseek-v31"],
     ["deepseek-ai/DeepSeek-V3.2", "deepseek-v32"],
     ["deepseek-ai/DeepSeek-V4-Flash", "deepseek-v4"],
+    ["deepseek-ai/DeepSeek-V4.1", "deepseek-v41"],
+    ["moonshotai/Kimi-K3", "kimi-k3"],
+    ["MiniMaxAI/MiniMax-M3", "minimax-m3"],
     ["google/gemma-4-31b-it", "gemma4"],
     ["gemma4:e4b", "gemma4"],
     ["google/functiongemma-270m-it", "functiongemma"],
@@ -78,6 +81,44 @@ describe.each(PromptFormatSchema.options)("the %s prompt family", (format) => {
     const rendered = renderPromptMessages(history, [weather], undefined, family);
     expect(rendered[2]).toEqual({ role: "assistant", content: family.formatCalls([calls[0]!]) });
     const meta = { name: "get_weather", id: "call_1", isError: false };
-    expect(rendered[3]).toEqual({ role: "user", content: `${family.resultOpen(meta, 0)}Sunny${family.resultClose(meta)}` });
+    expect(rendered[3]).toEqual({ role: "user", content: `${family.resultOpen(meta, 0)}Sunny${family.resultClose(meta)}${family.resultsEnd ?? ""}` });
+  });
+});
+
+describe("results go back as each template sends them", () => {
+  const results: Message[] = [
+    { role: "assistant", content: "", toolCalls: [{ id: "a", name: "get_weather", arguments: "{}" }, { id: "b", name: "get_weather", arguments: "{}" }] },
+    { role: "tool", toolCallId: "a", name: "get_weather", content: "Sunny" },
+    { role: "tool", toolCallId: "b", name: "get_weather", content: "Rain", isError: true },
+  ];
+  const user = (format: Parameters<typeof promptFamily>[1]): unknown => renderPromptMessages(results, [weather], undefined, promptFamily("", format))[2]?.content;
+
+  it("DeepSeek V4 and V4.1 merge them into the user turn as <tool_result> blocks a blank line apart", () => {
+    expect(user("deepseek-v4")).toBe("<tool_result>Sunny</tool_result>\n\n<tool_result>Error: Rain</tool_result>");
+    expect(user("deepseek-v41")).toBe("<tool_result>Sunny</tool_result>\n\n<tool_result>Error: Rain</tool_result>");
+  });
+
+  it("DeepSeek V3 wraps the run of outputs in its outputs section", () => {
+    expect(user("deepseek")).toBe(
+      "<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>get_weather: Sunny<｜tool▁output▁end｜><｜tool▁output▁begin｜>get_weather (error): Rain<｜tool▁output▁end｜><｜tool▁outputs▁end｜>",
+    );
+  });
+
+  it("Kimi K3 sends each as a tool message naming the call's tool and index", () => {
+    expect(user("kimi-k3")).toBe(
+      '<|open|>message role="tool" tool="get_weather" index="1"<|sep|>Sunny<|close|>message<|sep|><|end_of_msg|>' +
+        '<|open|>message role="tool" tool="get_weather" index="2"<|sep|>Error: Rain<|close|>message<|sep|><|end_of_msg|>',
+    );
+  });
+
+  it("MiniMax M3 writes nested arguments as its template's to_xml does, and reads them back", () => {
+    const call = { id: "c", name: "plan", arguments: JSON.stringify({ steps: [{ id: 1, act: "go" }], window: { start: 1 }, skip: null }) };
+    const ns = "]<]minimax[>[";
+    const text = promptFamily("", "minimax-m3").formatCalls([call]);
+    expect(text).toBe(
+      `${ns}<tool_call>\n${ns}<invoke name="plan">${ns}<steps>${ns}<item>${ns}<id>1${ns}</id>${ns}<act>go${ns}</act>${ns}</item>${ns}</steps>` +
+        `${ns}<window>${ns}<start>1${ns}</start>${ns}</window>${ns}</invoke>\n${ns}</tool_call>`,
+    );
+    expect(parseToolCalls(text).calls).toEqual([{ name: "plan", arguments: { steps: [{ id: 1, act: "go" }], window: { start: 1 } } }]);
   });
 });
