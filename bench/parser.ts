@@ -75,6 +75,14 @@ const FAMILY_STREAMS: Record<string, (body: string) => string> = {
     `<｜DSML｜function_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="content" string="true">${b}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>`,
   "DeepSeek V4 DSML": (b) =>
     `<｜DSML｜tool_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="content" string="true">${b}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>`,
+  "DeepSeek V4.1 DSML": (b) =>
+    `<｜DSML｜ calls>\n<｜DSML｜ invoke name="write_file">\n<｜DSML｜ parameter name="content" string="true">${b}</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>`,
+  "DeepSeek V4 DSML, ASCII bars": (b) =>
+    `<|DSML|tool_calls>\n<|DSML|invoke name="write_file">\n<|DSML|parameter name="content" string="true">${b}</|DSML|parameter>\n</|DSML|invoke>\n</|DSML|tool_calls>`,
+  "Kimi K3 XTML": (b) =>
+    `<|open|>think<|sep|>Write it.<|close|>think<|sep|><|open|>response<|sep|>Writing.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="write_file" index="1"<|sep|><|open|>argument key="content" type="string"<|sep|>${b}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+  "MiniMax M3 ]<]minimax[>[<tool_call>": (b) =>
+    `]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="write_file">]<]minimax[>[<content>${b}]<]minimax[>[</content>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>`,
   "MiniMax M2 <minimax:tool_call>": (b) =>
     `<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="content">${b}</parameter>\n</invoke>\n</minimax:tool_call>`,
   "Seed-OSS <seed:tool_call>": (b) =>

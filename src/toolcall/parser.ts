@@ -443,7 +443,9 @@ class StreamParser implements ToolCallParser {
     } else {
       for (; j < n; j++) {
         const c = s.charCodeAt(j);
-        if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET || c === CLOSE_BRACKET) {
+        // A `]` matters only before `<` (or at a delta's end, where the next may be one).
+        const nsStart = c === CLOSE_BRACKET && (j + 1 === n || s.charCodeAt(j + 1) === LT);
+        if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET || nsStart) {
           if (!code) break;
         } else if (c === BACKTICK) break;
         // `functools` only where the reply starts, as FireFunction writes it.

@@ -37,3 +37,46 @@ describe("DeepSeek DSML values", () => {
     expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "score", arguments: { value: 42, label: "7" } }]);
   });
 });
+
+describe("MiniMax M3 element arguments", () => {
+  const NS = "]<]minimax[>[";
+
+  it("reads nesting deeper than its bound as text, not as elements, and never recurses without end", () => {
+    const deep = `${"<a>".repeat(5000)}x${"</a>".repeat(5000)}`;
+    const result = parseToolCalls(`<tool_call>\n<invoke name="f"><v>${deep}</v></invoke>\n</tool_call>`, { tools: ["f"] });
+    expect(result.calls).toEqual([{ name: "f", arguments: { v: deep } }]);
+  });
+
+  it("keeps markup in a string parameter as its text", () => {
+    const tools: ToolDefinition[] = [{ name: "note", description: "", parameters: { type: "object", properties: { body: { type: "string" } } } }];
+    const text = `${NS}<tool_call>\n${NS}<invoke name="note">${NS}<body><b>bold</b> text${NS}</body>${NS}</invoke>\n${NS}</tool_call>`;
+    expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "note", arguments: { body: "<b>bold</b> text" } }]);
+  });
+
+  it("gives an unclosed parameter back as text", () => {
+    const text = `<tool_call>\n<invoke name="f"><v>1</invoke>\n</tool_call>`;
+    expect(parseToolCalls(text, { tools: ["f"] })).toMatchObject({ calls: [], content: text });
+  });
+
+  it("drops a stray namespace token and leaves every other ] in prose alone", () => {
+    const prose = "a[0]] and ]] then ]<] and [x]";
+    expect(parseToolCalls(`${prose}${NS}`).content).toBe(prose);
+  });
+});
+
+describe("Kimi K3 XTML", () => {
+  it("gives a tools channel with one malformed call back whole as text, so nothing is lost", () => {
+    const text =
+      '<|open|>tools<|sep|><|open|>call tool="say" index="1"<|sep|><|close|>call<|sep|>' +
+      '<|open|>call index="2"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
+    expect(parseToolCalls(text, { tools: ["say"] })).toMatchObject({ calls: [], content: text });
+  });
+
+  it("unescapes attribute values and types an untyped argument by the schema", () => {
+    const tools: ToolDefinition[] = [{ name: "score", description: "", parameters: { type: "object", properties: { value: { type: "integer" } } } }];
+    const text =
+      '<|open|>tools<|sep|><|open|>call tool="score" index="1"<|sep|><|open|>argument key="value"<|sep|>42<|close|>argument<|sep|>' +
+      '<|open|>argument key="a&amp;&quot;b" type="string"<|sep|>x<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
+    expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "score", arguments: { value: 42, 'a&"b': "x" } }]);
+  });
+});
