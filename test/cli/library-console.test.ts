@@ -39,7 +39,7 @@ describe("library console lines", () => {
     restore = undefined;
     const written: string[] = [];
     const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => written.push(chunk)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stderr.write;
     try {
       console.info("after");
     } finally {
