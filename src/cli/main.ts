@@ -6,6 +6,7 @@ import { registerAgentCommands } from "./commands/agent-commands.js";
 import { registerGateway } from "./commands/gateway.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerMcpCommands } from "./commands/mcp.js";
+import { registerModelsCommands } from "./commands/models.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
 
@@ -17,6 +18,7 @@ registerHubCommands(program);
 registerAgentCommands(program);
 registerAuthCommands(program);
 registerMcpCommands(program);
+registerModelsCommands(program);
 registerServe(program);
 registerGateway(program);
 reportUsageErrors(program);
