@@ -36,7 +36,8 @@ export const PROBE_TOOL: ToolDefinition = {
 };
 
 const PROBE_PROMPT = "Call the add tool with a = 17 and b = 25. Reply with the tool call only.";
-const DEFAULT_TIMEOUT_MS = 20_000;
+/** How long one mode may take by default. */
+export const PROBE_TIMEOUT_MS = 20_000;
 /** Room for a thinking model's preamble before the call; the time limit bounds it too. */
 const PROBE_MAX_TOKENS = 1024;
 
@@ -48,7 +49,7 @@ const PROBE_MAX_TOKENS = 1024;
  * answer them either.
  */
 export async function probeToolModes(model: ChatModel, options: ProbeOptions): Promise<ProbeRow[]> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
   const rows: ProbeRow[] = [];
   let hung: ProbedMode | undefined;
   for (const mode of PROBED_MODES) {
@@ -100,8 +101,9 @@ async function probeOne(model: ChatModel, mode: ProbedMode, timeoutMs: number, o
     }
     return row(false, text.trim() ? `no tool call; it wrote: ${clip(text)}` : "no tool call and no text");
   } catch (error) {
-    if (timeout.signal.aborted && !options.signal?.aborted) return row(false, `no answer in ${seconds(timeoutMs)}`);
-    return row(false, error instanceof LlmError || error instanceof Error ? clip(error.message) : String(error));
+    // Ours or the adapter's own idle timeout: either way the server did not answer.
+    if ((timeout.signal.aborted && !options.signal?.aborted) || (error instanceof LlmError && error.code === "timeout")) return row(false, `no answer in ${seconds(timeoutMs)}`);
+    return row(false, error instanceof Error ? clip(error.message) : String(error));
   } finally {
     clearTimeout(timer);
   }

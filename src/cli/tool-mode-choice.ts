@@ -1,4 +1,4 @@
-import { bestMode, probeToolModes, type ProbedMode, type ProbeRow } from "../agent/tool-mode-probe.js";
+import { bestMode, PROBE_TIMEOUT_MS, probeToolModes, type ProbedMode, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { toolCallingFor } from "../agent/tool-calling.js";
 import type { LlmConfig } from "../config/schema.js";
 import type { ChatModel } from "../llm/types.js";
@@ -9,7 +9,12 @@ import type { ToolModeCache } from "./tool-mode-cache.js";
  * requests and time are bounded (see probeToolModes).
  */
 export async function probeAndCache(model: ChatModel, llm: LlmConfig, cache: ToolModeCache | undefined, signal?: AbortSignal): Promise<ProbeRow[]> {
-  const rows = await probeToolModes(model, { middlewares: toolCallingFor(llm.promptFormat), ...(signal ? { signal } : {}) });
+  const rows = await probeToolModes(model, {
+    middlewares: toolCallingFor(llm.promptFormat),
+    // A shorter request timeout in the settings bounds the probe too.
+    ...(llm.requestTimeoutMs !== undefined ? { timeoutMs: Math.min(llm.requestTimeoutMs, PROBE_TIMEOUT_MS) } : {}),
+    ...(signal ? { signal } : {}),
+  });
   // A probe cut short by the user says nothing about the model.
   if (!signal?.aborted) cache?.saveProbe(model.baseURL ?? model.provider, model.modelId, rows);
   return rows;
