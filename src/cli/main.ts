@@ -9,6 +9,9 @@ import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelsCommands } from "./commands/models.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
+import { routeLibraryConsole } from "./library-console.js";
+
+routeLibraryConsole();
 
 const program = new Command("toolbridge")
   .description("Connect any language model to the tools, resources and prompts of MCP servers.")
