@@ -9,6 +9,7 @@ import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
 import { matchesFormat, parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
+import type { ProbedMode } from "./tool-mode-probe.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
 import { ToolOffer, runWithToolSearch, type ToolSearchSettings, type TurnOffer } from "./tool-offer.js";
 import { runToolCalls } from "./tool-runner.js";
@@ -38,6 +39,8 @@ export interface AgentOptions {
    */
   responseFormat?: ResponseFormat;
   toolMode?: ToolMode;
+  /** In tool mode "auto": the mode a probe of this model found best (see probeToolModes), started in. */
+  probedMode?: ProbedMode;
   /** Which of the host's tools are offered (e.g. the config's `toolAllowList`); absent means all. */
   toolFilter?: ToolFilter;
   /** Timeout of one tool call, passed to the host. */
@@ -106,7 +109,7 @@ export class Agent {
     this.conversation = [...(options.messages ?? [])];
     this.catalog = new ToolCatalog(options.tools, options.toolFilter);
     this.toolOffer = new ToolOffer(options.toolSearch);
-    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor(options.promptFormat));
+    this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor(options.promptFormat), options.probedMode);
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
     this.approval = options.approval ?? { policy: new ApprovalPolicy() };

@@ -1,5 +1,7 @@
 import type { ToolMode } from "../config/schema.js";
+import { withStrictTools } from "../llm/strict-tools.js";
 import type { ChatModel } from "../llm/types.js";
+import type { ProbedMode } from "./tool-mode-probe.js";
 
 /** The two ways of wrapping a model for tool calling that do not rely on the server's `tools` field alone. */
 export interface ToolCallingMiddlewares {
@@ -10,8 +12,10 @@ export interface ToolCallingMiddlewares {
 }
 
 /**
- * Which model wrapper a session talks to. In "auto" it starts native and moves to prompt
- * mode, for the rest of the session, the first time the server refuses `tools`.
+ * Which model wrapper a session talks to. In "auto" it starts in the mode a probe found best
+ * for this model (`probed`: strict native calls, native calls without `strict`, or prompt
+ * mode), else native; and it moves to prompt mode, for the rest of the session, the first
+ * time the server refuses `tools`.
  */
 export class ToolModeSession {
   private active: ChatModel;
@@ -21,9 +25,12 @@ export class ToolModeSession {
     private readonly base: ChatModel,
     readonly configured: ToolMode,
     private readonly middlewares: ToolCallingMiddlewares,
+    probed?: ProbedMode,
   ) {
-    this.mode = configured === "prompt" ? "prompt" : "native";
-    this.active = this.mode === "prompt" ? middlewares.prompt(base) : middlewares.textFallback(base);
+    const follow = configured === "auto" ? probed : undefined;
+    this.mode = configured === "prompt" || follow === "prompt" ? "prompt" : "native";
+    const native = follow === undefined ? base : withStrictTools(base, follow === "native-strict");
+    this.active = this.mode === "prompt" ? middlewares.prompt(base) : middlewares.textFallback(native);
   }
 
   get model(): ChatModel {

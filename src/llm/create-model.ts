@@ -3,6 +3,7 @@ import type { LlmConfig } from "../config/schema.js";
 import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
 import { configError } from "./errors.js";
 import type { RetryOptions } from "./retry.js";
+import type { StrictToolsMemory } from "./strict-tools.js";
 import type { ModelOptions } from "./streaming-model.js";
 import type { ChatModel } from "./types.js";
 
@@ -14,6 +15,8 @@ export interface CreateChatModelOptions {
   probeTimeoutMs?: number;
   /** Where to look when no base URL is given (default: vLLM's then Ollama's default address). */
   localServers?: readonly LocalServer[];
+  /** Where a server's refusal of strict tool calls is remembered (default: this process). */
+  strictMemory?: StrictToolsMemory;
 }
 
 const VLLM_START = "start it with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`";
@@ -89,6 +92,10 @@ export async function createChatModel(
     ...(apiKey ? { apiKey } : {}),
     ...(provider === "ollama" ? { schema: { inlineRefs: true }, startHint: OLLAMA_START } : {}),
     ...(provider === "vllm" ? { startHint: VLLM_START } : {}),
+    // vLLM holds calls to the schemas when asked (and says so when it cannot); OpenAI's strict
+    // wants schemas rewritten, and Ollama has no such switch.
+    strictTools: provider === "vllm" || provider === "openai-compatible",
+    ...(options.strictMemory ? { strictMemory: options.strictMemory } : {}),
   });
 }
 

@@ -8,6 +8,7 @@ import { readServerSentEvents } from "./sse-events.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
 import type { OpenAISchemaOptions } from "./schema/openai.js";
 import { StreamingModel, type ModelOptions } from "./streaming-model.js";
+import { InProcessStrictMemory, isStrictRefusal, type StrictToolsMemory } from "./strict-tools.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
 import type { ChatRequest, FinishReason, StreamEvent, Usage } from "./types.js";
 
@@ -26,7 +27,17 @@ export interface OpenAICompatibleOptions extends ModelOptions {
   schema?: OpenAISchemaOptions;
   /** Added to the one-line "cannot reach" error: how to start the server. */
   startHint?: string;
+  /**
+   * Send tools with `strict: true` unless a request says otherwise (vLLM then constrains the
+   * model's calls to the schemas). Default false.
+   */
+  strictTools?: boolean;
+  /** Where a server's refusal of `strict` is remembered (default: this process). */
+  strictMemory?: StrictToolsMemory;
 }
+
+/** Refusals remembered by models given no memory of their own. */
+const processStrictMemory = new InProcessStrictMemory();
 
 /** A token count is a quick question; a server slow to answer it is not waited for. */
 const TOKENIZE_TIMEOUT_MS = 10_000;
@@ -34,6 +45,7 @@ const TOKENIZE_TIMEOUT_MS = 10_000;
 export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOptions> {
   readonly provider: string;
   private readonly client: OpenAI;
+  private readonly strictMemory: StrictToolsMemory;
 
   constructor(options: OpenAICompatibleOptions) {
     super(options, options.baseURL);
@@ -41,12 +53,18 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     // The SDK's own timeout only guards the wait for headers; ours (RequestControl) also
     // guards the stream, and fires first.
     this.client = createOpenAIClient(options.baseURL, options.apiKey, this.timeoutMs + 1000, options.headers);
+    this.strictMemory = options.strictMemory ?? processStrictMemory;
+  }
+
+  get strictTools(): boolean | "refused" {
+    return this.strictMemory.refuses(this.baseURL, this.modelId) ? "refused" : this.options.strictTools === true;
   }
 
   /** The request body as sent, for tests and `--verbose` traces. */
-  requestBody(request: ChatRequest): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+  requestBody(request: ChatRequest, strict = this.sendsStrict(request)): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
     const { options } = this;
     const tools = request.tools ?? [];
+    const wire = tools.length > 0 ? this.wireTools(tools, (list) => toOpenAITools(list, options.schema)) : [];
     const temperature = request.temperature ?? options.temperature;
     const maxTokens = request.maxTokens ?? options.maxTokens;
     return {
@@ -56,7 +74,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       messages: toOpenAIMessages(request.messages, this.provider),
       ...(tools.length > 0
         ? {
-            tools: this.wireTools(tools, (list) => toOpenAITools(list, options.schema)),
+            tools: strict ? wire.map((tool) => ({ ...tool, function: { ...tool.function, strict: true } })) : wire,
             tool_choice: toOpenAIToolChoice(request.toolChoice ?? "auto"),
             ...(request.parallelToolCalls !== undefined ? { parallel_tool_calls: request.parallelToolCalls } : {}),
           }
@@ -92,6 +110,24 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     }
   }
 
+  private sendsStrict(request: ChatRequest): boolean {
+    const strict = this.strictTools;
+    return strict !== "refused" && (request.strictTools ?? strict) && (request.tools?.length ?? 0) > 0;
+  }
+
+  /** The request made; a server that refuses `strict` is asked once more without it, and that is remembered. */
+  private async open(request: ChatRequest, signal: AbortSignal): Promise<Response> {
+    const strict = this.sendsStrict(request);
+    const send = (withStrict: boolean) => this.client.chat.completions.create(this.requestBody(request, withStrict), { signal }).asResponse();
+    try {
+      return await send(strict);
+    } catch (err) {
+      if (!strict || !isStrictRefusal(err)) throw err;
+      this.strictMemory.remember(this.baseURL, this.modelId);
+      return await send(false);
+    }
+  }
+
   protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
     const url = this.baseURL;
     const control = new RequestControl(url, this.timeoutMs, request.signal);
@@ -100,7 +136,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       // own reader takes quadratic time on one large event.
       let body: ReadableStream<Uint8Array>;
       try {
-        const response = await this.client.chat.completions.create(this.requestBody(request), { signal: control.signal }).asResponse();
+        const response = await this.open(request, control.signal);
         const contentType = response.headers.get("content-type");
         // A web page answered with 200 would read as an empty stream: say what it is instead.
         if (!isApiContentType(contentType)) throw notOpenAICompatible(url, contentType ?? "");

@@ -82,7 +82,7 @@ function wirePart(part: ContentPart, provider: string): WirePart {
   }
 }
 
-export function toOpenAITools(tools: readonly ToolDefinition[], schema: OpenAISchemaOptions = {}): OpenAI.Chat.Completions.ChatCompletionTool[] {
+export function toOpenAITools(tools: readonly ToolDefinition[], schema: OpenAISchemaOptions = {}): OpenAI.Chat.Completions.ChatCompletionFunctionTool[] {
   return tools.map((tool) => ({
     type: "function",
     function: {

@@ -90,6 +90,11 @@ export interface ChatRequest extends GenerationSettings {
   temperature?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
+  /**
+   * Hold tool calls to their schemas (`strict` on each tool, which vLLM enforces with a
+   * grammar). Undefined: the adapter's default. Adapters without such a switch ignore it.
+   */
+  strictTools?: boolean;
   signal?: AbortSignal;
 }
 
@@ -132,6 +137,11 @@ export interface ChatModel {
   /** Where requests go, for display. */
   readonly baseURL?: string;
   stream(request: ChatRequest): AsyncIterable<StreamEvent>;
+  /**
+   * Whether tools go out `strict`: true by default, false only when a request asks,
+   * "refused" once the server refused it (then never). Undefined: the adapter has no such switch.
+   */
+  readonly strictTools?: boolean | "refused";
   /**
    * The prompt tokens the request would take, counted by the model's own server with its
    * tokenizer and chat template; undefined when the server cannot count.

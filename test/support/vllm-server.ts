@@ -31,7 +31,9 @@
  * 500 saying so, so a test that makes an unexpected request fails loudly. `toolsEnabled:
  * false` behaves like vLLM started without `--enable-auto-tool-choice --tool-call-parser`:
  * a request with tools and tool_choice "auto" (or none given) is refused with vLLM's 400
- * (without consuming a reply); named and "required" tool choice still work.
+ * (without consuming a reply); named and "required" tool choice still work. `strictTools:
+ * false` behaves like vLLM before strict mode (0.9): a tool with `function.strict` is refused
+ * with pydantic's 400 naming the field (without consuming a reply).
  */
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
@@ -113,6 +115,8 @@ export interface VllmServerOptions {
   maxModelLen?: number | null;
   /** false: no /tokenize endpoint (a server other than vLLM); default true. */
   tokenize?: boolean;
+  /** false: like vLLM 0.9 and older, whose FunctionDefinition forbids `strict` (default true). */
+  strictTools?: boolean;
 }
 
 export interface VllmServer {
@@ -132,6 +136,11 @@ export const DEFAULT_VLLM_MODEL = "Qwen/Qwen3-8B";
 /** vLLM's exact message when started without a tool parser. */
 export const VLLM_NO_TOOLS_MESSAGE =
   '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+
+/** vLLM 0.9's 400 for `strict` on a tool (pydantic's extra_forbidden, as quoted in vLLM issue 15526 and llama_index issue 19121). */
+export function vllmStrictRefusal(index: number): string {
+  return `1 validation error for ChatCompletionRequest\ntools.${index}.function.strict\n  Extra inputs are not permitted [type=extra_forbidden, input_value=True, input_type=bool]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`;
+}
 
 export async function startVllmServer(options: VllmServerOptions = {}): Promise<VllmServer> {
   const script = [...(options.replies ?? [])];
@@ -166,6 +175,10 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
     const hasTools = Array.isArray(body?.tools) && body.tools.length > 0;
     if (!toolsEnabled && hasTools && (toolChoice === undefined || toolChoice === "auto")) {
       return sendError(res, 400, VLLM_NO_TOOLS_MESSAGE, options.errorFormat ?? "legacy");
+    }
+    const strictAt = hasTools ? (body.tools as Array<{ function?: { strict?: unknown } }>).findIndex((tool) => tool.function?.strict !== undefined) : -1;
+    if (options.strictTools === false && strictAt >= 0) {
+      return sendError(res, 400, vllmStrictRefusal(strictAt), options.errorFormat ?? "legacy");
     }
 
     const reply = script.shift();

@@ -13,6 +13,9 @@ import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { toolSearchSettings } from "../tool-search-settings.js";
+import { ToolModeCache } from "../tool-mode-cache.js";
+import { probedModeFor } from "../tool-mode-choice.js";
+import type { ProbedMode } from "../../agent/tool-mode-probe.js";
 import { UsageMeter } from "./usage-meter.js";
 
 /** How long the model server may take to list its models (for /model and the context gauge). */
@@ -52,7 +55,7 @@ export class AgentSession {
     private readonly opened: HubHandle<ChatModel>,
     readonly llm: LlmConfig,
     private readonly env: Env,
-    private readonly buildAgent: (model: ChatModel, messages: readonly Message[]) => Agent,
+    private readonly buildAgent: (model: ChatModel, messages: readonly Message[], probed?: ProbedMode) => Agent,
     public agent: Agent,
     /** Who servers' questions (elicitation, sampling approval) go to: set by the front end. */
     readonly prompts: PrompterSlot,
@@ -73,6 +76,8 @@ export class AgentSession {
     let sessionReady: (session: AgentSession) => void = () => undefined;
     const ready = new Promise<AgentSession>((resolve) => (sessionReady = resolve));
     const prompts = new PrompterSlot();
+    const toolModes = ToolModeCache.open(env);
+    let probedMode: ProbedMode | undefined;
     // The servers start while the model server is asked which model it serves.
     const opened = await openHub(
       {
@@ -95,9 +100,11 @@ export class AgentSession {
           });
         },
       },
-      (config) => {
+      async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        return createChatModel(llm, env);
+        const model = await createChatModel(llm, env, toolModes ? { strictMemory: toolModes } : {});
+        probedMode = await probedModeFor(model, llm, toolModes, (line) => warn(line, env));
+        return model;
       },
     );
     const { hub, config } = opened;
@@ -105,7 +112,7 @@ export class AgentSession {
     const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
     if (ask) sessionApproval.ask = ask;
     const toolSearch = toolSearchSettings(config.tools?.search, env);
-    const buildAgent = (model: ChatModel, messages: readonly Message[]): Agent =>
+    const buildAgent = (model: ChatModel, messages: readonly Message[], probed?: ProbedMode): Agent =>
       new Agent({
         model,
         tools: hub,
@@ -116,8 +123,9 @@ export class AgentSession {
         // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
         signal: opened.signal,
         ...pickAgentSettings(llm),
+        ...(probed ? { probedMode: probed } : {}),
       });
-    const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, []), prompts);
+    const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, [], probedMode), prompts);
     sessionReady(session);
     return session;
   }
@@ -163,8 +171,10 @@ export class AgentSession {
 
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
-    const next = await createChatModel({ ...this.llm, model }, this.env);
-    this.agent = this.buildAgent(next, this.agent.messages);
+    const toolModes = ToolModeCache.open(this.env);
+    const next = await createChatModel({ ...this.llm, model }, this.env, toolModes ? { strictMemory: toolModes } : {});
+    const probed = await probedModeFor(next, this.llm, toolModes, (line) => warn(line, this.env));
+    this.agent = this.buildAgent(next, this.agent.messages, probed);
   }
 
   close(): Promise<void> {

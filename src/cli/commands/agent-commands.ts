@@ -16,7 +16,7 @@ function addAgentOptions(command: Command): Command {
     .option("--model <name>", "the model to use (default: the config's, or the first the server lists)")
     .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
     .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
-    .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (native, prompt when refused)")
+    .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (the best mode a probe of the model found, probed on first use; prompt when native is refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")
     .option("--approve <mode>", "which tools run without asking: ask (trusted servers and listed tools only), readonly (also tools marked read-only), all")
     .option(...ROOT_OPTION)

@@ -1,0 +1,95 @@
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
+import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
+import { stateDir } from "./ui/state-dir.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const RowSchema = z.object({ mode: z.enum(PROBED_MODES), ok: z.boolean(), ms: z.number(), detail: z.string().optional() });
+const EntrySchema = z.object({
+  /** ISO time of the last change, for dropping the oldest entries. */
+  at: z.string(),
+  rows: z.array(RowSchema).max(PROBED_MODES.length).optional(),
+  strictRefused: z.boolean().optional(),
+});
+const FileSchema = z.object({ version: z.literal(1), models: z.record(z.string(), EntrySchema) });
+type Entry = z.infer<typeof EntrySchema>;
+
+/** A file bigger than this is not ours to read (hundreds of entries take a few KB each). */
+const MAX_FILE_BYTES = 1024 * 1024;
+/** Models remembered; the oldest go first. */
+const MAX_ENTRIES = 200;
+
+/**
+ * What was learnt about each server and model's tool calling, kept between runs in the
+ * state directory (`tool-modes.json`, 0600): the probe's table and whether the server
+ * refuses `strict`. Keyed by the server's URL without credentials and the model's name.
+ * A file that cannot be read or parsed counts as empty and is replaced on the next write.
+ */
+export class ToolModeCache implements StrictToolsMemory {
+  /** Read once per process: the adapter asks about `strict` on every request. */
+  private models: Record<string, Entry> | undefined;
+
+  private constructor(readonly file: string) {}
+
+  /** The cache in the user's state directory; undefined when that cannot be made (no home, read-only). */
+  static open(env: Env): ToolModeCache | undefined {
+    try {
+      return new ToolModeCache(join(stateDir(env), "tool-modes.json"));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The probe's table for this server and model, when one was made. */
+  probe(server: string, model: string): ProbeRow[] | undefined {
+    return this.read()[strictKey(server, model)]?.rows;
+  }
+
+  saveProbe(server: string, model: string, rows: readonly ProbeRow[]): void {
+    this.update(server, model, { rows: [...rows] });
+  }
+
+  refuses(server: string, model: string): boolean {
+    return this.read()[strictKey(server, model)]?.strictRefused === true;
+  }
+
+  remember(server: string, model: string): void {
+    this.update(server, model, { strictRefused: true });
+  }
+
+  private update(server: string, model: string, change: Partial<Entry>): void {
+    const models = this.read();
+    const key = strictKey(server, model);
+    models[key] = { ...models[key], ...change, at: new Date().toISOString() };
+    const kept = Object.entries(models)
+      .sort(([, a], [, b]) => b.at.localeCompare(a.at))
+      .slice(0, MAX_ENTRIES);
+    this.models = Object.fromEntries(kept);
+    try {
+      // Written whole and renamed into place: a reader never sees half a file; 0600 from the start.
+      const temporary = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify({ version: 1, models: this.models }, null, 2)}\n`, { mode: 0o600 });
+      renameSync(temporary, this.file);
+    } catch {
+      // Not remembering is no reason to fail a run: the probe is made again next time.
+    }
+  }
+
+  private read(): Record<string, Entry> {
+    this.models ??= readModels(this.file);
+    return this.models;
+  }
+}
+
+function readModels(file: string): Record<string, Entry> {
+  try {
+    if (statSync(file).size > MAX_FILE_BYTES) return {};
+    const parsed = FileSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    return parsed.success ? parsed.data.models : {};
+  } catch {
+    return {};
+  }
+}
