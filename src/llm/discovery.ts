@@ -91,21 +91,61 @@ export async function firstListedModel(baseURL: string, apiKey: string | undefin
 }
 
 /**
+ * One model a server serves, under every name it lists for it: vLLM lists each
+ * `--served-model-name` as an entry of its own, all with the model's path as `root`
+ * (a LoRA adapter has its own root, so it is a model of its own).
+ */
+export interface ServedModel {
+  /** Its listed names, in the server's order. */
+  names: string[];
+  contextLength?: number;
+}
+
+/** The distinct models behind a listing, in the order their first name comes: a list cut with "and N more" counts these, not names. */
+export function servedModels(models: readonly ListedModel[]): ServedModel[] {
+  const byRoot = new Map<string, ServedModel>();
+  for (const model of models) {
+    const root = model.listing?.root;
+    const key = typeof root === "string" && root !== "" ? `root:${root}` : `id:${model.id}`;
+    const served = byRoot.get(key);
+    if (served) served.names.push(model.id);
+    else byRoot.set(key, model.contextLength === undefined ? { names: [model.id] } : { names: [model.id], contextLength: model.contextLength });
+  }
+  return [...byRoot.values()];
+}
+
+/** Models named in a "does not serve" message; a server may list hundreds. */
+const MAX_NAMED = 20;
+
+/**
  * A model a person named (chat's `/model NAME`), checked against what the server lists
  * (`known`, or asked now): one it does not list is refused, naming the likely slip or those
- * it does. Gives the list.
+ * it does. Gives the listing.
  */
-export async function requireListedModel(baseURL: string, apiKey: string | undefined, timeoutMs: number, name: string, known?: string[]): Promise<string[]> {
-  const models = known ?? (await listModels(baseURL, apiKey, timeoutMs));
-  if (!models.includes(name)) {
+export async function requireListedModel(baseURL: string, apiKey: string | undefined, timeoutMs: number, name: string, known?: readonly ListedModel[]): Promise<readonly ListedModel[]> {
+  const listing = known ?? (await listModelInfo(baseURL, apiKey, timeoutMs));
+  const names = listing.map((model) => model.id);
+  if (!names.includes(name)) {
     // "Qwen3-8B" for "Qwen/Qwen3-8B" is the usual slip; else a near spelling.
-    const meant = models.find((model) => model.toLowerCase().endsWith(`/${name.toLowerCase()}`)) ?? didYouMean(name, models);
+    const meant = names.find((model) => model.toLowerCase().endsWith(`/${name.toLowerCase()}`)) ?? didYouMean(name, names);
+    const served = servedModels(listing);
     const listed = meant
       ? `did you mean "${meant}"?`
-      : models.length > 0
-        ? `it lists ${models.slice(0, 20).join(", ")}${models.length > 20 ? ` and ${models.length - 20} more` : ""}`
+      : served.length > 0
+        ? `it lists ${served.slice(0, MAX_NAMED).map((model) => withAliases(model)).join(", ")}${served.length > MAX_NAMED ? ` and ${served.length - MAX_NAMED} more` : ""}`
         : "it lists none";
     throw new LlmError("config", `The model server at ${baseURL} does not serve "${name}"; ${listed}${meant ? "" : "."}`, { url: baseURL });
   }
-  return models;
+  return listing;
+}
+
+/** Aliases named after a model's first name; a model listed under hundreds of names gets a count. */
+const MAX_ALIASES = 3;
+
+/** A served model as one entry of a list: `first (also b, c)`, with `lead` (the name in use) first when given. */
+export function withAliases(model: ServedModel, lead = model.names[0]!): string {
+  const others = model.names.filter((name) => name !== lead);
+  if (others.length === 0) return lead;
+  const named = others.slice(0, MAX_ALIASES).join(", ");
+  return `${lead} (also ${named}${others.length > MAX_ALIASES ? ` and ${others.length - MAX_ALIASES} more names` : ""})`;
 }

@@ -7,7 +7,7 @@ import { keepArrivalOrder } from "./arrival-order.js";
 import { watchResponseStreams } from "./cut-streams.js";
 import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
 import type { TokenStore } from "./auth/token-store.js";
-import { HubError } from "./errors.js";
+import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./limited-fetch.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
@@ -854,7 +854,6 @@ function describe(error: unknown): string {
   const cause = error.cause;
   const causeText =
     cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";
-  // The SDK's server wraps an McpError's message in another McpError: its prefix once is enough.
-  const message = error.message.replace(/^(MCP error -?\d+: )(?:MCP error -?\d+: )+/, "$1");
+  const message = onePrefix(error.message);
   return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
 }

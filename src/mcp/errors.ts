@@ -27,6 +27,7 @@ export type HubErrorCode =
   /** The hub was closed. */
   | "closed";
 
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { redactSecrets } from "../config/redact.js";
 
 export class HubError extends Error {
@@ -42,4 +43,20 @@ export class HubError extends Error {
   get server(): string | undefined {
     return this.details.server;
   }
+}
+
+const REPEATED_PREFIX = /^(MCP error -?\d+: )(?:MCP error -?\d+: )+/;
+
+/**
+ * A message with SDK 1.x's "MCP error CODE: " once: 1.x puts it before every McpError's message,
+ * also one that has it already (an error a 1.x server relays from its own 1.x Client, or rewraps).
+ */
+export function onePrefix(message: string): string {
+  return message.replace(REPEATED_PREFIX, "$1");
+}
+
+/** A tool's error result with each text's repeated prefix said once; the same object when there was none. */
+export function toolErrorOnce(result: CallToolResult): CallToolResult {
+  if (!result.isError || !result.content?.some((block) => block.type === "text" && REPEATED_PREFIX.test(block.text))) return result;
+  return { ...result, content: result.content.map((block) => (block.type === "text" ? { ...block, text: onePrefix(block.text) } : block)) };
 }

@@ -6,7 +6,7 @@ import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
 import { Connection } from "./connection.js";
-import { HubError } from "./errors.js";
+import { HubError, toolErrorOnce } from "./errors.js";
 import { RootList, toRoots } from "./roots.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
 import { assignToolNames, toolNameAliases, type ToolRef } from "./tool-names.js";
@@ -177,7 +177,7 @@ export class Hub {
         this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
       },
     });
-    return maskSecretsIn(result);
+    return maskSecretsIn(toolErrorOnce(result));
   }
 
   async resources(): Promise<HubResource[]> {

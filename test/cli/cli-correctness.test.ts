@@ -9,6 +9,7 @@ import { CLI, runCli, type CliRun } from "../support/cli.js";
 
 const TOY = join(import.meta.dirname, "../fixtures/servers/toy-server.mjs");
 const HOSTILE = join(import.meta.dirname, "../fixtures/servers/hostile-server.mjs");
+const V1_RELAYED = join(import.meta.dirname, "../fixtures/servers/v1-relayed-errors.mjs");
 
 let dir: string;
 const configs: Record<string, string> = {};
@@ -25,6 +26,7 @@ beforeAll(() => {
   configs.twoToys = config("two-toys", { a: toy("a", "x,greet.user"), b: toy("b", "x") });
   configs.broken = config("broken", { one: { command: join(dir, "missing-1") }, two: { command: join(dir, "missing-2") } });
   configs.hostile = config("hostile", { h: { command: process.execPath, args: [HOSTILE] } });
+  configs.v1Relayed = config("v1-relayed", { v1: { command: process.execPath, args: [V1_RELAYED] } });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -98,6 +100,16 @@ describe("call", () => {
     const prompt = await cli(["prompt", "greet", '{"who": 5}', "-c", configs.hostile!]);
     expect(prompt.stderr).not.toMatch(/(MCP error -?\d+: )\1/);
   });
+
+  it("says an SDK 1.x server's relayed or rewrapped error with its prefix once", async () => {
+    const relayed = await cli(["call", "relay", "-c", configs.v1Relayed!]);
+    expect(relayed.code).toBe(1);
+    expect(relayed.stderr).toBe('toolbridge: tool "relay" reported an error:\nMCP error -32602: Resource mem://missing not found\n');
+    const rewrapped = await cli(["call", "rewrap", "-c", configs.v1Relayed!]);
+    expect(rewrapped.stderr).toBe('toolbridge: tool "rewrap" reported an error:\nMCP error -32603: the database is locked\n');
+    const read = await cli(["read", "v1://locked", "-c", configs.v1Relayed!]);
+    expect(oneLine(read)).toBe('toolbridge: resources/read v1://locked on server "v1" failed: MCP error -32603: the database is locked');
+  }, 60_000);
 });
 
 describe("tools NAME", () => {

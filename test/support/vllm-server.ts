@@ -109,6 +109,8 @@ export interface VllmServerOptions {
   model?: string;
   /** Extra models listed by /v1/models after `model`. */
   otherModels?: string[];
+  /** More names for `model`, listed after it with its `root`, as vLLM lists each `--served-model-name`. */
+  aliases?: string[];
   /** /v1/models answers only once this settles (a model server still loading its model). */
   modelsReady?: Promise<void>;
   /** The `max_model_len` /v1/models lists for each model (default 32768); null leaves the field out. */
@@ -151,12 +153,13 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
     if (method === "GET" && path === "/v1/models") {
       await options.modelsReady;
       const created = Math.floor(Date.now() / 1000);
-      const data = [model, ...(options.otherModels ?? [])].map((id) => ({
+      const names = [model, ...(options.aliases ?? []), ...(options.otherModels ?? [])];
+      const data = names.map((id, index) => ({
         id,
         object: "model",
         created,
         owned_by: "vllm",
-        root: id,
+        root: index <= (options.aliases?.length ?? 0) ? model : id,
         parent: null,
         ...(options.maxModelLen === null ? {} : { max_model_len: options.maxModelLen ?? 32768 }),
         permission: [],

@@ -1,9 +1,9 @@
-import { requireListedModel, type ListedModel } from "../../llm/discovery.js";
+import { requireListedModel, servedModels, withAliases, type ListedModel } from "../../llm/discovery.js";
 import { oneLine } from "../render/one-line.js";
 import type { SlashContext } from "./slash-commands.js";
 import { shortTokens } from "./usage-meter.js";
 
-/** Models shown by `/model`; a server may list hundreds. */
+/** Models shown by `/model` (each with its aliases); a server may list hundreds. */
 const MAX_SHOWN = 40;
 
 /** What the model server lists, or why it could not be asked. */
@@ -25,14 +25,17 @@ export async function showModels(context: SlashContext): Promise<void> {
   if ("failure" in listed) return print(colors.dim(`the server's models could not be listed: ${listed.failure}`));
   if (listed.models.length === 0) return print(colors.dim("the server lists no models"));
   session.usage.knowListing(current, listed.models);
-  const shown = listed.models.slice(0, MAX_SHOWN);
-  const width = Math.max(...shown.map((model) => oneLine(model.id).length));
-  const lines = shown.map((model) => {
-    const id = oneLine(model.id);
-    const name = model.id === current ? `${colors.green("●")} ${colors.bold(id)}` : `  ${id}`;
-    return model.contextLength === undefined ? name : `${name}${" ".repeat(width - id.length)}  ${colors.dim(`context ${shortTokens(model.contextLength)}`)}`;
+  const served = servedModels(listed.models);
+  const shown = served.slice(0, MAX_SHOWN).map((model) => {
+    const inUse = model.names.includes(current);
+    return { inUse, label: oneLine(withAliases(model, inUse ? current : model.names[0])), contextLength: model.contextLength };
   });
-  if (listed.models.length > MAX_SHOWN) lines.push(colors.dim(`  and ${listed.models.length - MAX_SHOWN} more`));
+  const width = Math.max(...shown.map((model) => model.label.length));
+  const lines = shown.map(({ inUse, label, contextLength }) => {
+    const name = inUse ? `${colors.green("●")} ${colors.bold(label)}` : `  ${label}`;
+    return contextLength === undefined ? name : `${name}${" ".repeat(width - label.length)}  ${colors.dim(`context ${shortTokens(contextLength)}`)}`;
+  });
+  if (served.length > MAX_SHOWN) lines.push(colors.dim(`  and ${served.length - MAX_SHOWN} more`));
   print(lines.join("\n"));
 }
 
@@ -46,7 +49,7 @@ export async function switchModel(context: SlashContext, name: string): Promise<
   const listed = await listing(context);
   const models = "models" in listed ? listed.models : [];
   if (models.length > 0) {
-    await requireListedModel(session.endpoint.url, undefined, 0, name, models.map((model) => model.id));
+    await requireListedModel(session.endpoint.url, undefined, 0, name, models);
   }
   await session.switchModel(name);
   if (models.length > 0) session.usage.knowListing(name, models);

@@ -57,4 +57,17 @@ describe("/model", () => {
     expect(list).toHaveLength(41);
     expect(list.at(-1)).toBe("  and 6 more");
   });
+
+  it("shows a model served under several names once, its aliases beside it, and counts models, not names", async () => {
+    const root = (id: string, path: string) => ({ id, contextLength: 8192, listing: { id, root: path } });
+    const many = Array.from({ length: 41 }, (_, i) => root(`m${i}`, `/models/m${i}`));
+    const { context, printed } = contextWith(async () => [root("qwen", "/models/qwen3"), root("a", "/models/qwen3"), root("fast", "/models/qwen3"), ...many]);
+    await showModels(context);
+    const list = printed[1]!.split("\n");
+    expect(list[0]).toBe("● a (also qwen, fast)  context 8.2k");
+    expect(list[1]).toMatch(/^ {2}m0 +context 8.2k$/);
+    // 42 models under 44 names: 40 shown, "and 2 more".
+    expect(list).toHaveLength(41);
+    expect(list.at(-1)).toBe("  and 2 more");
+  });
 });
