@@ -108,7 +108,7 @@ export class WebChat {
         const primary = models.primary;
         sendJson(res, 200, {
           servers: serversView(hub, this.logs),
-          tools: runner.offered().map(({ name, server, title, description, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta) } : {}) })),
+          tools: runner.offered().map(({ name, server, title, description, inputSchema, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta), inputSchema } : {}) })),
           models: await models.listed(),
           model: primary.modelId,
           toolMode: runner.toolMode(primary),
