@@ -59,6 +59,31 @@ async function replica(name: string, gateway: Record<string, unknown> = {}, trus
   return { url: /listening on (http:\/\/\S+) /.exec(stderr)?.[1] as string, child, stderr: () => stderr };
 }
 
+/** A web-chat turn on `replica`: `until` waits for the first match of `pattern` in its stream (its group), `rest` reads to the end. */
+async function webTurn(replica: Replica, input: string) {
+  const chat = await fetch(`${replica.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input }) });
+  const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  return {
+    async until(pattern: RegExp): Promise<string> {
+      for (;;) {
+        const found = pattern.exec(seen)?.[1];
+        if (found !== undefined) return found;
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the turn ended without ${pattern}: ${seen}\n${replica.stderr().slice(-3000)}`);
+        seen += value;
+      }
+    },
+    async rest(): Promise<string> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return seen;
+        seen += value;
+      }
+    },
+  };
+}
+
 function sdk(replica: Replica, apiKey = "none"): OpenAI {
   return new OpenAI({ baseURL: `${replica.url}/v1`, apiKey, maxRetries: 0 });
 }
@@ -83,23 +108,11 @@ describe("two replicas on one Redis", () => {
 
   it("a web-chat approval waiting on one replica is answered through the other", async () => {
     upstream.push(DATE_CALL, { text: "It is today." });
-    const chat = await fetch(`${a.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "date?" }) });
-    const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    let approvalId: string | undefined;
-    while (approvalId === undefined) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the turn ended without asking: ${seen}\n${a.stderr().slice(-3000)}`);
-      seen += value;
-      approvalId = /"type":"approval","id":"([^"]+)"/.exec(seen)?.[1];
-    }
+    const turn = await webTurn(a, "date?");
+    const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
     const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
     expect(answered.status).toBe(200);
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
+    const seen = await turn.rest();
     expect(seen).toContain('"outcome":"ok"');
     expect(seen).toContain("It is today.");
     // Answered once: a second answer finds nothing waiting anywhere.
@@ -109,27 +122,15 @@ describe("two replicas on one Redis", () => {
 
   it("a server's question waiting on one replica is checked and answered through the other", async () => {
     upstream.push({ toolCalls: [{ name: "trigger-elicitation-request", arguments: {} }] }, { text: "Thanks, Ada." });
-    const chat = await fetch(`${a.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "ask me" }) });
-    const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    let questionId: string | undefined;
-    while (questionId === undefined) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the turn ended without a question: ${seen}\n${a.stderr().slice(-3000)}`);
-      seen += value;
-      questionId = /"type":"server-question","question":\{"kind":"form","id":"([^"]+)"/.exec(seen)?.[1];
-    }
+    const turn = await webTurn(a, "ask me");
+    const questionId = await turn.until(/"type":"server-question","question":\{"kind":"form","id":"([^"]+)"/);
     const answer = (replica: Replica, body: Record<string, unknown>) => fetch(`${replica.url}/api/questions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: questionId, ...body }) });
     // The other replica checks the answer against the form the page was shown: the required name is missing.
     const invalid = await answer(b, { action: "accept", content: { check: true } });
     expect(invalid.status).toBe(400);
     expect(((await invalid.json()) as { error: { message: string } }).error.message).toBe("content.name: an answer is needed");
     expect((await answer(b, { action: "accept", content: { name: "Ada", check: true } })).status).toBe(200);
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
+    const seen = await turn.rest();
     expect(seen).toContain("Thanks, Ada.");
     const toolMessage = JSON.stringify((upstream.chatRequests.at(-1)?.body.messages as { role: string }[]).filter((message) => message.role === "tool"));
     expect(toolMessage).toContain("Ada");
