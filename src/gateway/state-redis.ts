@@ -3,10 +3,10 @@ import { createClient } from "redis";
 import type { ApprovalAnswer } from "../agent/approval.js";
 import { redactUrl } from "../config/redact.js";
 import type { Logger } from "./log.js";
-import { StateUnavailableError, type ApprovalRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoredResponse } from "./state.js";
+import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
+import { StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoredResponse } from "./state.js";
 
 const PREFIX = "toolbridge:";
-const APPROVALS_CHANNEL = `${PREFIX}approvals`;
 /** One Redis command may take this long before the request it serves gets its 503. */
 const COMMAND_TIMEOUT_MS = 10_000;
 /** A running request holds a lease this long, renewed while it runs, so a replica that dies frees its places. */
@@ -15,8 +15,8 @@ const LEASE_MS = 30_000;
 const RELEASE_WAIT_MS = 1000;
 /** How long a starting gateway waits for Redis before it serves (503s until Redis answers). */
 const STARTUP_WAIT_MS = 5000;
-/** How long an approval may wait for the person on the page. */
-const APPROVAL_WAIT_MS = 3600_000;
+/** How long an approval or a server's question may wait for the person on the page. */
+const ANSWER_WAIT_MS = 3600_000;
 
 /**
  * Admits a request: first the caller's requests this minute (a counter that expires), then
@@ -37,7 +37,7 @@ return 0`;
 
 /**
  * State shared by every gateway replica through one Redis: stored responses (expiring with
- * the TTL), per-key limits, and web-chat approvals answered on any replica. Commands are
+ * the TTL), per-key limits, and web-chat approvals and servers' questions answered on any replica. Commands are
  * never queued while Redis is away: each request gets a 503 at once, and the client
  * reconnects by itself, so service resumes when Redis is back.
  */
@@ -128,24 +128,45 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     },
   };
 
-  const answerListeners: ((id: string, answer: ApprovalAnswer) => void)[] = [];
-  const approvals: ApprovalRelay = {
-    async register(id) {
-      await run(() => client.set(`${PREFIX}approval:${id}`, "1", { expiration: { type: "PX", value: APPROVAL_WAIT_MS } }));
-    },
-    async unregister(id) {
-      await run(() => client.del(`${PREFIX}approval:${id}`)).catch(() => undefined);
-    },
-    async forward(id, answer) {
-      // Deleting claims the approval, so two answers on two replicas cannot both count.
-      if ((await run(() => client.del(`${PREFIX}approval:${id}`))) === 0) return false;
-      await run(() => client.publish(APPROVALS_CHANNEL, JSON.stringify({ id, answer })));
-      return true;
-    },
-    onAnswer(deliver) {
-      answerListeners.push(deliver);
-    },
-  };
+  /** Answers of one kind: what waits is a key (holding what an answer is checked against), and answers go out on one channel. */
+  const subscriptions = new Map<string, (message: string) => void>();
+  function relay<Answer, Held>(kind: string): AnswerRelay<Answer, Held> {
+    const key = (id: string) => `${PREFIX}${kind}:${id}`;
+    const listeners: ((id: string, answer: Answer) => void)[] = [];
+    subscriptions.set(`${PREFIX}${kind}s`, (message) => {
+      let parsed: { id?: unknown; answer?: Answer };
+      try {
+        parsed = JSON.parse(message) as typeof parsed;
+      } catch {
+        return;
+      }
+      if (typeof parsed.id !== "string" || !parsed.answer) return;
+      for (const deliver of listeners) deliver(parsed.id, parsed.answer);
+    });
+    return {
+      async register(id, held) {
+        await run(() => client.set(key(id), JSON.stringify(held), { expiration: { type: "PX", value: ANSWER_WAIT_MS } }));
+      },
+      async held(id) {
+        const text = await run(() => client.get(key(id)));
+        return text == null ? undefined : (JSON.parse(String(text)) as Held);
+      },
+      async unregister(id) {
+        await run(() => client.del(key(id))).catch(() => undefined);
+      },
+      async forward(id, answer) {
+        // Deleting claims it, so two answers on two replicas cannot both count.
+        if ((await run(() => client.del(key(id)))) === 0) return false;
+        await run(() => client.publish(`${PREFIX}${kind}s`, JSON.stringify({ id, answer })));
+        return true;
+      },
+      onAnswer(deliver) {
+        listeners.push(deliver);
+      },
+    };
+  }
+  const approvals = relay<ApprovalAnswer, true>("approval");
+  const questions = relay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>("question");
 
   // Requests are served once Redis answers, or after a short wait (then with 503s until it does).
   const ready = new Promise<void>((resolve) => {
@@ -155,18 +176,7 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
   client.connect().catch(() => undefined);
   subscriber
     .connect()
-    .then(() =>
-      subscriber.subscribe(APPROVALS_CHANNEL, (message) => {
-        let parsed: { id?: unknown; answer?: ApprovalAnswer };
-        try {
-          parsed = JSON.parse(message) as typeof parsed;
-        } catch {
-          return;
-        }
-        if (typeof parsed.id !== "string" || !parsed.answer) return;
-        for (const deliver of answerListeners) deliver(parsed.id, parsed.answer);
-      }),
-    )
+    .then(() => Promise.all([...subscriptions].map(([channel, listener]) => subscriber.subscribe(channel, listener))))
     .catch(() => undefined);
 
   await ready;
@@ -175,6 +185,7 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     responses,
     limits,
     approvals,
+    questions,
     async close() {
       for (const connection of [subscriber, client]) {
         if (connection.isOpen) await connection.close().catch(() => connection.destroy());

@@ -1,9 +1,10 @@
 import type { ApprovalAnswer } from "../agent/approval.js";
+import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
 
 /**
  * What the gateway keeps between requests, behind one interface with two homes: an embedded
  * store (a file in the state directory, limits in this process) for one gateway, and Redis for
- * replicas, which then share stored responses, per-key limits and waiting approvals.
+ * replicas, which then share stored responses, per-key limits, waiting approvals and servers' questions.
  */
 
 /** One stored response of the Responses API; the conversation is the chain of `previous` links. */
@@ -37,17 +38,27 @@ export interface CallerLimits {
   admit(caller: string): Promise<{ release: () => void | Promise<void> } | { refused: "concurrency" | "rate" }>;
 }
 
-/** Carries a web-chat approval's answer to the replica whose turn waits for it. */
-export interface ApprovalRelay {
-  /** An approval now waits here; `deliver` gets answers to it from any replica. */
-  register(id: string): Promise<void>;
+/**
+ * Carries a person's answer, given through any replica, to the replica whose turn waits for it
+ * (a web-chat approval, a server's question). `Held` is what the answering replica needs to
+ * check an answer before it is carried (who may answer, what a form accepts).
+ */
+export interface AnswerRelay<Answer, Held = true> {
+  /** `id` now waits here; `deliver` gets answers to it from any replica. */
+  register(id: string, held: Held): Promise<void>;
+  /** What was registered with `id` while it waits on any replica; undefined once it does not. */
+  held(id: string): Promise<Held | undefined>;
   /** It no longer waits (answered, or its turn ended). */
   unregister(id: string): Promise<void>;
   /** Sends the answer to whichever replica waits; false when none does. */
-  forward(id: string, answer: ApprovalAnswer): Promise<boolean>;
-  /** Where answers for approvals waiting here arrive. */
-  onAnswer(deliver: (id: string, answer: ApprovalAnswer) => void): void;
+  forward(id: string, answer: Answer): Promise<boolean>;
+  /** Where answers for what waits here arrive. */
+  onAnswer(deliver: (id: string, answer: Answer) => void): void;
 }
+
+export type ApprovalRelay = AnswerRelay<ApprovalAnswer>;
+/** A server's question waits with the client whose turn was asked, and the question as the page was shown it. */
+export type QuestionRelay = AnswerRelay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>;
 
 export interface GatewayState {
   /** For logs and errors: "file /path", "memory", "redis://host:port". */
@@ -56,6 +67,8 @@ export interface GatewayState {
   readonly limits: CallerLimits;
   /** Absent: approvals are answered only on the replica that asked (one process). */
   readonly approvals?: ApprovalRelay;
+  /** Absent: servers' questions are answered only on the replica that asked. */
+  readonly questions?: QuestionRelay;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@ import type { ApprovalAnswer, SamplingApprovalRequest } from "../agent/approval.
 import { checkValue, formFields, type FieldValue, type FormField } from "../mcp/elicitation-fields.js";
 import { openableUrl } from "../mcp/openable-url.js";
 import type { HubEvent } from "../mcp/types.js";
+import type { QuestionRelay } from "./state.js";
 import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
 
 /**
@@ -12,7 +13,9 @@ import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.
  * person to open, a request to use the model. A question goes to the page whose turn is
  * calling a tool of the server that asks (that is whose work it is about); with no such turn,
  * or turns of two clients calling that server at once (it cannot be told whose it is), nobody
- * is asked: the form is declined and sampling refused, as for API clients.
+ * is asked: the form is declined and sampling refused, as for API clients. Behind replicas the
+ * answer may come through any of them: the question is kept in the shared store, checked
+ * there against the answer, and carried to the replica that waits (as approvals are).
  */
 
 /** Questions that may wait at once, and per client (one API key; every caller, without keys). */
@@ -61,6 +64,13 @@ export class WebServerQuestions {
   private readonly waiting = new Map<string, Waiting>();
   /** A URL question's elicitation id, by question id, for the server's "complete" notification. */
   private readonly elicitationIds = new Map<string, string>();
+  private relay: QuestionRelay | undefined;
+
+  /** Answers may come through other replicas (the gateway's shared store, known only once the hub is up). */
+  answeredThrough(relay: QuestionRelay): void {
+    this.relay = relay;
+    relay.onAnswer((id, answer) => this.waiting.get(id)?.settle(answer));
+  }
 
   /** A turn of the page, heard from while it runs: `calling` as its tool calls start and finish; `close` at its end withdraws what it was asked. */
   listen(caller: string, send: (event: QuestionEvent) => void): { calling: (server: string, by: 1 | -1) => void; close: () => void } {
@@ -131,19 +141,15 @@ export class WebServerQuestions {
    * The person's answer to question `id`, from `caller` (the client whose turn was asked):
    * undefined once given, else why not (one line; the question still waits when it was a form that does not validate).
    */
-  answer(id: string, caller: string, answer: ServerQuestionAnswer): { status: 404 | 400; message: string } | undefined {
+  async answer(id: string, caller: string, answer: ServerQuestionAnswer): Promise<{ status: 404 | 400; message: string } | undefined> {
+    const notHere = { status: 404 as const, message: `No server question ${id} is waiting here` };
     const waiting = this.waiting.get(id);
-    if (!waiting || waiting.listener.caller !== caller) return { status: 404, message: `No server question ${id} is waiting here` };
-    const { question } = waiting;
-    if (question.kind === "sampling" ? !("decision" in answer) : !("action" in answer)) {
-      return { status: 400, message: question.kind === "sampling" ? "a sampling request is answered with a decision" : "an elicitation is answered with an action" };
-    }
-    if (question.kind === "form" && "action" in answer && answer.action === "accept") {
-      const problem = formProblem(question.fields, answer.content ?? {});
-      if (problem) return { status: 400, message: problem };
-    }
-    if (question.kind === "url" && "action" in answer && answer.action === "accept" && answer.content) return { status: 400, message: "a page to open is accepted without content" };
-    waiting.settle(answer);
+    const held = waiting ? { caller: waiting.listener.caller, question: waiting.question } : await this.relay?.held(id);
+    if (!held || held.caller !== caller) return notHere;
+    const problem = answerProblem(held.question, answer);
+    if (problem) return { status: 400, message: problem };
+    if (waiting) waiting.settle(answer);
+    else if (!(await this.relay?.forward(id, answer))) return notHere;
     return undefined;
   }
 
@@ -173,13 +179,33 @@ export class WebServerQuestions {
         signal?.removeEventListener("abort", onAbort);
         if (!this.waiting.delete(id)) return;
         this.elicitationIds.delete(id);
+        void this.relay?.unregister(id);
         resolve(answer);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiting.set(id, { question, listener, settle });
-      listener.send({ type: "server-question", question });
+      // Known to every replica before the page can answer it; a store that is away declines it, saying so.
+      if (!this.relay) listener.send({ type: "server-question", question });
+      else
+        this.relay.register(id, { caller: listener.caller, question }).then(
+          () => listener.send({ type: "server-question", question }),
+          (error: unknown) => {
+            listener.send({ type: "notice", code: "server-question", message: `a question from server "${question.server}" was declined: ${error instanceof Error ? error.message : String(error)}` });
+            settle(undefined);
+          },
+        );
     });
   }
+}
+
+/** Why `answer` does not answer `question` (one line), or undefined. */
+function answerProblem(question: ServerQuestion, answer: ServerQuestionAnswer): string | undefined {
+  if (question.kind === "sampling" ? !("decision" in answer) : !("action" in answer)) {
+    return question.kind === "sampling" ? "a sampling request is answered with a decision" : "an elicitation is answered with an action";
+  }
+  if (question.kind === "form" && "action" in answer && answer.action === "accept") return formProblem(question.fields, answer.content ?? {});
+  if (question.kind === "url" && "action" in answer && answer.action === "accept" && answer.content) return "a page to open is accepted without content";
+  return undefined;
 }
 
 /** Why accepted form content does not fit the form (one line naming the field), or undefined. */

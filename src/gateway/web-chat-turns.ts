@@ -91,7 +91,7 @@ export class PendingApprovals {
         // Known to every replica before the page can answer it; a store that is away makes it a refusal.
         if (!this.relay) announce(question);
         else
-          this.relay.register(id).then(
+          this.relay.register(id, true).then(
             () => announce(question),
             (error: unknown) => {
               settle();

@@ -6,7 +6,7 @@ import { serializeTranscript, MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
 import { HttpError, readJsonBody, sendJson } from "./http.js";
 import type { GatewayModels } from "./models.js";
-import type { ApprovalRelay } from "./state.js";
+import type { ApprovalRelay, QuestionRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, sendAppFrame } from "./web-chat-apps.js";
 import { CompleteRequestSchema, promptsView, PromptRequestSchema, RecentLogs, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
@@ -45,6 +45,8 @@ export interface WebChatOptions {
   requireModel: (name: string) => Promise<ChatModel>;
   /** Carries an answer given on another replica to the turn waiting here (Redis); none: this process only. */
   approvals?: ApprovalRelay;
+  /** The same for servers' questions. */
+  questionRelay?: QuestionRelay;
   /** Where the hub's servers' questions come (its elicitation and sampling handlers); none: servers are not asked in the page. */
   questions?: WebServerQuestions;
 }
@@ -89,6 +91,7 @@ export class WebChat {
     this.logs = new RecentLogs(options.hub);
     this.approvals = new PendingApprovals(options.approvals);
     const questions = (this.questions = options.questions ?? new WebServerQuestions());
+    if (options.questionRelay) questions.answeredThrough(options.questionRelay);
     this.unwatch = options.hub.on?.((event) => questions.hubEvent(event)) ?? (() => undefined);
   }
 
@@ -105,7 +108,7 @@ export class WebChat {
         const primary = models.primary;
         sendJson(res, 200, {
           servers: serversView(hub, this.logs),
-          tools: runner.offered().map(({ name, server, title, description, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta) } : {}) })),
+          tools: runner.offered().map(({ name, server, title, description, inputSchema, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta), inputSchema } : {}) })),
           models: await models.listed(),
           model: primary.modelId,
           toolMode: runner.toolMode(primary),
@@ -128,7 +131,7 @@ export class WebChat {
       },
       "POST /api/questions": async (req, res, { caller }) => {
         const { id, ...answer } = await body(req, ServerQuestionAnswerSchema);
-        const refused = this.questions.answer(id, caller, answer);
+        const refused = await this.questions.answer(id, caller, answer);
         if (refused) throw new HttpError(refused.status, refused.message, "invalid_request_error", refused.status === 404 ? "not_found" : null);
         sendJson(res, 200, { ok: true });
       },

@@ -27,6 +27,8 @@ export interface ToolView {
   description?: string;
   /** The tool's MCP App (`_meta.ui.resourceUri`). */
   appUri?: string;
+  /** Of a tool with an app: its input schema, which the app is told with the rest of the tool. */
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface Status {

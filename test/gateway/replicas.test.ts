@@ -14,6 +14,9 @@ import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support
 
 const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
 const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] };
+const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+/** server-everything, whose tool that asks for a form runs unasked: the question is the server's. */
+const ASKING = { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], autoApprove: ["trigger-elicitation-request"] } };
 
 interface Replica {
   url: string;
@@ -38,9 +41,9 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-async function replica(name: string, gateway: Record<string, unknown> = {}, trust = true): Promise<Replica> {
+async function replica(name: string, gateway: Record<string, unknown> = {}, trust = true, servers: Record<string, unknown> = {}): Promise<Replica> {
   const config = join(home, `${name}.json`);
-  writeFileSync(config, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust } }, gateway }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust }, ...servers }, gateway }));
   const child = spawn(process.execPath, [CLI, "gateway", "--config", config, "--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL, "--store", redis.url], {
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: join(home, "state"), NO_COLOR: "1" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -56,6 +59,31 @@ async function replica(name: string, gateway: Record<string, unknown> = {}, trus
   return { url: /listening on (http:\/\/\S+) /.exec(stderr)?.[1] as string, child, stderr: () => stderr };
 }
 
+/** A web-chat turn on `replica`: `until` waits for the first match of `pattern` in its stream (its group), `rest` reads to the end. */
+async function webTurn(replica: Replica, input: string) {
+  const chat = await fetch(`${replica.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input }) });
+  const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  return {
+    async until(pattern: RegExp): Promise<string> {
+      for (;;) {
+        const found = pattern.exec(seen)?.[1];
+        if (found !== undefined) return found;
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the turn ended without ${pattern}: ${seen}\n${replica.stderr().slice(-3000)}`);
+        seen += value;
+      }
+    },
+    async rest(): Promise<string> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return seen;
+        seen += value;
+      }
+    },
+  };
+}
+
 function sdk(replica: Replica, apiKey = "none"): OpenAI {
   return new OpenAI({ baseURL: `${replica.url}/v1`, apiKey, maxRetries: 0 });
 }
@@ -64,7 +92,7 @@ describe("two replicas on one Redis", () => {
   let a: Replica;
   let b: Replica;
   beforeAll(async () => {
-    [a, b] = await Promise.all([replica("a", {}, false), replica("b", {}, false)]);
+    [a, b] = await Promise.all([replica("a", {}, false, ASKING), replica("b", {}, false, ASKING)]);
   }, 120_000);
 
   it("a response stored through one replica is continued, read and deleted through the other", async () => {
@@ -80,28 +108,35 @@ describe("two replicas on one Redis", () => {
 
   it("a web-chat approval waiting on one replica is answered through the other", async () => {
     upstream.push(DATE_CALL, { text: "It is today." });
-    const chat = await fetch(`${a.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "date?" }) });
-    const reader = chat.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    let approvalId: string | undefined;
-    while (approvalId === undefined) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the turn ended without asking: ${seen}\n${a.stderr().slice(-3000)}`);
-      seen += value;
-      approvalId = /"type":"approval","id":"([^"]+)"/.exec(seen)?.[1];
-    }
+    const turn = await webTurn(a, "date?");
+    const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
     const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
     expect(answered.status).toBe(200);
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
+    const seen = await turn.rest();
     expect(seen).toContain('"outcome":"ok"');
     expect(seen).toContain("It is today.");
     // Answered once: a second answer finds nothing waiting anywhere.
     const again = await fetch(`${a.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "deny" }) });
     expect(again.status).toBe(404);
+  }, 60_000);
+
+  it("a server's question waiting on one replica is checked and answered through the other", async () => {
+    upstream.push({ toolCalls: [{ name: "trigger-elicitation-request", arguments: {} }] }, { text: "Thanks, Ada." });
+    const turn = await webTurn(a, "ask me");
+    const questionId = await turn.until(/"type":"server-question","question":\{"kind":"form","id":"([^"]+)"/);
+    const answer = (replica: Replica, body: Record<string, unknown>) => fetch(`${replica.url}/api/questions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: questionId, ...body }) });
+    // The other replica checks the answer against the form the page was shown: the required name is missing.
+    const invalid = await answer(b, { action: "accept", content: { check: true } });
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as { error: { message: string } }).error.message).toBe("content.name: an answer is needed");
+    expect((await answer(b, { action: "accept", content: { name: "Ada", check: true } })).status).toBe(200);
+    const seen = await turn.rest();
+    expect(seen).toContain("Thanks, Ada.");
+    const toolMessage = JSON.stringify((upstream.chatRequests.at(-1)?.body.messages as { role: string }[]).filter((message) => message.role === "tool"));
+    expect(toolMessage).toContain("Ada");
+    // Answered once: a second answer, through either replica, finds nothing waiting.
+    expect((await answer(a, { action: "decline" })).status).toBe(404);
+    expect((await answer(b, { action: "decline" })).status).toBe(404);
   }, 60_000);
 
   it("with Redis gone each request gets a 503 of one line, nothing crashes, and service resumes when Redis is back", async () => {

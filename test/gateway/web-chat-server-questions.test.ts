@@ -28,7 +28,7 @@ describe("server questions in the web chat", () => {
     const question = mine.question();
     expect(question).toMatchObject({ kind: "form", server: "everything", message: "Who are you?" });
     expect(question.kind === "form" && question.fields[0]?.title).toBe("Name");
-    expect(questions.answer(question.id, "alice", { action: "accept", content: { name: "Ada", age: 36 } })).toBeUndefined();
+    expect(await questions.answer(question.id, "alice", { action: "accept", content: { name: "Ada", age: 36 } })).toBeUndefined();
     expect(await answer).toEqual({ action: "accept", content: { name: "Ada", age: 36 } });
   });
 
@@ -47,14 +47,14 @@ describe("server questions in the web chat", () => {
     const mine = turn(questions);
     const answer = questions.elicitForm(form, "everything");
     const { id } = mine.question();
-    expect(questions.answer(id, "alice", { action: "accept", content: { name: "Adalbert" } })).toEqual({ status: 400, message: "content.name: at most 5 characters" });
-    expect(questions.answer(id, "alice", { action: "accept", content: { age: 3 } })).toEqual({ status: 400, message: "content.name: an answer is needed" });
-    expect(questions.answer(id, "alice", { action: "accept", content: { name: "Ada", admin: true } })).toEqual({ status: 400, message: "content.admin: the form has no such field" });
-    expect(questions.answer(id, "alice", { decision: "allow-once" })).toMatchObject({ status: 400 });
-    expect(questions.answer(id, "bob", { action: "decline" })).toMatchObject({ status: 404 });
-    expect(questions.answer(id, "alice", { action: "decline" })).toBeUndefined();
+    expect(await questions.answer(id, "alice", { action: "accept", content: { name: "Adalbert" } })).toEqual({ status: 400, message: "content.name: at most 5 characters" });
+    expect(await questions.answer(id, "alice", { action: "accept", content: { age: 3 } })).toEqual({ status: 400, message: "content.name: an answer is needed" });
+    expect(await questions.answer(id, "alice", { action: "accept", content: { name: "Ada", admin: true } })).toEqual({ status: 400, message: "content.admin: the form has no such field" });
+    expect(await questions.answer(id, "alice", { decision: "allow-once" })).toMatchObject({ status: 400 });
+    expect(await questions.answer(id, "bob", { action: "decline" })).toMatchObject({ status: 404 });
+    expect(await questions.answer(id, "alice", { action: "decline" })).toBeUndefined();
     expect(await answer).toEqual({ action: "decline" });
-    expect(questions.answer(id, "alice", { action: "decline" })).toMatchObject({ status: 404 });
+    expect(await questions.answer(id, "alice", { action: "decline" })).toMatchObject({ status: 404 });
   });
 
   it("withdraws a question when its turn ends or the server gives up", async () => {
@@ -89,7 +89,7 @@ describe("server questions in the web chat", () => {
     const question = mine.question();
     expect(question).toMatchObject({ kind: "sampling", earlier: 10, maxTokens: 10 });
     expect(question.kind === "sampling" && question.messages).toHaveLength(20);
-    questions.answer(question.id, "alice", { decision: "allow-session" });
+    await questions.answer(question.id, "alice", { decision: "allow-session" });
     expect(await asked).toEqual({ decision: "allow-once" });
   });
 

@@ -71,8 +71,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     await page.locator(".typing").waitFor({ timeout: 10_000 });
     expect(await page.locator(".typing").getAttribute("aria-label")).toBe("The assistant is typing");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Here is a");
+    // The streaming answer's first block, held: when the turn ends it stays, not drawn again (a long answer would stall the page).
+    await lastAnswer().locator(".md-block").first().evaluate((block) => ((window as unknown as { held: Element }).held = block));
     await expect.poll(() => lastAnswer().locator("table td").count(), { timeout: 15_000 }).toBe(4);
     await expect.poll(() => lastAnswer().locator(".usage").count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { held: Element }).held.isConnected)).toBe(true);
     expect(await page.locator(".typing").count()).toBe(0);
     const cell = lastAnswer().locator("td").first();
     expect(await cell.evaluate((td) => getComputedStyle(td).borderTopStyle)).toBe("solid");

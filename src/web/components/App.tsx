@@ -27,6 +27,8 @@ import { TurnBlock, type TurnActions } from "./TurnBlock.js";
 
 /** The turn in progress: where it goes, its id on the gateway (for Stop), and what has arrived. */
 interface Running {
+  /** The stored turn's id once it ends: the same element goes on showing it, so nothing is drawn again. */
+  id: string;
   conversationId: string;
   /** The turns it follows (a regenerate or an edit replaces the ones after). */
   keep: number;
@@ -148,7 +150,7 @@ export function App() {
     }
     const kept = keep ?? conversation.turns.length;
     const history = historyOf(conversation.turns.slice(0, kept));
-    const turn: Running = { conversationId: conversation.id, keep: kept, view: startTurnView(input), controller: new AbortController() };
+    const turn: Running = { id: crypto.randomUUID(), conversationId: conversation.id, keep: kept, view: startTurnView(input), controller: new AbortController() };
     running.current = turn;
     stick.current = true;
     setSidebarOpen(false);
@@ -158,7 +160,7 @@ export function App() {
       await runTurn({ model: conversation.model || activeModel, history, input }, (event) => {
         if (event.type === "turn-end") {
           finished = {
-            id: crypto.randomUUID(),
+            id: turn.id,
             input,
             messages: event.messages,
             status: event.status,
@@ -173,10 +175,10 @@ export function App() {
       if (error instanceof Unauthorized) setNeedKey(true);
       if (!finished) {
         const aborted = turn.controller.signal.aborted;
-        finished = { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: aborted ? "aborted" : "failed", ...(aborted ? {} : { error: { message: error instanceof Error ? error.message : String(error) } }), calls: notesOf(turn.view) };
+        finished = { id: turn.id, input, messages: messagesOf(turn.view), status: aborted ? "aborted" : "failed", ...(aborted ? {} : { error: { message: error instanceof Error ? error.message : String(error) } }), calls: notesOf(turn.view) };
       }
     }
-    finished ??= { id: crypto.randomUUID(), input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
+    finished ??= { id: turn.id, input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
     const done: Turn = turn.view.notices?.length ? { ...finished, notices: turn.view.notices } : finished;
     running.current = undefined;
     update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
@@ -319,25 +321,28 @@ export function App() {
           {panel === "servers" && status && <ServersPanel status={status} onClose={() => setPanel(undefined)} onRefresh={() => void loadStatus()} />}
           <section id="log" class="log" aria-label="Conversation">
             {turns.length === 0 && !live && <EmptyState status={status} onExample={setDraft} />}
-            {turns.map((turn, index) => {
-              const last = index === turns.length - 1 && !live;
-              return (
-                <StoredTurn
-                  key={turn.id}
-                  turn={turn}
-                  tools={tools}
-                  last={last}
-                  index={index}
-                  actions={{
-                    ...(last ? { onRegenerate: () => void send(turn.input, index) } : {}),
-                    onEdit: (input) => void send(input, index),
-                    onDelete: () => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) })),
-                    ...(turn.error ? { onRetry: () => void send(turn.input, index) } : {}),
-                  }}
-                />
-              );
-            })}
-            {live && <TurnBlock view={live.view} tools={tools} live actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)), onQuestion: answerServer }} />}
+            {[
+              ...turns.map((turn, index) => {
+                const last = index === turns.length - 1 && !live;
+                return (
+                  <TurnItem
+                    key={turn.id}
+                    turn={turn}
+                    tools={tools}
+                    last={last}
+                    index={index}
+                    actions={{
+                      ...(last ? { onRegenerate: () => void send(turn.input, index) } : {}),
+                      onEdit: (input) => void send(input, index),
+                      onDelete: () => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) })),
+                      ...(turn.error ? { onRetry: () => void send(turn.input, index) } : {}),
+                    }}
+                  />
+                );
+              }),
+              // In the same list, under the id its stored turn will have: when it ends, the element stays and only what changed is drawn.
+              live && <TurnItem key={live.id} live={live.view} tools={tools} last index={turns.length} actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)), onQuestion: answerServer }} />,
+            ]}
             <div ref={end} />
           </section>
           <Composer running={live !== undefined} onSend={(text) => void send(text)} onStop={stop} draft={draft} onDraftUsed={() => setDraft(undefined)} onError={setNotice} />
@@ -367,13 +372,15 @@ export function App() {
 }
 
 /**
- * A finished turn, drawn again only when it, the tools or its place (last or not) change: while an
- * answer streams, the turns before it cost nothing per frame. Its actions are new closures each
- * time; they depend only on the turn and its index, which are compared.
+ * A turn: one in progress (drawn at every redraw), or a finished one, drawn again only when it,
+ * the tools or its place (last or not) change: while an answer streams, the turns before it cost
+ * nothing per frame. Its actions are new closures each time; they depend only on the turn and
+ * its index, which are compared.
  */
-const StoredTurn = memo(
-  ({ turn, tools, actions }: { turn: Turn; tools: Status["tools"]; last: boolean; index: number; actions: TurnActions }) => <TurnBlock view={viewOfTurn(turn)} tools={tools} actions={actions} />,
-  (before, after) => before.turn === after.turn && before.tools === after.tools && before.last === after.last && before.index === after.index,
+const TurnItem = memo(
+  ({ turn, live, tools, actions }: { turn?: Turn; live?: TurnView; tools: Status["tools"]; last: boolean; index: number; actions: TurnActions }) =>
+    live ? <TurnBlock view={live} tools={tools} live actions={actions} /> : <TurnBlock view={viewOfTurn(turn!)} tools={tools} actions={actions} />,
+  (before, after) => after.live === undefined && before.live === undefined && before.turn === after.turn && before.tools === after.tools && before.last === after.last && before.index === after.index,
 );
 
 function titleOf(input: string): string {

@@ -56,7 +56,8 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
               theme: document.documentElement.dataset.theme === "dark" || (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches) ? "dark" : "light",
               displayMode: "inline",
               availableDisplayModes: ["inline"],
-              toolInfo: { tool: { name: tool.name, ...(tool.description ? { description: tool.description } : {}) } },
+              // The whole tool as MCP defines it: the extension's App SDK refuses a tool without its input schema.
+              toolInfo: { tool: { name: tool.name, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema ?? { type: "object" } } },
               containerDimensions: { maxHeight: MAX_HEIGHT },
             },
           };
