@@ -1,6 +1,6 @@
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { CallToolResult, HubTool } from "../mcp/types.js";
-import type { ToolCall } from "../llm/types.js";
+import type { TokenLogprob, ToolCall } from "../llm/types.js";
 import { newId, responseUsage, type Item } from "./responses-wire.js";
 
 /**
@@ -18,6 +18,8 @@ interface OpenItem {
   item: Item;
   index: number;
   text: string;
+  /** The text's tokens' log probabilities, when the request asked for them. */
+  logprobs: TokenLogprob[];
 }
 
 export interface OutputOptions {
@@ -87,7 +89,7 @@ export class ResponseOutput {
           this.closeMessage();
           const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
           const index = this.add(item, true);
-          this.reasoning = { item, index, text: "" };
+          this.reasoning = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "reasoning_text", text: "" } });
           this.emit("response.reasoning_summary_part.added", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
         }
@@ -102,7 +104,7 @@ export class ResponseOutput {
           this.closeReasoning();
           const item: Item = { id: newId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
           const index = this.add(item, true);
-          this.message = { item, index, text: "" };
+          this.message = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
         }
         const open = this.message;
@@ -110,6 +112,9 @@ export class ResponseOutput {
         this.emit("response.output_text.delta", { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.text, logprobs: [] });
         return;
       }
+      case "logprobs":
+        this.message?.logprobs.push(...event.content);
+        return;
       case "tool-call-started": {
         this.closeText();
         const tool = this.options.hubTool(event.name);
@@ -191,8 +196,8 @@ export class ResponseOutput {
     const open = this.message;
     if (!open) return;
     this.message = undefined;
-    const part = { type: "output_text", text: open.text, annotations: [], logprobs: [] };
-    this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
+    const part = { type: "output_text", text: open.text, annotations: [], logprobs: open.logprobs };
+    this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: open.logprobs });
     this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
     open.item.content = [part];
     open.item.status = "completed";

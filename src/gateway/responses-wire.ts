@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
-import type { ContentPart, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { dataUrlImage, jsonResponseFormat, WireError } from "./openai-wire.js";
+import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { dataUrlImage, generationOf, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -48,6 +48,8 @@ const TextFormatSchema = z.discriminatedUnion("type", [
 const ToolSchema = z.union([FunctionToolSchema, McpToolSchema, z.looseObject({ type: z.string() })]);
 
 export const ResponsesRequestSchema = z.looseObject({
+  // Chat completions' sampling fields, as vLLM's own Responses endpoint also takes them (seed, stop, penalties, ...).
+  ...SAMPLING_FIELDS,
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.looseObject({})).max(MAX_ITEMS)]).optional(),
   instructions: z.string().nullish(),
@@ -56,17 +58,57 @@ export const ResponsesRequestSchema = z.looseObject({
     .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), name: z.string() }), z.looseObject({ type: z.string() })])
     .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().min(1).max(200).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
-  user: z.string().nullish(),
+  reasoning: z.looseObject({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
+  /** `message.output_text.logprobs` asks for the tokens' log probabilities. */
+  include: z.array(z.string()).max(100).nullish(),
   /** The answer's form: `{format: {type: "text" | "json_object" | "json_schema", ...}}` (`responses.parse`, the Agents SDK's output types). */
-  text: z.looseObject({ format: TextFormatSchema.nullish() }).nullish(),
+  text: z.looseObject({ format: TextFormatSchema.nullish(), verbosity: z.string().nullish() }).nullish(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+
+/**
+ * The Responses fields the gateway reads itself, and OpenAI's that concern its own platform
+ * (background runs, its conversations and prompt objects, truncation). `metadata` tags the
+ * response and stays with it: OpenAI's chat completions refuse it unless they store the
+ * completion. Every other field goes to the upstream as it is: chat completions' names for
+ * the same things (`safety_identifier`, `prompt_cache_key`, `service_tier`) and vLLM's extras.
+ */
+const RESPONSES_OWN_FIELDS = new Set([
+  ...Object.keys(ResponsesRequestSchema.shape),
+  "background",
+  "context_management",
+  "conversation",
+  "max_tool_calls",
+  "prompt",
+  "prompt_cache_retention",
+  "stream_options",
+  "truncation",
+]);
+
+/** Logprobs are asked for as OpenAI's Responses API asks: by `include`, or by `top_logprobs`. */
+export function wantsLogprobs(request: ResponsesRequest): boolean {
+  return request.include?.includes("message.output_text.logprobs") === true || (request.top_logprobs ?? 0) > 0;
+}
+
+/** The request's generation settings, under chat completions' names where Responses has its own (`reasoning.effort`, `text.verbosity`). */
+export function responsesGeneration(request: ResponsesRequest): GenerationSettings {
+  const effort = request.reasoning?.effort;
+  const verbosity = request.text?.verbosity;
+  return generationOf(
+    {
+      ...request,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...(wantsLogprobs(request) ? { logprobs: true } : {}),
+      ...(verbosity != null ? { verbosity } : {}),
+    },
+    RESPONSES_OWN_FIELDS,
+  );
+}
 
 /** Items as stored and sent: JSON objects with a `type`. */
 export type Item = Record<string, unknown>;
@@ -287,11 +329,11 @@ export function functionTools(tools: ResponsesRequest["tools"], ignored: string[
   });
 }
 
-/** The request's `text.format` in the agent's terms: the loop runs with tools, and the final answer takes the form. */
-export function responseFormat(text: ResponsesRequest["text"]): ResponseFormat | undefined {
-  const format = text?.format;
+/** The request's `text.format` (or vLLM's constraint fields) in the agent's terms: the loop runs with tools, and the final answer takes the form. */
+export function responseFormat(request: ResponsesRequest): ResponseFormat | undefined {
+  const format = request.text?.format;
   if (format?.type === "json_object") return { type: "json" };
-  return format?.type === "json_schema" ? jsonResponseFormat(format as Extract<typeof format, { type: "json_schema" }>) : undefined;
+  return format?.type === "json_schema" ? jsonResponseFormat(format as Extract<typeof format, { type: "json_schema" }>) : providerConstraints(request);
 }
 
 export function responseUsage(usage: Usage) {

@@ -7,7 +7,7 @@ import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
 import { ResponseOutput } from "./responses-output.js";
-import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
+import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import type { ResponseStore, StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
@@ -81,15 +81,16 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       max_output_tokens: request.max_output_tokens ?? null,
       metadata: request.metadata ?? {},
       model: request.model,
-      parallel_tool_calls: true,
+      parallel_tool_calls: request.parallel_tool_calls ?? true,
       previous_response_id: request.previous_response_id ?? null,
-      reasoning: { effort: null, summary: null },
+      reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
       store: request.store !== false,
       temperature: request.temperature ?? null,
       text: { format: request.text?.format ?? { type: "text" } },
       tool_choice: request.tool_choice ?? "auto",
       tools: request.tools ?? [],
       top_p: request.top_p ?? null,
+      top_logprobs: request.top_logprobs ?? 0,
       truncation: "disabled",
       user: request.user ?? null,
     },
@@ -134,13 +135,15 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     throw new HttpError(400, "input: nothing to answer: end the input with a user message, a function_call_output or an mcp_approval_response", "invalid_request_error");
   }
   const choice = request.tool_choice;
-  const format = responseFormat(request.text);
+  const format = responseFormat(request);
+  const generation = responsesGeneration(request);
   const turn = await runner.run(
     {
       system: [request.instructions ?? "", ...conversation.system].filter((part) => part !== "").join("\n\n"),
       history,
       input: turnInput,
       clientTools,
+      ...(Object.keys(generation).length > 0 ? { generation } : {}),
       ...(format ? { responseFormat: format } : {}),
       ...(choice === "auto" || choice === "required" || choice === "none" ? { toolChoice: choice } : choice && choice.type === "function" ? { toolChoice: { name: String(choice.name) } } : {}),
     },
