@@ -6,8 +6,8 @@ import { HttpError, sendJson } from "./http.js";
 import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
-import { ResponseOutput } from "./responses-output.js";
-import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
+import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
+import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import type { ResponseStore, StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
@@ -53,11 +53,14 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   let input: Item[];
   let selection;
   let clientTools: ToolDefinition[];
+  let namespaced: ClientTools["namespaced"];
   try {
     input = inputItems(request.input);
     selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
-    const ignored: string[] = [];
-    clientTools = [...functionTools(request.tools, ignored), ...[...selection.needApproval.values()].map(toToolDefinition)];
+    const functions = clientFunctionTools(request.tools);
+    namespaced = functions.namespaced;
+    clientTools = [...functions.definitions, ...[...selection.needApproval.values()].map(toToolDefinition)];
+    const { ignored } = functions;
     if (ignored.length > 0) {
       res.setHeader(IGNORED_TOOLS_HEADER, ignored.join(","));
       context.log.log("warn", "hosted tools the gateway cannot run were left out", { requestId: context.requestId, tools: ignored });
@@ -97,6 +100,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     showToolCalls: selection.explicit,
     hubTool: (name) => byName.get(name),
     needApproval: selection.needApproval,
+    namespaced,
     ...(stream ? { send: (event: Record<string, unknown>) => void (res.writableEnded || res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)) } : {}),
   });
 
@@ -120,8 +124,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       continue;
     }
     const record = await runner.runApproved({ id: approved.id, name: tool.name, arguments: approved.arguments }, context.signal);
-    const text = typeof record.content === "string" ? record.content : record.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
-    output.approvedCall(approved, record.isError ? { error: text } : { output: text });
+    output.approvedCall(approved, mcpCallOutput(record.content, record.isError));
   }
 
   const conversation = toConversation([...prior, ...input, ...output.items], exposedName, where);

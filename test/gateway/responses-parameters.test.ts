@@ -87,7 +87,7 @@ describe("Responses parameters", () => {
       const part = (whole.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
       expect(part.logprobs?.map((token) => token.token).join("")).toBe("Hello there.");
       expect(part.logprobs?.every((token) => token.logprob === -0.5)).toBe(true);
-      expect(whole.top_logprobs).toBe(2);
+      expect((whole as unknown as { top_logprobs: number }).top_logprobs).toBe(2);
     });
     expect(body).toMatchObject({ logprobs: true, top_logprobs: 2 });
     const stream = openaiClient(harness).responses.stream(params);
