@@ -61,7 +61,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
       return await hub.readResource(uri, owner);
     } catch (error) {
       if (isNotFound(error)) throw new ResourceNotFoundError(uri);
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+      throw relayed(error);
     }
   });
 
@@ -71,9 +71,25 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   server.setRequestHandler('prompts/get', async (request) => {
     const entry = promptNames(readable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-    return hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
+    try {
+      return await hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
+    } catch (error) {
+      throw relayed(error);
+    }
   });
   return mcp;
+}
+
+/**
+ * A server's error as this endpoint's client gets it: the server's own code (a bad argument
+ * stays -32602, not an internal error), and its words without an "MCP error N: " prefix,
+ * which the client's SDK puts before the message itself.
+ */
+function relayed(error: unknown): ProtocolError {
+  const cause = error instanceof HubError ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const code = typeof cause?.code === "number" && cause.code < 0 ? cause.code : ProtocolErrorCode.InvalidParams;
+  const message = (error instanceof Error ? error.message : String(error)).replace(/(MCP error -?\d+: )+/g, "");
+  return new ProtocolError(code, message);
 }
 
 function isNotFound(error: unknown): boolean {

@@ -45,6 +45,26 @@ const ClientToolSchema = z.looseObject({
   }),
 });
 
+/**
+ * The sampling fields chat completions names. The Responses API names some of them too, and
+ * takes the rest as vLLM's own Responses endpoint does, so they are checked the same there.
+ */
+export const SAMPLING_FIELDS = {
+  top_p: z.number().min(0).max(1).nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`)]).nullish(),
+  seed: z.number().int().nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
+  reasoning_effort: z.string().nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
+  user: z.string().nullish(),
+};
+const SamplingSchema = z.looseObject(SAMPLING_FIELDS);
+export type SamplingRequest = z.infer<typeof SamplingSchema>;
+
 export const ChatCompletionRequestSchema = z.looseObject({
   model: z.string().min(1),
   messages: z.array(MessageSchema).min(1),
@@ -59,17 +79,7 @@ export const ChatCompletionRequestSchema = z.looseObject({
   max_completion_tokens: z.number().int().positive().nullish(),
   /** Each choice is a tool loop of its own. */
   n: z.number().int().min(1).max(MAX_CHOICES, `at most ${MAX_CHOICES} choices per request`).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  stop: z.union([z.string(), z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`)]).nullish(),
-  seed: z.number().int().nullish(),
-  presence_penalty: z.number().min(-2).max(2).nullish(),
-  frequency_penalty: z.number().min(-2).max(2).nullish(),
-  logit_bias: z.record(z.string(), z.number().min(-100).max(100)).nullish(),
-  logprobs: z.boolean().nullish(),
-  top_logprobs: z.number().int().min(0).max(20).nullish(),
-  reasoning_effort: z.string().nullish(),
-  parallel_tool_calls: z.boolean().nullish(),
-  user: z.string().nullish(),
+  ...SAMPLING_FIELDS,
   response_format: z
     .discriminatedUnion("type", [
       z.looseObject({ type: z.literal("text") }),
@@ -162,7 +172,7 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
   const out: AgentRequest = { system: system.join("\n\n"), history, input, clientTools };
   const choice = request.tool_choice;
   if (choice) out.toolChoice = typeof choice === "string" ? choice : { name: choice.function.name };
-  const generation = generationOf(request);
+  const generation = generationOf(request, OWN_FIELDS);
   if (Object.keys(generation).length > 0) out.generation = generation;
   const format = responseFormatOf(request);
   if (format) out.responseFormat = format;
@@ -185,7 +195,12 @@ export function takeInput(history: Message[], count: number): AgentRequest["inpu
   return null;
 }
 
-function generationOf(request: ChatCompletionRequest): GenerationSettings {
+/**
+ * The request's generation settings in the agent's terms. Every field outside `own` (the
+ * fields the API reads itself) goes to the upstream as it is (vLLM's `chat_template_kwargs`,
+ * `top_k`, `min_p`, ...), but for the fields that constrain the answer (see responseFormatOf).
+ */
+export function generationOf(request: SamplingRequest, own: ReadonlySet<string>): GenerationSettings {
   const out: GenerationSettings = {};
   if (request.top_p != null) out.topP = request.top_p;
   if (request.stop != null) out.stop = typeof request.stop === "string" ? [request.stop] : request.stop;
@@ -198,7 +213,7 @@ function generationOf(request: ChatCompletionRequest): GenerationSettings {
   if (request.reasoning_effort != null) out.reasoningEffort = request.reasoning_effort;
   if (request.parallel_tool_calls != null) out.parallelToolCalls = request.parallel_tool_calls;
   if (request.user != null) out.user = request.user;
-  const extra = Object.entries(request).filter(([name]) => !OWN_FIELDS.has(name) && !CONSTRAINT_FIELDS.has(name));
+  const extra = Object.entries(request).filter(([name]) => !own.has(name) && !CONSTRAINT_FIELDS.has(name));
   if (extra.length > 0) out.providerOptions = Object.fromEntries(extra);
   return out;
 }
@@ -207,6 +222,11 @@ function responseFormatOf(request: ChatCompletionRequest): ResponseFormat | unde
   const format = request.response_format;
   if (format?.type === "json_object") return { type: "json" };
   if (format?.type === "json_schema") return jsonResponseFormat((format as Extract<typeof format, { type: "json_schema" }>).json_schema);
+  return providerConstraints(request);
+}
+
+/** vLLM's own fields that constrain the answer (`guided_json`, `structured_outputs`, ...), as a format the final request takes. */
+export function providerConstraints(request: Record<string, unknown>): ResponseFormat | undefined {
   const constraints = Object.entries(request).filter(([name]) => CONSTRAINT_FIELDS.has(name));
   return constraints.length > 0 ? { type: "provider", fields: Object.fromEntries(constraints) } : undefined;
 }

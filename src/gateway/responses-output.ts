@@ -1,7 +1,8 @@
 import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { CallToolResult, HubTool } from "../mcp/types.js";
-import type { ToolCall } from "../llm/types.js";
-import { newId, responseUsage, type Item } from "./responses-wire.js";
+import type { HubTool } from "../mcp/types.js";
+import { base64Bytes, resultBody } from "../agent/tool-result.js";
+import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
+import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
 /**
  * The output of one response, built from the agent's events, and (when streamed) the event
@@ -18,6 +19,8 @@ interface OpenItem {
   item: Item;
   index: number;
   text: string;
+  /** The text's tokens' log probabilities, when the request asked for them. */
+  logprobs: TokenLogprob[];
 }
 
 export interface OutputOptions {
@@ -31,6 +34,8 @@ export interface OutputOptions {
   hubTool: (exposedName: string) => HubTool | undefined;
   /** Tools whose calls wait for the client's approval, by exposed name. */
   needApproval: ReadonlyMap<string, HubTool>;
+  /** The client's functions of namespaces, by the name the model calls them by. */
+  namespaced: ReadonlyMap<string, NamespacedFunction>;
 }
 
 export class ResponseOutput {
@@ -70,7 +75,7 @@ export class ResponseOutput {
   }
 
   /** A call the gateway ran on the client's approval, before the model goes on. */
-  approvedCall(request: { id: string; server_label: string; name: string; arguments: string }, result: { output?: string; error?: string }): void {
+  approvedCall(request: { id: string; server_label: string; name: string; arguments: string }, result: CallOutput): void {
     const item: Item = { id: newId("mcp"), type: "mcp_call", server_label: request.server_label, name: request.name, arguments: request.arguments, approval_request_id: request.id, output: null, error: null, status: "calling" };
     const index = this.add(item, true);
     this.finishCall(item, index, result);
@@ -87,7 +92,7 @@ export class ResponseOutput {
           this.closeMessage();
           const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
           const index = this.add(item, true);
-          this.reasoning = { item, index, text: "" };
+          this.reasoning = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "reasoning_text", text: "" } });
           this.emit("response.reasoning_summary_part.added", { item_id: item.id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
         }
@@ -102,7 +107,7 @@ export class ResponseOutput {
           this.closeReasoning();
           const item: Item = { id: newId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
           const index = this.add(item, true);
-          this.message = { item, index, text: "" };
+          this.message = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
         }
         const open = this.message;
@@ -110,6 +115,9 @@ export class ResponseOutput {
         this.emit("response.output_text.delta", { item_id: open.item.id, output_index: open.index, content_index: 0, delta: event.text, logprobs: [] });
         return;
       }
+      case "logprobs":
+        this.message?.logprobs.push(...event.content);
+        return;
       case "tool-call-started": {
         this.closeText();
         const tool = this.options.hubTool(event.name);
@@ -131,8 +139,7 @@ export class ResponseOutput {
         const call = this.calls.get(event.id);
         if (!call) return;
         this.calls.delete(event.id);
-        const text = event.result ? resultText(event.result) : event.summary;
-        this.finishCall(call.item, call.index, event.isError ? { error: text } : { output: text });
+        this.finishCall(call.item, call.index, event.isError && !event.result ? { error: event.summary } : mcpCallOutput(event.result ? resultBody(event.result) : event.summary, event.isError));
         return;
       }
       default:
@@ -163,19 +170,22 @@ export class ResponseOutput {
       this.done(item, this.add(item, true));
       return;
     }
-    const item: Item = { id: newId("fc"), type: "function_call", call_id: call.id, name: call.name, arguments: "", status: "in_progress" };
+    // A namespace's function goes back under its own name and its namespace, as OpenAI sends it.
+    const { name, namespace } = this.options.namespaced.get(call.name) ?? { name: call.name };
+    const item: Item = { id: newId("fc"), type: "function_call", call_id: call.id, name, ...(namespace ? { namespace } : {}), arguments: "", status: "in_progress" };
     const index = this.add(item, true);
     this.emit("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: call.arguments });
-    this.emit("response.function_call_arguments.done", { item_id: item.id, output_index: index, name: call.name, arguments: call.arguments });
+    this.emit("response.function_call_arguments.done", { item_id: item.id, output_index: index, name, arguments: call.arguments });
     item.arguments = call.arguments;
     item.status = "completed";
     this.done(item, index);
   }
 
-  private finishCall(item: Item, index: number | undefined, result: { output?: string; error?: string }): void {
+  private finishCall(item: Item, index: number | undefined, result: CallOutput): void {
     const failed = result.error !== undefined;
     item.output = result.output ?? null;
     item.error = result.error ?? null;
+    if (result.parts) item.output_parts = result.parts;
     item.status = failed ? "failed" : "completed";
     if (index === undefined) return;
     this.emit(failed ? "response.mcp_call.failed" : "response.mcp_call.completed", { item_id: item.id, output_index: index });
@@ -191,8 +201,8 @@ export class ResponseOutput {
     const open = this.message;
     if (!open) return;
     this.message = undefined;
-    const part = { type: "output_text", text: open.text, annotations: [], logprobs: [] };
-    this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] });
+    const part = { type: "output_text", text: open.text, annotations: [], logprobs: open.logprobs };
+    this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: open.logprobs });
     this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
     open.item.content = [part];
     open.item.status = "completed";
@@ -236,9 +246,29 @@ export class ResponseOutput {
   }
 }
 
-/** A tool result as the text an `mcp_call` item's output holds. */
-function resultText(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
-    .join("\n");
+/** What an `mcp_call` item says of its call's result. */
+export interface CallOutput {
+  output?: string;
+  error?: string;
+  /** The result with its images, as Responses input parts, when it has images. */
+  parts?: Item[];
+}
+
+/**
+ * A tool's result as an `mcp_call` item holds it. `output` is text, as OpenAI's types have
+ * it: an image there is a line naming it (OpenAI's hosted MCP tool drops images). The images
+ * themselves go in `output_parts` (`input_text` and `input_image` parts, as a
+ * function_call_output's array takes them), so the client gets them and the model still
+ * sees them when the conversation goes on from the stored response.
+ */
+export function mcpCallOutput(content: string | ContentPart[], isError = false): CallOutput {
+  const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[${part.type} ${part.mimeType}, ${base64Bytes(part.data)} bytes]`)).join("\n");
+  const result: CallOutput = isError ? { error: text } : { output: text };
+  if (typeof content !== "string" && content.some((part) => part.type === "image")) {
+    result.parts = content.flatMap((part): Item[] => {
+      if (part.type === "text") return [{ type: "input_text", text: part.text }];
+      return part.type === "image" ? [{ type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}`, detail: "auto" }] : [];
+    });
+  }
+  return result;
 }

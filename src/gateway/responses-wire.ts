@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
-import type { ContentPart, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { dataUrlImage, jsonResponseFormat, WireError } from "./openai-wire.js";
+import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { dataUrlImage, generationOf, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -17,6 +17,14 @@ const FunctionToolSchema = z.looseObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+
+/** OpenAI's grouping of function tools under one name (`{"type": "namespace", name, tools}`); Codex sends its MCP tools so. */
+const NamespaceToolSchema = z.looseObject({
+  type: z.literal("namespace"),
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "namespace names are 1 to 64 letters, digits, _ or -"),
+  description: z.string().nullish(),
+  tools: z.array(z.looseObject({ type: z.string() })).max(1000),
 });
 
 const ToolFilterSchema = z.looseObject({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() });
@@ -45,9 +53,11 @@ const TextFormatSchema = z.discriminatedUnion("type", [
   }),
 ]);
 
-const ToolSchema = z.union([FunctionToolSchema, McpToolSchema, z.looseObject({ type: z.string() })]);
+const ToolSchema = z.union([FunctionToolSchema, McpToolSchema, NamespaceToolSchema, z.looseObject({ type: z.string() })]);
 
 export const ResponsesRequestSchema = z.looseObject({
+  // Chat completions' sampling fields, as vLLM's own Responses endpoint also takes them (seed, stop, penalties, ...).
+  ...SAMPLING_FIELDS,
   model: z.string().min(1),
   input: z.union([z.string(), z.array(z.looseObject({})).max(MAX_ITEMS)]).optional(),
   instructions: z.string().nullish(),
@@ -56,17 +66,57 @@ export const ResponsesRequestSchema = z.looseObject({
     .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), name: z.string() }), z.looseObject({ type: z.string() })])
     .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().min(1).max(200).nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
-  user: z.string().nullish(),
+  reasoning: z.looseObject({ effort: z.string().nullish(), summary: z.string().nullish() }).nullish(),
+  /** `message.output_text.logprobs` asks for the tokens' log probabilities. */
+  include: z.array(z.string()).max(100).nullish(),
   /** The answer's form: `{format: {type: "text" | "json_object" | "json_schema", ...}}` (`responses.parse`, the Agents SDK's output types). */
-  text: z.looseObject({ format: TextFormatSchema.nullish() }).nullish(),
+  text: z.looseObject({ format: TextFormatSchema.nullish(), verbosity: z.string().nullish() }).nullish(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;
+
+/**
+ * The Responses fields the gateway reads itself, and OpenAI's that concern its own platform
+ * (background runs, its conversations and prompt objects, truncation). `metadata` tags the
+ * response and stays with it: OpenAI's chat completions refuse it unless they store the
+ * completion. Every other field goes to the upstream as it is: chat completions' names for
+ * the same things (`safety_identifier`, `prompt_cache_key`, `service_tier`) and vLLM's extras.
+ */
+const RESPONSES_OWN_FIELDS = new Set([
+  ...Object.keys(ResponsesRequestSchema.shape),
+  "background",
+  "context_management",
+  "conversation",
+  "max_tool_calls",
+  "prompt",
+  "prompt_cache_retention",
+  "stream_options",
+  "truncation",
+]);
+
+/** Logprobs are asked for as OpenAI's Responses API asks: by `include`, or by `top_logprobs`. */
+export function wantsLogprobs(request: ResponsesRequest): boolean {
+  return request.include?.includes("message.output_text.logprobs") === true || (request.top_logprobs ?? 0) > 0;
+}
+
+/** The request's generation settings, under chat completions' names where Responses has its own (`reasoning.effort`, `text.verbosity`). */
+export function responsesGeneration(request: ResponsesRequest): GenerationSettings {
+  const effort = request.reasoning?.effort;
+  const verbosity = request.text?.verbosity;
+  return generationOf(
+    {
+      ...request,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...(wantsLogprobs(request) ? { logprobs: true } : {}),
+      ...(verbosity != null ? { verbosity } : {}),
+    },
+    RESPONSES_OWN_FIELDS,
+  );
+}
 
 /** Items as stored and sent: JSON objects with a `type`. */
 export type Item = Record<string, unknown>;
@@ -77,7 +127,7 @@ const MessageItemSchema = z.looseObject({
   role: z.enum(["user", "system", "developer", "assistant"]),
   content: z.union([z.string(), z.array(PartSchema)]),
 });
-const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string() });
+const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string() });
 const FunctionOutputSchema = z.looseObject({
   type: z.literal("function_call_output"),
   call_id: z.string().min(1),
@@ -96,6 +146,8 @@ const McpCallSchema = z.looseObject({
   arguments: z.string(),
   output: z.string().nullish(),
   error: z.string().nullish(),
+  /** The gateway's own: the result with its images (see mcpCallOutput). */
+  output_parts: z.array(PartSchema).nullish(),
   approval_request_id: z.string().nullish(),
 });
 export const McpApprovalRequestSchema = z.looseObject({
@@ -197,7 +249,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
       }
       case "function_call": {
         const fn = parseItem(FunctionCallSchema, item, at);
-        call(assistant(), { id: fn.call_id, name: fn.name, arguments: fn.arguments });
+        call(assistant(), { id: fn.call_id, name: fn.namespace ? namespacedName(fn.namespace, fn.name) : fn.name, arguments: fn.arguments });
         return;
       }
       case "function_call_output": {
@@ -216,7 +268,8 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         call(assistant(), { id, name: exposedName(mcp.server_label, mcp.name), arguments: mcp.arguments });
         open = undefined;
         const isError = mcp.error != null && mcp.error !== "";
-        messages.push({ role: "tool", toolCallId: id, name: exposedName(mcp.server_label, mcp.name), content: (isError ? mcp.error : mcp.output) ?? "", ...(isError ? { isError: true } : {}) });
+        const content = mcp.output_parts ? userContent(mcp.output_parts, `${at}.output_parts`) : ((isError ? mcp.error : mcp.output) ?? "");
+        messages.push({ role: "tool", toolCallId: id, name: exposedName(mcp.server_label, mcp.name), content, ...(isError ? { isError: true } : {}) });
         return;
       }
       case "mcp_approval_request": {
@@ -269,29 +322,71 @@ function userContent(content: string | z.infer<typeof PartSchema>[], where: stri
   return parts.every((part) => part.type === "text") ? parts.map((part) => (part as { text: string }).text).join("") : parts;
 }
 
-/**
- * The request's function tools, as the model is offered them. OpenAI's hosted tools the
- * gateway cannot run (web_search, file_search, ...) are left out, and named in `ignored`, so
- * that clients which always send them (Codex) still work.
- */
-export function functionTools(tools: ResponsesRequest["tools"], ignored: string[] = []): ToolDefinition[] {
-  return (tools ?? []).flatMap((tool): ToolDefinition[] => {
-    if (tool.type === "mcp") return [];
-    if (tool.type !== "function") {
-      ignored.push(typeof (tool as { name?: unknown }).name === "string" ? `${tool.type}:${String((tool as { name: string }).name)}` : tool.type);
-      return [];
-    }
-    const fn = tool as z.infer<typeof FunctionToolSchema>;
-    const parameters = fn.parameters ?? { type: "object", properties: {} };
-    return [fn.description == null ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters }];
-  });
+/** A function of a namespace, as the client knows it (a `function_call` item's `name` and `namespace`). */
+export interface NamespacedFunction {
+  namespace: string;
+  name: string;
 }
 
-/** The request's `text.format` in the agent's terms: the loop runs with tools, and the final answer takes the form. */
-export function responseFormat(text: ResponsesRequest["text"]): ResponseFormat | undefined {
-  const format = text?.format;
+/** The request's tools the model is offered, and what became of the rest. */
+export interface ClientTools {
+  definitions: ToolDefinition[];
+  /** OpenAI's hosted tools the gateway cannot run (web_search, file_search, ...), left out. */
+  ignored: string[];
+  /** The functions of namespaces, by the name the model knows them by. */
+  namespaced: Map<string, NamespacedFunction>;
+}
+
+/**
+ * The name a namespace's function has for the model, which knows no namespaces: the two
+ * joined by `__`, or put together when the namespace already ends in `_` (Codex's
+ * `mcp__server__` and `tool` make `mcp__server__tool`, the name Codex itself once used).
+ */
+export function namespacedName(namespace: string, name: string): string {
+  return namespace.endsWith("_") ? `${namespace}${name}` : `${namespace}__${name}`;
+}
+
+/**
+ * The request's function tools, as the model is offered them; a namespace's functions under
+ * their joined names. OpenAI's hosted tools the gateway cannot run are left out and named in
+ * `ignored`, so that clients which always send them (Codex) still work.
+ */
+export function clientFunctionTools(tools: ResponsesRequest["tools"]): ClientTools {
+  const out: ClientTools = { definitions: [], ignored: [], namespaced: new Map() };
+  const add = (fn: z.infer<typeof FunctionToolSchema>, name: string, where: string) => {
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new WireError(`${where}: "${name}" is longer than the 64 characters a tool name may have; shorten the namespace or the function's name`);
+    if (out.definitions.some((tool) => tool.name === name)) throw new WireError(`${where}: a tool named "${name}" is already declared`);
+    const parameters = fn.parameters ?? { type: "object", properties: {} };
+    out.definitions.push(fn.description == null ? { name, parameters } : { name, description: fn.description, parameters });
+  };
+  (tools ?? []).forEach((tool, index) => {
+    if (tool.type === "mcp") return;
+    if (tool.type === "function") return add(tool as z.infer<typeof FunctionToolSchema>, (tool as z.infer<typeof FunctionToolSchema>).name, `tools[${index}]`);
+    if (tool.type === "namespace") {
+      const namespace = parseItem(NamespaceToolSchema, tool, `tools[${index}]`);
+      namespace.tools.forEach((member, at) => {
+        const where = `tools[${index}].tools[${at}]`;
+        if (member.type !== "function") {
+          out.ignored.push(`${namespace.name}:${member.type}`);
+          return;
+        }
+        const fn = parseItem(FunctionToolSchema, member, where);
+        const name = namespacedName(namespace.name, fn.name);
+        add({ ...fn, description: fn.description ?? namespace.description }, name, where);
+        out.namespaced.set(name, { namespace: namespace.name, name: fn.name });
+      });
+      return;
+    }
+    out.ignored.push(typeof (tool as { name?: unknown }).name === "string" ? `${tool.type}:${String((tool as { name: string }).name)}` : tool.type);
+  });
+  return out;
+}
+
+/** The request's `text.format` (or vLLM's constraint fields) in the agent's terms: the loop runs with tools, and the final answer takes the form. */
+export function responseFormat(request: ResponsesRequest): ResponseFormat | undefined {
+  const format = request.text?.format;
   if (format?.type === "json_object") return { type: "json" };
-  return format?.type === "json_schema" ? jsonResponseFormat(format as Extract<typeof format, { type: "json_schema" }>) : undefined;
+  return format?.type === "json_schema" ? jsonResponseFormat(format as Extract<typeof format, { type: "json_schema" }>) : providerConstraints(request);
 }
 
 export function responseUsage(usage: Usage) {

@@ -6,8 +6,8 @@ import { HttpError, sendJson } from "./http.js";
 import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
-import { ResponseOutput } from "./responses-output.js";
-import { functionTools, inputItems, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
+import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
+import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import type { ResponseStore, StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
@@ -53,11 +53,14 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   let input: Item[];
   let selection;
   let clientTools: ToolDefinition[];
+  let namespaced: ClientTools["namespaced"];
   try {
     input = inputItems(request.input);
     selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
-    const ignored: string[] = [];
-    clientTools = [...functionTools(request.tools, ignored), ...[...selection.needApproval.values()].map(toToolDefinition)];
+    const functions = clientFunctionTools(request.tools);
+    namespaced = functions.namespaced;
+    clientTools = [...functions.definitions, ...[...selection.needApproval.values()].map(toToolDefinition)];
+    const { ignored } = functions;
     if (ignored.length > 0) {
       res.setHeader(IGNORED_TOOLS_HEADER, ignored.join(","));
       context.log.log("warn", "hosted tools the gateway cannot run were left out", { requestId: context.requestId, tools: ignored });
@@ -81,21 +84,23 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       max_output_tokens: request.max_output_tokens ?? null,
       metadata: request.metadata ?? {},
       model: request.model,
-      parallel_tool_calls: true,
+      parallel_tool_calls: request.parallel_tool_calls ?? true,
       previous_response_id: request.previous_response_id ?? null,
-      reasoning: { effort: null, summary: null },
+      reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
       store: request.store !== false,
       temperature: request.temperature ?? null,
       text: { format: request.text?.format ?? { type: "text" } },
       tool_choice: request.tool_choice ?? "auto",
       tools: request.tools ?? [],
       top_p: request.top_p ?? null,
+      top_logprobs: request.top_logprobs ?? 0,
       truncation: "disabled",
       user: request.user ?? null,
     },
     showToolCalls: selection.explicit,
     hubTool: (name) => byName.get(name),
     needApproval: selection.needApproval,
+    namespaced,
     ...(stream ? { send: (event: Record<string, unknown>) => void (res.writableEnded || res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)) } : {}),
   });
 
@@ -119,8 +124,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       continue;
     }
     const record = await runner.runApproved({ id: approved.id, name: tool.name, arguments: approved.arguments }, context.signal);
-    const text = typeof record.content === "string" ? record.content : record.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
-    output.approvedCall(approved, record.isError ? { error: text } : { output: text });
+    output.approvedCall(approved, mcpCallOutput(record.content, record.isError));
   }
 
   const conversation = toConversation([...prior, ...input, ...output.items], exposedName, where);
@@ -134,13 +138,15 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     throw new HttpError(400, "input: nothing to answer: end the input with a user message, a function_call_output or an mcp_approval_response", "invalid_request_error");
   }
   const choice = request.tool_choice;
-  const format = responseFormat(request.text);
+  const format = responseFormat(request);
+  const generation = responsesGeneration(request);
   const turn = await runner.run(
     {
       system: [request.instructions ?? "", ...conversation.system].filter((part) => part !== "").join("\n\n"),
       history,
       input: turnInput,
       clientTools,
+      ...(Object.keys(generation).length > 0 ? { generation } : {}),
       ...(format ? { responseFormat: format } : {}),
       ...(choice === "auto" || choice === "required" || choice === "none" ? { toolChoice: choice } : choice && choice.type === "function" ? { toolChoice: { name: String(choice.name) } } : {}),
     },

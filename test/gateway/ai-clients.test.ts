@@ -1,9 +1,9 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
-import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { expectClientToolTurn, expectDateTurn, WEATHER_PARAMETERS } from "./ai-sdk-turns.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /** The Vercel AI SDK's OpenAI-compatible provider and LangChain's ChatOpenAI against the gateway, in native and prompt modes. */
@@ -13,12 +13,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-const WEATHER_PARAMETERS: { type: "object"; properties: { city: { type: "string" } }; required: string[] } = {
-  type: "object",
-  properties: { city: { type: "string" } },
-  required: ["city"],
-};
 
 describe.each([
   { mode: "native", toolsEnabled: true },
@@ -36,39 +30,13 @@ describe.each([
   it("AI SDK streamText: MCP tools run inside, one step, one answer", async () => {
     harness = await startHarness({ replies: [{ ...dateCall, usage: { prompt_tokens: 10, completion_tokens: 2 } }, { text: "It is **today**.", usage: { prompt_tokens: 20, completion_tokens: 3 } }], toolsEnabled });
     const provider = createOpenAICompatible({ name: "toolbridge", baseURL: harness.baseURL, apiKey: "none", includeUsage: true });
-    const result = streamText({ model: provider(DEFAULT_VLLM_MODEL), prompt: "What is the date?" });
-    let text = "";
-    for await (const delta of result.textStream) text += delta;
-    expect(text).toBe("It is **today**.");
-    expect(await result.finishReason).toBe("stop");
-    expect(await result.steps).toHaveLength(1);
-    expect((await result.usage).inputTokens).toBe(30);
+    await expectDateTurn(provider(DEFAULT_VLLM_MODEL), "It is **today**.", 30);
   });
 
   it("AI SDK streamText: a client tool is the client's to run, and the loop goes on", async () => {
     harness = await startHarness({ replies: [weatherCall, { text: "25°C in Taipei." }], toolsEnabled });
     const provider = createOpenAICompatible({ name: "toolbridge", baseURL: harness.baseURL, apiKey: "none" });
-    const ran: string[] = [];
-    const result = streamText({
-      model: provider(DEFAULT_VLLM_MODEL),
-      prompt: "Weather in Taipei?",
-      tools: {
-        get_weather: tool({
-          description: "Weather in a city",
-          inputSchema: jsonSchema<{ city: string }>(WEATHER_PARAMETERS),
-          execute: async ({ city }) => {
-            ran.push(city);
-            return "25°C";
-          },
-        }),
-      },
-      stopWhen: stepCountIs(3),
-    });
-    let text = "";
-    for await (const delta of result.textStream) text += delta;
-    expect(ran).toEqual(["Taipei"]);
-    expect(text).toBe("25°C in Taipei.");
-    expect((await result.steps).map((step) => step.finishReason)).toEqual(["tool-calls", "stop"]);
+    await expectClientToolTurn(provider(DEFAULT_VLLM_MODEL), "25°C in Taipei.");
   });
 
   it("LangChain ChatOpenAI: MCP tools run inside; streamed chunks carry no tool calls", async () => {

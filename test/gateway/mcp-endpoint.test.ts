@@ -73,6 +73,10 @@ describe("the gateway's /mcp", () => {
       expect(prompts.map((prompt) => prompt.name)).toContain("time-in");
       const prompt = await reader.getPrompt({ name: "time-in", arguments: { place: "Taipei" } });
       expect(JSON.stringify(prompt.messages)).toContain("Taipei");
+      // The server's error, relayed: the client's own "MCP error -32602: " prefix once, not the hub's too.
+      const error = (await reader.getPrompt({ name: "time-in", arguments: {} }).catch((caught: unknown) => caught)) as Error;
+      expect(error.message).toMatch(/^MCP error -32602: /);
+      expect(error.message.match(/MCP error/g)).toHaveLength(1);
     } finally {
       await reader.close();
       await trusted.close();

@@ -2,10 +2,10 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { HumanMessage, ToolMessage, type AIMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { Agent, hostedMcpTool, OpenAIProvider, OpenAIResponsesModel, Runner, setTracingDisabled, tool as agentTool } from "@openai/agents";
-import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { expectClientToolTurn, expectDateTurn, WEATHER_PARAMETERS } from "./ai-sdk-turns.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /** Clients of the Responses API against the gateway: the OpenAI Agents SDK, the AI SDK's `openai()` provider, LangChain with `useResponsesApi`. */
@@ -20,11 +20,6 @@ beforeAll(() => setTracingDisabled(true));
 
 const DATE_CALL = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] };
 const WEATHER_CALL = { toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] };
-const WEATHER_PARAMETERS: { type: "object"; properties: { city: { type: "string" } }; required: string[] } = {
-  type: "object",
-  properties: { city: { type: "string" } },
-  required: ["city"],
-};
 
 describe("the OpenAI Agents SDK (OpenAIResponsesModel)", () => {
   async function agentModel(h: Harness) {
@@ -76,13 +71,7 @@ describe("the AI SDK's openai() provider (Responses)", () => {
       replies: [{ ...DATE_CALL, usage: { prompt_tokens: 10, completion_tokens: 2 } }, { reasoning: "Answer from the tool's result.", text: "It is **today**.", usage: { prompt_tokens: 20, completion_tokens: 3 } }],
     });
     const openai = createOpenAI({ baseURL: harness.baseURL, apiKey: "none" });
-    const result = streamText({ model: openai(DEFAULT_VLLM_MODEL), prompt: "What is the date?" });
-    let text = "";
-    for await (const delta of result.textStream) text += delta;
-    expect(text).toBe("It is **today**.");
-    expect(await result.finishReason).toBe("stop");
-    expect(await result.steps).toHaveLength(1);
-    expect((await result.usage).inputTokens).toBe(30);
+    const result = await expectDateTurn(openai(DEFAULT_VLLM_MODEL), "It is **today**.", 30);
     expect(await result.reasoningText).toBe("Answer from the tool's result.");
     expect(harness.upstream.chatRequests).toHaveLength(2);
   });
@@ -90,27 +79,7 @@ describe("the AI SDK's openai() provider (Responses)", () => {
   it("streamText: a client tool is the client's to run, and the loop goes on", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL, { text: "25°C in Taipei." }] });
     const openai = createOpenAI({ baseURL: harness.baseURL, apiKey: "none" });
-    const ran: string[] = [];
-    const result = streamText({
-      model: openai(DEFAULT_VLLM_MODEL),
-      prompt: "Weather in Taipei?",
-      tools: {
-        get_weather: tool({
-          description: "Weather in a city",
-          inputSchema: jsonSchema<{ city: string }>(WEATHER_PARAMETERS),
-          execute: async ({ city }) => {
-            ran.push(city);
-            return "25°C";
-          },
-        }),
-      },
-      stopWhen: stepCountIs(3),
-    });
-    let text = "";
-    for await (const delta of result.textStream) text += delta;
-    expect(ran).toEqual(["Taipei"]);
-    expect(text).toBe("25°C in Taipei.");
-    expect((await result.steps).map((step) => step.finishReason)).toEqual(["tool-calls", "stop"]);
+    await expectClientToolTurn(openai(DEFAULT_VLLM_MODEL), "25°C in Taipei.");
   });
 });
 
