@@ -68,8 +68,20 @@ export function withSkills(host: ToolHost, skills: SkillHost): ToolHost {
   };
 }
 
+/** Skills taken from each server in turn: a server listing a thousand cannot crowd out another's. */
+function inTurn(skills: readonly HubSkill[]): HubSkill[] {
+  const byServer = new Map<string, HubSkill[]>();
+  for (const skill of skills) byServer.set(skill.server, [...(byServer.get(skill.server) ?? []), skill]);
+  const queues = [...byServer.values()];
+  const out: HubSkill[] = [];
+  for (let index = 0; out.length < Math.min(skills.length, MAX_OFFERED_SKILLS); index++) {
+    for (const queue of queues) if (index < queue.length && out.length < MAX_OFFERED_SKILLS) out.push(queue[index]!);
+  }
+  return out;
+}
+
 function skillTool(skills: readonly HubSkill[]): HubTool {
-  const offered = skills.slice(0, MAX_OFFERED_SKILLS);
+  const offered = inTurn(skills);
   const lines = offered.map((skill) => `- ${skill.name} (server ${skill.server}): ${summary(skill.description)}`);
   if (skills.length > offered.length) lines.push(`(and ${skills.length - offered.length} more skills not listed here)`);
   const names = [...new Set(offered.map((skill) => skill.name))];
@@ -90,7 +102,7 @@ function skillTool(skills: readonly HubSkill[]): HubTool {
       type: "object",
       properties: {
         name: { type: "string", enum: names, description: "the skill's name" },
-        ...(servers.length > 1 ? { server: { type: "string", enum: servers, description: "the skill's server, when two servers offer that name" } } : {}),
+        server: { type: "string", enum: servers, description: "the skill's server, when two servers offer that name" },
         file: { type: "string", description: "a file of the skill, by its path in the skill (default: its SKILL.md)" },
       },
       required: ["name"],
