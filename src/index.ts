@@ -36,6 +36,7 @@ export { withPromptToolCalling, withTextToolCallFallback, type PromptToolCalling
 export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions, type SendOptions } from "./agent/agent.js";
 export type { AgentEvent, AgentEventType, NoticeCode, StopReason, ToolCallRecord, ToolOutcome, TurnError, TurnResult } from "./agent/events.js";
 export type { ToolHost, ToolFilter } from "./agent/tool-host.js";
+export { SKILL_TOOL_NAME, type SkillHost } from "./agent/skills.js";
 export {
   ApprovalPolicy,
   APPROVAL_MODES,

@@ -8,6 +8,7 @@ import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } fr
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
 import { matchesFormat, parseToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "./tool-host.js";
+import { SKILL_TOOL_NAME, withSkills, type SkillHost } from "./skills.js";
 import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import type { ProbedMode } from "./tool-mode-probe.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
@@ -65,6 +66,11 @@ export interface AgentOptions {
    * of the same name is not offered. A reply calling one ends the turn with `clientToolCalls`.
    */
   clientTools?: readonly ToolDefinition[];
+  /**
+   * Servers' skills (SEP-2640), offered through the built-in `load_skill` tool: its description
+   * lists each skill's summary, and a call loads one, approved as a read of its server.
+   */
+  skills?: SkillHost;
 }
 
 export interface SendOptions {
@@ -104,11 +110,15 @@ export class Agent {
   private readonly cappedViews = new WeakMap<Message, Message>();
   private running = false;
   private readonly clientToolNames: ReadonlySet<string>;
+  private readonly host: ToolHost;
 
   constructor(private readonly options: AgentOptions) {
     this.conversation = [...(options.messages ?? [])];
-    this.catalog = new ToolCatalog(options.tools, options.toolFilter);
-    this.toolOffer = new ToolOffer(options.toolSearch);
+    this.host = options.skills ? withSkills(options.tools, options.skills) : options.tools;
+    this.catalog = new ToolCatalog(this.host, options.toolFilter);
+    const search = options.toolSearch ?? { mode: "auto" };
+    // Skills are offered whether or not tool search hides the other tools.
+    this.toolOffer = new ToolOffer(options.skills ? { ...search, alwaysLoaded: [...(search.alwaysLoaded ?? []), SKILL_TOOL_NAME] } : search);
     this.session = new ToolModeSession(options.model, options.toolMode ?? "auto", options.toolCalling ?? toolCallingFor(options.promptFormat), options.probedMode);
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.maxToolResultChars = options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS;
@@ -301,7 +311,7 @@ export class Agent {
         }
         const records = await runWithToolSearch(parsed, offer, emit, (others) =>
           runToolCalls(others, {
-            host: this.options.tools,
+            host: this.host,
             catalog: this.catalog,
             signal,
             toolTimeoutMs: this.options.toolTimeoutMs,

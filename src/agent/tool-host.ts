@@ -8,6 +8,8 @@ import type { ToolDefinition } from "../llm/types.js";
 export interface ToolHost {
   tools(): readonly HubTool[];
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  /** What a call is approved as, when that is not the listed tool itself (a built-in acting for one server). */
+  approvalSubject?(tool: HubTool, args: Record<string, unknown>): HubTool;
 }
 
 /** Decides which of the host's tools the model is offered (the config's allow-list, for one). */

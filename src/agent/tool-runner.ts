@@ -72,7 +72,8 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     const checked = validateToolArguments(tool.name, tool.inputSchema, parsed.arguments);
     if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
-    const approval = await decideApproval(context.approval, { tool, arguments: parsed.arguments, callId: call.id }, context.signal);
+    const subject = context.host.approvalSubject?.(tool, parsed.arguments) ?? tool;
+    const approval = await decideApproval(context.approval, { tool: subject, arguments: parsed.arguments, callId: call.id }, context.signal);
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
     if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
     const decided: HubTool = tool;

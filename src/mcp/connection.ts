@@ -18,7 +18,9 @@ import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
 import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
-import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, Root, ServerState, TaskMode } from "./types.js";
+import { listSkills, readSkillFile } from "./skills.js";
+import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, Root, ServerState, TaskMode } from "./types.js";
+import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -75,6 +77,8 @@ export class Connection {
   resources: Resource[] = [];
   resourceTemplates: ResourceTemplateType[] = [];
   prompts: Prompt[] = [];
+  /** SEP-2640 skills, listed with the resources (a skill's files are resources, their changes announced as such). */
+  skills: Skill[] = [];
 
   private client: Client | undefined;
   private transport: Transport | undefined;
@@ -227,6 +231,16 @@ export class Connection {
   async unsubscribe(uri: string): Promise<void> {
     this.subscriptions.delete(uri);
     await this.request(`resources/unsubscribe ${uri}`, {}, (client, options) => client.unsubscribeResource({ uri }, options));
+  }
+
+  /** One verified file of a listed skill (its SKILL.md by default), read now: skills are never read ahead of need. */
+  async readSkill(name: string, file: string | undefined, signal?: AbortSignal): Promise<LoadedSkill> {
+    const skill = this.skills.find((entry) => entry.frontmatter.name === name);
+    if (!skill) throw new HubError("unknown-skill", `server "${this.name}" lists no skill "${name}"`, { server: this.name });
+    const read = await this.request(`resources/read ${file ?? skill.uri}`, signal ? { signal } : {}, (client, options) =>
+      readSkillFile(client, this.name, skill, file, options),
+    );
+    return { server: this.name, name, ...read };
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
@@ -535,12 +549,18 @@ export class Connection {
     if (kind === "tools") {
       this.tools = capabilities.tools ? await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools) : [];
     } else if (kind === "resources") {
-      [this.resources, this.resourceTemplates] = capabilities.resources
+      [this.resources, this.resourceTemplates, this.skills] = capabilities.resources
         ? await Promise.all([
             list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources),
             list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates),
+            // Skills are extra: a server whose skill listing fails keeps its resources.
+            listSkills(client, (line) => this.options.log.write(this.name, line), options).catch((error: unknown) => {
+              if (signal?.aborted) throw error;
+              this.options.log.write(this.name, `could not list skills: ${describe(error)}`);
+              return [];
+            }),
           ])
-        : [[], []];
+        : [[], [], []];
     } else {
       this.prompts = capabilities.prompts ? await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts) : [];
     }

@@ -10,6 +10,10 @@ export type HubErrorCode =
   /** No server lists that resource URI (or matches it with a template). */
   | "unknown-resource"
   | "unknown-prompt"
+  /** No connected server lists a skill of that name. */
+  | "unknown-skill"
+  /** A skill's file failed verification (digest, size, frontmatter) or is over the size bound: it was not loaded. */
+  | "skill-refused"
   /** No connected server knows that task id. */
   | "unknown-task"
   /** More than one server offers the prompt or resource: pass the server. */

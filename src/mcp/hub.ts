@@ -21,8 +21,10 @@ import type {
   HubPrompt,
   HubResource,
   HubResourceTemplate,
+  HubSkill,
   HubTask,
   HubTool,
+  LoadedSkill,
   ReadResourceResult,
   Root,
   ServerState,
@@ -210,6 +212,38 @@ export class Hub {
   async getPrompt(name: string, args?: Record<string, string>, server?: string): Promise<GetPromptResult> {
     this.assertOpen();
     return maskSecretsIn(await this.promptOwner(name, server).getPrompt(name, args));
+  }
+
+  /** The skills (SEP-2640) every live server lists: their names and summaries; no file of theirs is read for this. */
+  skills(): HubSkill[] {
+    return this.live().flatMap((c) =>
+      c.skills.map((skill) => ({
+        server: c.name,
+        name: skill.frontmatter.name,
+        description: skill.frontmatter.description,
+        uri: skill.uri,
+        files: skill.resources === "dynamic" ? "dynamic" : skill.resources.length,
+      })),
+    );
+  }
+
+  /**
+   * Reads a skill's SKILL.md (or `file`, relative to the skill's folder) and verifies it against
+   * the server's entry: digest, size, frontmatter, and the size bound. A refusal is a HubError
+   * (`skill-refused`) with one line; nothing unverified is returned.
+   */
+  async loadSkill(name: string, options: { server?: string; file?: string; signal?: AbortSignal } = {}): Promise<LoadedSkill> {
+    this.assertOpen();
+    const { server } = options;
+    if (server !== undefined) return maskSecretsIn(await this.connection(server).readSkill(name, options.file, options.signal));
+    const owners = this.live().filter((c) => c.skills.some((skill) => skill.frontmatter.name === name));
+    if (owners.length > 1) throw new HubError("ambiguous", `skill "${name}" is offered by ${listNames(owners.map((c) => c.name))}: name the server`);
+    const owner = owners[0];
+    if (!owner) {
+      const known = [...new Set(this.skills().map((skill) => skill.name))];
+      throw new HubError("unknown-skill", `no server offers a skill "${name}"${known.length ? ` (skills: ${listNames(known)})` : ""}`);
+    }
+    return maskSecretsIn(await owner.readSkill(name, options.file, options.signal));
   }
 
   /** The roots offered to servers without roots of their own (empty when the hub declares none). */

@@ -32,6 +32,30 @@ export interface HubPrompt extends Prompt {
   server: string;
 }
 
+/** A skill a server offers (SEP-2640): what a listing shows and the model is told; its files are read only when it is loaded. */
+export interface HubSkill {
+  server: string;
+  /** The frontmatter's `name`, unique within its server. */
+  name: string;
+  /** The frontmatter's `description`: what the skill is for, and when to use it. */
+  description: string;
+  /** Its SKILL.md's URI. */
+  uri: string;
+  /** How many files it lists, or "dynamic" when the server lists none. */
+  files: number | "dynamic";
+}
+
+/** A loaded skill file, verified against the skill's entry. */
+export interface LoadedSkill {
+  server: string;
+  name: string;
+  /** The file read: the skill's SKILL.md unless another file was asked for. */
+  uri: string;
+  text: string;
+  /** The skill's other files, relative to its folder, to load on need. */
+  otherFiles: string[];
+}
+
 export interface Progress {
   progress: number;
   total?: number;

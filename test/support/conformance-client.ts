@@ -68,6 +68,24 @@ async function browse(authorizationUrl: URL): Promise<void> {
   await (await fetch(authorizationUrl)).text();
 }
 
+/**
+ * The skills scenarios (SEP-2640): the hub listed the skills when it connected (and must have
+ * read no file then). The verify scenarios serve a tampered SKILL.md: each skill is loaded as a
+ * model would, and only a skill that passed verification has its other files read.
+ */
+async function loadSkills(hub: Hub): Promise<number> {
+  if (scenario === "sep-2640-client-no-prefetch") return 0;
+  for (const skill of hub.skills()) {
+    try {
+      const loaded = await hub.loadSkill(skill.name, { server: skill.server });
+      for (const file of loaded.otherFiles) await hub.loadSkill(skill.name, { server: skill.server, file });
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+  return 0;
+}
+
 async function main(oauthDir: string): Promise<number> {
   if (!url || !/^https?:\/\//.test(url)) {
     process.stderr.write("usage: conformance-client.ts URL (MCP_CONFORMANCE_SCENARIO names the scenario)\n");
@@ -94,6 +112,7 @@ async function main(oauthDir: string): Promise<number> {
       process.stderr.write(`could not connect: ${state?.error ?? "unknown"}\n`);
       return 1;
     }
+    if (scenario.startsWith("sep-2640-")) return await loadSkills(hub);
     const first = hub.tools()[0]?.name;
     const todo = context.toolCalls ?? calls[scenario]?.(hub.tools()) ?? (first ? [call(first)] : []);
     let failed = false;

@@ -30,6 +30,7 @@ export function sessionCompletionSources(session: AgentSession, cwd = process.cw
         signal,
       ),
     toolNames: () => session.agent.tools().map((tool) => tool.name),
+    skills: () => session.hub.skills(),
     paths: (partial, signal) => completePaths(partial, cwd, signal),
   };
 }

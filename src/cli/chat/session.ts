@@ -116,6 +116,7 @@ export class AgentSession {
       new Agent({
         model,
         tools: hub,
+        skills: hub,
         toolFilter: toolAllowList(config),
         approval: sessionApproval,
         toolSearch,

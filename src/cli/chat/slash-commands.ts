@@ -7,7 +7,8 @@ import { renderConversation } from "../render/transcript-view.js";
 import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
 import { oneLine } from "../render/one-line.js";
-import { renderServers, renderTools } from "../render/listings.js";
+import { renderServers, renderSkills, renderTools } from "../render/listings.js";
+import { loadSkillIntoConversation } from "./skill-command.js";
 import { renderToolDetail } from "../render/tool-detail.js";
 import { findTool } from "../tool-lookup.js";
 import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
@@ -53,6 +54,18 @@ const COMMANDS: SlashCommand[] = [
       }
       if (tools.length === 0) return print(colors.dim("no tools (no server is connected, or the allow-list hides them all)"));
       print(renderTools(tools, { colors, maxWidth: columns }));
+    },
+  },
+  {
+    name: "skills",
+    usage: "/skills [NAME]",
+    help: "list the skills servers offer, or load one into the conversation (verified against its server's listing)",
+    async run(context, argument) {
+      const { session, colors, print, columns } = context;
+      if (argument !== "") return loadSkillIntoConversation(context, argument);
+      const skills = session.hub.skills();
+      if (skills.length === 0) return print(colors.dim("no skills (no connected server offers any)"));
+      print(renderSkills(skills, { colors, maxWidth: columns }));
     },
   },
   {

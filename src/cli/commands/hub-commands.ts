@@ -15,6 +15,7 @@ import {
   renderResources,
   renderResourceTemplates,
   renderServers,
+  renderSkills,
   renderTools,
   type ListingOptions,
 } from "../render/listings.js";
@@ -256,6 +257,24 @@ export function registerHubCommands(program: Command): void {
         await withHub(hubOptions(options), async ({ hub }) => {
           printList(await hub.prompts(), options, "no prompts", renderPrompts);
           failIfAllFailed(hub);
+        });
+      }),
+    );
+
+  hubCommand(program, "skills", "list the skills servers offer (SEP-2640); with NAME, load that skill's SKILL.md, verified, and print it", "print the skills, or the loaded skill, as JSON")
+    .argument("[name]", "one skill to load and print")
+    .option("-s, --server <name>", "only this server's skills")
+    .option("--file <path>", "with NAME: another file of the skill, by its path in the skill")
+    .action(
+      action(async (name: string | undefined, options: ConfigOption & JsonOption & ServerOption & { file?: string }) => {
+        await withHub(hubOptions(options, options.server), async ({ hub, signal }) => {
+          if (name === undefined) {
+            printList(hub.skills(), options, "no skills", renderSkills);
+            return failIfAllFailed(hub);
+          }
+          const loaded = await hub.loadSkill(name, { signal, ...(options.server !== undefined ? { server: options.server } : {}), ...(options.file !== undefined ? { file: options.file } : {}) });
+          if (options.json) return printJson(loaded);
+          process.stdout.write(`${cleanTerminalText(loaded.text)}${loaded.text.endsWith("\n") ? "" : "\n"}`);
         });
       }),
     );

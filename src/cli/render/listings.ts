@@ -1,4 +1,4 @@
-import type { HubPrompt, HubResource, HubResourceTemplate, HubTool, ServerState } from "../../mcp/types.js";
+import type { HubPrompt, HubResource, HubResourceTemplate, HubSkill, HubTool, ServerState } from "../../mcp/types.js";
 import type { Colors } from "./colors.js";
 import { renderTable, type Column } from "./table.js";
 import { cleanTerminalText } from "./terminal-text.js";
@@ -103,4 +103,15 @@ export function renderPrompts(prompts: readonly HubPrompt[], options: ListingOpt
     { header: "DESCRIPTION", value: (p) => summary(p.description), shrink: true },
   ];
   return renderTable(columns, prompts, options);
+}
+
+/** Skills (SEP-2640) as listed: nothing of theirs was read to show this. */
+export function renderSkills(skills: readonly HubSkill[], options: ListingOptions): string {
+  const columns: Column<HubSkill>[] = [
+    { header: "NAME", value: (s) => s.name, color: (text) => options.colors.bold(text) },
+    { header: "SERVER", value: (s) => s.server },
+    { header: "FILES", value: (s) => String(s.files) },
+    { header: "SUMMARY", value: (s) => summary(s.description), shrink: true },
+  ];
+  return renderTable(columns, skills, options);
 }

@@ -43,6 +43,11 @@ function sources(overrides: Partial<CompletionSources> = {}): CompletionSources 
       return variable === "book" ? ["guide", "gamma"].filter((b) => b.startsWith(value)) : ["1", "2"];
     },
     toolNames: () => ["time__get_date", "time__convert", "math__add"],
+    skills: () => [
+      { name: "pdf-processing", server: "docs", description: "Extract text from PDFs" },
+      { name: "release-notes", server: "docs", description: "Write release notes" },
+      { name: "release-notes", server: "other", description: "Another server's" },
+    ],
     paths: async () => [],
     ...overrides,
   };
@@ -146,6 +151,15 @@ describe("completion: @ resource URIs", () => {
 describe("completion: tools and paths", () => {
   it("completes a tool name after /tools", async () => {
     expect((await run("/tools time__"))?.candidates.map((c) => c.insert)).toEqual(["time__get_date ", "time__convert "]);
+  });
+
+  it("completes a skill after /skills with its summary, qualified by its server where two servers share the name", async () => {
+    expect((await run("/skills "))?.candidates).toEqual([
+      { insert: "pdf-processing ", label: "pdf-processing", detail: "Extract text from PDFs" },
+      { insert: "docs:release-notes ", label: "docs:release-notes", detail: "Write release notes" },
+      { insert: "other:release-notes ", label: "other:release-notes", detail: "Another server's" },
+    ]);
+    expect((await run("/skills pdf"))?.candidates.map((c) => c.insert)).toEqual(["pdf-processing "]);
   });
 
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-complete-"));
