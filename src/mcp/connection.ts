@@ -430,8 +430,10 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport);
-    // Pinned to 2026-07-28, the probe is the handshake itself: it gets the whole start-up.
-    const probeTimeoutMs = this.protocol === MODERN ? this.startupTimeoutMs : Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2));
+    // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
+    // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
+    const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
+    const probeTimeoutMs = guessing ? Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2)) : this.startupTimeoutMs;
     // A pinned 2025-11-25 skips the probe; a pinned 2026-07-28 must be offered by server/discover, with no fallback.
     if (this.protocol === LEGACY_VERSION) prior = LEGACY;
     if (this.protocol === MODERN && prior === LEGACY) {
