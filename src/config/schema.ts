@@ -17,6 +17,9 @@ const rootEntry = z
   .min(1)
   .refine((value) => !/^[a-z][a-z0-9+.-]+:/i.test(value) || value.startsWith("file:"), "expected a directory or a file: URI");
 
+/** The protocol revisions a server can be pinned to, or "auto". */
+export const ProtocolSettingSchema = z.enum(["auto", "2025-11-25", "2026-07-28"]);
+
 const toolFilter = {
   /** Only these tools (original server names) are exposed. */
   includeTools: z.array(z.string()).optional(),
@@ -40,6 +43,11 @@ const toolFilter = {
   roots: z.array(rootEntry).optional(),
   /** The least severe server log message we ask for (logging/setLevel); default "warning". */
   logLevel: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional(),
+  /**
+   * The protocol revision spoken to this server: "auto" (default) asks server/discover and falls back to
+   * 2025-11-25 initialize; a revision pins it, and a server that does not speak it fails to connect.
+   */
+  protocol: ProtocolSettingSchema.optional(),
   /** Overrides the top-level `tasks` for this server. */
   tasks: z.enum(["auto", "never", "always"]).optional(),
   /** How this server's sampling requests are answered. */
@@ -217,6 +225,7 @@ export type PromptFormat = z.infer<typeof PromptFormatSchema>;
 export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+export type ProtocolSetting = z.infer<typeof ProtocolSettingSchema>;
 
 export function isStdioServer(server: ServerConfig): server is StdioServerConfig {
   return "command" in server && typeof server.command === "string";

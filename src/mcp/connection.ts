@@ -1,8 +1,8 @@
 import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
-import type { PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import type { McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
-import { isStdioServer, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
+import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
 import { watchResponseStreams } from "./cut-streams.js";
 import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
@@ -60,6 +60,8 @@ const GARBAGE_GRACE_MS = 1500;
 const PROBE_TIMEOUT_MS = 5000;
 /** For a server known to speak 2025-11-25 only: initialize, no probe. */
 const LEGACY: PriorDiscovery = { kind: "legacy" };
+const LEGACY_VERSION = "2025-11-25";
+const MODERN = "2026-07-28";
 
 /** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
@@ -98,6 +100,9 @@ export class Connection {
   /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
   private oversized: MessageTooLargeError | undefined;
   private readonly subscriptions = new Set<string>();
+  /** A 2026-07-28 server's open subscriptions/listen stream, and the opening of the next one. */
+  private listener: { client: Client; subscription: McpSubscription } | undefined;
+  private listening: Promise<unknown> = Promise.resolve();
   private readonly tail = new StderrTail(20);
   /** list_changed notifications coalesced: one listing in flight per kind, one pending. */
   private readonly refreshes = {
@@ -144,6 +149,11 @@ export class Connection {
   /** The server's maxToolTimeMs, else the hub's. */
   get maxToolTimeMs(): number {
     return this.config.maxToolTimeMs ?? this.options.maxToolTimeMs;
+  }
+
+  /** The protocol revision this server is spoken to in: "auto" negotiates it. */
+  get protocol(): ProtocolSetting {
+    return this.config.protocol ?? "auto";
   }
 
   /** The most bytes one message from the server may take. */
@@ -223,14 +233,24 @@ export class Connection {
     return this.request(`resources/read ${uri}`, {}, (client, options) => client.readResource({ uri }, options));
   }
 
+  /** On 2026-07-28 there is no resources/subscribe: the subscriptions/listen stream is opened again with the URI in it. */
   async subscribe(uri: string): Promise<void> {
-    await this.request(`resources/subscribe ${uri}`, {}, (client, options) => client.subscribeResource({ uri }, options));
+    await this.request(`resources/subscribe ${uri}`, {}, async (client, options) => {
+      if (client.getProtocolEra() !== "modern") return client.subscribeResource({ uri }, options);
+      const honored = await this.listen(client, [...this.subscriptions, uri], options.timeout);
+      if (!honored.resourceSubscriptions?.includes(uri)) throw new Error(`the server does not offer updates of ${uri} (subscriptions/listen)`);
+      return {};
+    });
     this.subscriptions.add(uri);
   }
 
   async unsubscribe(uri: string): Promise<void> {
     this.subscriptions.delete(uri);
-    await this.request(`resources/unsubscribe ${uri}`, {}, (client, options) => client.unsubscribeResource({ uri }, options));
+    await this.request(`resources/unsubscribe ${uri}`, {}, async (client, options) => {
+      if (client.getProtocolEra() !== "modern") return client.unsubscribeResource({ uri }, options);
+      await this.listen(client, [...this.subscriptions], options.timeout);
+      return {};
+    });
   }
 
   /** One verified file of a listed skill (its SKILL.md by default), read now: skills are never read ahead of need. */
@@ -339,7 +359,7 @@ export class Connection {
         return { client: await this.connectClient(transport, startup, this.legacyOnly ? LEGACY : undefined), transport };
       } catch (error) {
         // Servers on SDKs that end on any request before initialize exit on the probe: a 2025 server, started again.
-        if (this.legacyOnly || startup.signal.aborted || !exitedOnProbe(error)) throw error;
+        if (this.legacyOnly || this.protocol !== "auto" || startup.signal.aborted || !exitedOnProbe(error)) throw error;
         this.legacyOnly = true;
         this.options.log.write(this.name, "exited on the server/discover probe (2026-07-28): started again speaking 2025-11-25");
         const again = this.spawn(config);
@@ -383,7 +403,8 @@ export class Connection {
       await closeTransport(streamable);
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
       // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
-      if (!(error instanceof SdkHttpError) || error.status < 400 || error.status >= 500 || isAuthStatus(error.status)) {
+      // A server pinned to 2026-07-28 has no such fallback.
+      if (!(error instanceof SdkHttpError) || error.status < 400 || error.status >= 500 || isAuthStatus(error.status) || this.protocol === MODERN) {
         throw error;
       }
       const sse = new SSEClientTransport(url, { ...requestInit, fetch });
@@ -423,10 +444,18 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport);
-    const probeTimeoutMs = Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2));
+    // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
+    // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
+    const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
+    const probeTimeoutMs = guessing ? Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2)) : this.startupTimeoutMs;
+    // A pinned 2025-11-25 skips the probe; a pinned 2026-07-28 must be offered by server/discover, with no fallback.
+    if (this.protocol === LEGACY_VERSION) prior = LEGACY;
+    if (this.protocol === MODERN && prior === LEGACY) {
+      throw new HubError("server-error", `"protocol": "${MODERN}" needs Streamable HTTP or stdio: the legacy SSE transport speaks ${LEGACY_VERSION} at most`);
+    }
     const client = new Client(this.options.clientInfo, {
       capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
-      versionNegotiation: { mode: "auto", probe: { timeoutMs: probeTimeoutMs } },
+      versionNegotiation: { mode: this.protocol === MODERN ? { pin: MODERN } : "auto", probe: { timeoutMs: probeTimeoutMs } },
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
@@ -490,21 +519,43 @@ export class Connection {
   }
 
   /**
-   * A 2026-07-28 server sends list changes only on a subscriptions/listen stream: one is opened for
-   * the lists it says change (the notifications reach the handlers a 2025 server's would). A refusal is logged.
+   * A 2026-07-28 server sends list changes and resource updates only on a subscriptions/listen stream:
+   * one is opened for the lists it says change and the resources subscribed to (a restart's too); the
+   * notifications reach the handlers a 2025 server's would. A refusal is logged.
    */
   private async listenForChanges(client: Client): Promise<void> {
     if (client.getProtocolEra() !== "modern") return;
+    await this.listen(client, [...this.subscriptions], this.startupTimeoutMs).catch((error: unknown) => {
+      this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
+    });
+  }
+
+  /**
+   * Opens the subscriptions/listen stream for the server's list changes and these resources, then closes
+   * the one it replaces (so nothing sent meanwhile is missed); one at a time. What the server agreed to.
+   */
+  private listen(client: Client, resources: string[], timeout: number): Promise<SubscriptionFilter> {
     const capabilities = client.getServerCapabilities() ?? {};
-    const filter = {
+    const filter: SubscriptionFilter = {
       ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
       ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
       ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(resources.length > 0 ? { resourceSubscriptions: resources } : {}),
     };
-    if (Object.keys(filter).length === 0) return;
-    await client.listen(filter, { timeout: this.startupTimeoutMs }).catch((error: unknown) => {
-      this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
+    const opening = this.listening.catch(() => undefined).then(async () => {
+      const previous = this.listener?.client === client ? this.listener.subscription : undefined;
+      if (Object.keys(filter).length === 0) {
+        this.listener = undefined;
+        await previous?.close();
+        return filter;
+      }
+      const subscription = await client.listen(filter, { timeout });
+      this.listener = { client, subscription };
+      await previous?.close();
+      return subscription.honoredFilter;
     });
+    this.listening = opening;
+    return opening;
   }
 
   private async refresh(kind: "tools" | "resources" | "prompts"): Promise<void> {
@@ -637,7 +688,8 @@ export class Connection {
     const client = this.client;
     if (!client || this.state.status !== "connected") return;
     // Tool calls wait in ready() until this ends: renew together, each bounded like any request.
-    await Promise.all(
+    // A 2026-07-28 server's are in the subscriptions/listen stream the start opened.
+    if (client.getProtocolEra() === "legacy") await Promise.all(
       [...this.subscriptions].map((uri) =>
         client.subscribeResource({ uri }, { timeout: this.requestTimeoutMs }).catch((error: unknown) => {
           this.options.log.write(this.name, `could not renew the subscription to ${uri}: ${describe(error)}`);

@@ -68,13 +68,14 @@ describe("listings", () => {
   it("shows counts for connected servers and the error for failed ones", () => {
     const text = renderServers(
       [
-        state({ name: "time", toolCount: 1, resourceCount: 10, promptCount: 1, serverName: "toolbridge-time", serverVersion: "0.1.0", connectMs: 412.4 }),
+        state({ name: "time", toolCount: 1, resourceCount: 10, promptCount: 1, protocolVersion: "2026-07-28", serverName: "toolbridge-time", serverVersion: "0.1.0", connectMs: 412.4 }),
         state({ name: "gh", status: "failed", error: "command not found: gh-mcp" }),
       ],
       { colors: plain },
     );
-    expect(text).toMatch(/^time\s+stdio\s+connected\s+1\s+10\s+1\s+toolbridge-time 0\.1\.0\s+412 ms$/m);
-    expect(text).toMatch(/^gh\s+stdio\s+failed\s+-\s+-\s+-$/m);
+    expect(text).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+PROTOCOL\s+SERVER\s+CONNECT$/m);
+    expect(text).toMatch(/^time\s+stdio\s+connected\s+1\s+10\s+1\s+2026-07-28\s+toolbridge-time 0\.1\.0\s+412 ms$/m);
+    expect(text).toMatch(/^gh\s+stdio\s+failed\s+-\s+-\s+-\s+-$/m);
     expect(text).toMatch(/\n\ngh: command not found: gh-mcp\n$/);
   });
 
@@ -103,17 +104,17 @@ describe("listings", () => {
   it("at 60 columns, servers keeps name, status and counts whole, leaving out what matters less", () => {
     const text = renderServers(
       [
-        state({ name: "filesystem", toolCount: 14, resourceCount: 0, promptCount: 0, serverName: "secure-filesystem-server", serverVersion: "0.2.0", connectMs: 812 }),
-        state({ name: "everything", transport: "streamable-http", toolCount: 13, resourceCount: 100, promptCount: 4, serverName: "mcp-servers/everything", serverVersion: "2.0.0", connectMs: 95 }),
+        state({ name: "filesystem", toolCount: 14, resourceCount: 0, promptCount: 0, protocolVersion: "2025-11-25", serverName: "secure-filesystem-server", serverVersion: "0.2.0", connectMs: 812 }),
+        state({ name: "everything", transport: "streamable-http", toolCount: 13, resourceCount: 100, promptCount: 4, protocolVersion: "2026-07-28", serverName: "mcp-servers/everything", serverVersion: "2.0.0", connectMs: 95 }),
       ],
       { colors: plain, maxWidth: 60 },
     );
     const lines = text.trimEnd().split("\n");
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
     expect(text).not.toContain("…");
-    expect(lines[0]).toMatch(/^NAME\s+.*STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS/);
-    expect(lines[1]).toMatch(/^filesystem\s+.*connected\s+14\s+0\s+0$/);
-    expect(lines[2]).toMatch(/^everything\s+.*connected\s+13\s+100\s+4$/);
+    expect(lines[0]).toMatch(/^NAME\s+.*STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+PROTOCOL$/);
+    expect(lines[1]).toMatch(/^filesystem\s+.*connected\s+14\s+0\s+0\s+2025-11-25$/);
+    expect(lines[2]).toMatch(/^everything\s+.*connected\s+13\s+100\s+4\s+2026-07-28$/);
   });
 
   it("at 60 columns, resources shows every URI whole and drops other columns first", () => {

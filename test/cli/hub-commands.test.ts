@@ -231,10 +231,10 @@ describe("against @modelcontextprotocol/server-everything over stdio", () => {
     expect(run.stderr).toBe(`config: ${mixedConfig}\n`);
     const [table, ...failures] = run.stdout.trimEnd().split("\n\n");
     const lines = table!.split("\n");
-    expect(lines[0]).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+SERVER\s+CONNECT$/);
+    expect(lines[0]).toMatch(/^NAME\s+TRANSPORT\s+STATUS\s+TOOLS\s+RESOURCES\s+PROMPTS\s+PROTOCOL\s+SERVER\s+CONNECT$/);
     expect(lines).toHaveLength(5);
-    expect(run.stdout).toMatch(/^everything\s+stdio\s+connected\s+\d+\s+\d+\s+\d+\s+mcp-servers\/everything \S+\s+\d+ ms$/m);
-    expect(run.stdout).toMatch(/^missing\s+stdio\s+failed\s+-\s+-\s+-$/m);
+    expect(run.stdout).toMatch(/^everything\s+stdio\s+connected\s+\d+\s+\d+\s+\d+\s+2025-11-25\s+mcp-servers\/everything \S+\s+\d+ ms$/m);
+    expect(run.stdout).toMatch(/^missing\s+stdio\s+failed\s+-\s+-\s+-\s+-$/m);
     expect(run.stdout).toMatch(/^crashes\s+stdio\s+failed\s/m);
     expect(run.stdout).toMatch(/^off\s+stdio\s+disabled\s/m);
     expect(failures[0]).toMatch(/^missing: command not found/);

@@ -27,7 +27,7 @@ describe("a server that speaks only 2026-07-28", () => {
     const states = Object.fromEntries(hub.servers().map((state) => [state.name, state]));
     expect(states.modern).toMatchObject({ status: "connected", protocolVersion: "2026-07-28", serverName: "modern-only" });
     expect(states.everything).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
-    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["add-tool", "interview", "modern__echo", "schema-2020", "whoami"]);
+    expect(hub.tools().filter((tool) => tool.server === "modern").map((tool) => tool.name).sort()).toEqual(["add-tool", "interview", "modern__echo", "schema-2020", "touch", "whoami"]);
     expect(text(await hub.callTool("modern__echo", { text: "hi" }))).toBe("hi");
     expect(text(await hub.callTool("everything__echo", { message: "hi" }))).toContain("hi");
   }, 30_000);
@@ -114,6 +114,52 @@ describe("a server that speaks only 2026-07-28", () => {
     await waitUntil(() => hub.tools().some((tool) => tool.name === "fresh"), 10_000, "the new tool to be listed");
     expect(text(await hub.callTool("fresh", {}))).toBe("fresh");
   }, 20_000);
+});
+
+describe("resource subscriptions on both eras", () => {
+  // touch sends its update before its result, on the same ordered stream: when the call returns, an update
+  // the hub listens for has arrived, and one it does not listen for never will.
+  it("subscribes to a 2026-07-28 server's resource through subscriptions/listen, and unsubscribes", async () => {
+    const hub = await connect({ modern });
+    const updates: string[] = [];
+    hub.on((event) => {
+      if (event.type === "resource-updated") updates.push(`${event.server} ${event.uri}`);
+    });
+    await hub.subscribe("modern://greeting");
+    expect(text(await hub.callTool("touch", { uri: "modern://greeting" }))).toBe("touched modern://greeting");
+    expect(text(await hub.callTool("touch", { uri: "modern://other" }))).toBe("touched modern://other");
+    expect(updates).toEqual(["modern modern://greeting"]);
+    await hub.unsubscribe("modern://greeting");
+    await hub.callTool("touch", { uri: "modern://greeting" });
+    expect(updates).toEqual(["modern modern://greeting"]);
+    // Still listening for list changes after the stream was opened again.
+    await hub.callTool("add-tool", { name: "later" });
+    await waitUntil(() => hub.tools().some((tool) => tool.name === "later"), 10_000, "the new tool to be listed");
+  }, 20_000);
+});
+
+describe("a server's protocol pinned in the config", () => {
+  it("pinned to 2026-07-28, a 2026 server connects and a 2025-only server fails with one line", async () => {
+    const hub = await connect({ modern: { ...modern, protocol: "2026-07-28" }, old: { command: process.execPath, args: [EVERYTHING, "stdio"], protocol: "2026-07-28" } });
+    const states = Object.fromEntries(hub.servers().map((state) => [state.name, state]));
+    expect(states.modern).toMatchObject({ status: "connected", protocolVersion: "2026-07-28" });
+    expect(states.old).toMatchObject({ status: "failed" });
+    expect(states.old?.error).toMatch(/2026-07-28/);
+    expect(states.old?.error).not.toContain("\n");
+  }, 30_000);
+
+  it("pinned to 2025-11-25, a server is initialized without the server/discover probe", async () => {
+    const starts = join(dir, "pinned-starts");
+    const hub = await connect({
+      strict: { ...fixture("legacy-strict.mjs", "--on-probe", "exit", "--starts", starts), protocol: "2025-11-25" },
+      modern: { ...modern, protocol: "2025-11-25" },
+    });
+    const states = Object.fromEntries(hub.servers().map((state) => [state.name, state]));
+    expect(states.strict).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
+    // One start: the probe that would have ended it was never sent.
+    expect(readFileSync(starts, "utf8").trim().split("\n")).toHaveLength(1);
+    expect(states.modern).toMatchObject({ status: "failed" });
+  }, 30_000);
 });
 
 describe("2025 servers hostile to the server/discover probe", () => {

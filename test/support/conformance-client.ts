@@ -138,5 +138,19 @@ async function main(oauthDir: string): Promise<number> {
   }
 }
 
+/** A slot of the test's gate (startGate in conformance.ts) when it runs many scenarios at once; held until the end. */
+async function takeSlot(): Promise<() => void> {
+  const gate = process.env.TOOLBRIDGE_CONFORMANCE_GATE;
+  if (!gate) return () => undefined;
+  const held = new AbortController();
+  const response = await fetch(gate, { signal: held.signal });
+  await response.body?.getReader().read();
+  return () => held.abort();
+}
+
+const release = await takeSlot();
 const oauthDir = mkdtempSync(join(tmpdir(), "toolbridge-conformance-oauth-"));
-process.exitCode = await main(oauthDir).finally(() => rmSync(oauthDir, { recursive: true, force: true }));
+process.exitCode = await main(oauthDir).finally(() => {
+  rmSync(oauthDir, { recursive: true, force: true });
+  release();
+});

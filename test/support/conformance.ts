@@ -1,6 +1,8 @@
 /** TEST INFRASTRUCTURE: the MCP conformance suite's CLI, run on Node 22 (it needs fs.globSync), whatever Node runs the tests. */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,14 +16,19 @@ export const RELEASES = {
 };
 
 /** Runs `conformance ARGS` of that release; the output without its colours, and the exit code. */
-export function conformance(args: string[], timeoutMs: number, release: keyof typeof RELEASES = "current"): Promise<{ code: number; output: string }> {
+export function conformance(
+  args: string[],
+  timeoutMs: number,
+  release: keyof typeof RELEASES = "current",
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       nodeBinary(22),
       [RELEASES[release], ...args],
       {
         // Its scenario servers listen() with no host; the preload (inherited through NODE_OPTIONS) keeps them on 127.0.0.1.
-        env: { ...process.env, NODE_OPTIONS: `--require ${LOOPBACK_PRELOAD}` },
+        env: { ...process.env, ...env, NODE_OPTIONS: `--require ${LOOPBACK_PRELOAD}` },
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -70,4 +77,59 @@ export async function serverSuite(url: string, release: keyof typeof RELEASES, t
 export async function listedScenarios(side: "--server" | "--client", release: keyof typeof RELEASES): Promise<string[]> {
   const { output } = await conformance(["list", side], 30_000, release);
   return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
+}
+
+const CLIENT = fileURLToPath(new URL("./conformance-client.ts", import.meta.url));
+/** Inside the project, so that the bundle's imports resolve to its node_modules. */
+const BUNDLES = fileURLToPath(new URL("../../node_modules/.cache/toolbridge-conformance/", import.meta.url));
+
+/**
+ * The hub's conformance client (conformance-client.ts) as one JavaScript file, built once per test file:
+ * each scenario starts it as plain node, instead of tsx compiling the hub's sources again in every process.
+ * The command for `conformance client --command`, and what removes the file.
+ */
+export async function bundledClient(): Promise<{ command: string; remove(): void }> {
+  const { build } = await import("esbuild");
+  mkdirSync(BUNDLES, { recursive: true });
+  const file = `${BUNDLES}client-${process.pid}-${Date.now()}.mjs`;
+  await build({ entryPoints: [CLIENT], outfile: file, bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "error" });
+  return { command: `${process.execPath} ${file}`, remove: () => rmSync(file, { force: true }) };
+}
+
+/**
+ * A gate for a suite run: the suite starts every scenario's client at once, and on a busy machine so
+ * many starting together all pass their timeout. Each client takes a slot (a GET it holds open,
+ * TOOLBRIDGE_CONFORMANCE_GATE) before it connects; a slot frees when its connection closes, so a
+ * client that was killed gives its slot back too.
+ */
+export async function startGate(slots: number): Promise<{ url: string; close(): Promise<void> }> {
+  let free = slots;
+  const waiting = new Set<() => void>();
+  const server = createServer((_request, response) => {
+    let admitted = false;
+    const admit = () => {
+      waiting.delete(admit);
+      admitted = true;
+      response.writeHead(200, { "content-type": "text/plain" }).write("go\n");
+    };
+    response.on("close", () => {
+      waiting.delete(admit);
+      if (!admitted) return;
+      const [next] = waiting;
+      if (next) next();
+      else free++;
+    });
+    if (free > 0) {
+      free--;
+      admit();
+    } else waiting.add(admit);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }

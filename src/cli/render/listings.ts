@@ -29,7 +29,10 @@ export function renderServers(states: readonly ServerState[], options: ListingOp
     { header: "TOOLS", value: (s) => count(s.toolCount, s), align: "right" },
     { header: "RESOURCES", value: (s) => count(s.resourceCount, s), align: "right" },
     { header: "PROMPTS", value: (s) => count(s.promptCount, s), align: "right" },
-    // At 60 columns the counts and the status stay; what the server calls itself and its connect time go first.
+    // The protocol revision negotiated (or pinned): which era this server is spoken to in.
+    { header: "PROTOCOL", value: (s) => (s.status === "connected" ? (s.protocolVersion ?? "") : "-") },
+    // At 60 columns the counts, the status and the protocol stay; what the server calls itself, its connect time
+    // and the transport go first.
     { header: "SERVER", value: (s) => [s.serverName, s.serverVersion].filter(Boolean).join(" "), shrink: true, dropOrder: 2 },
     { header: "CONNECT", value: (s) => (s.connectMs === undefined ? "" : `${Math.round(s.connectMs)} ms`), align: "right", dropOrder: 3 },
   ];
