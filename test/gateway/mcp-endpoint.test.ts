@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { serverSuite, type ServerSuiteRun } from "../support/conformance.js";
-import { STATELESS_FIXTURE_CHECKS } from "../support/conformance-server-scope.js";
+import { RELAYED_INPUT_REQUIRED, STATELESS_FIXTURE_CHECKS } from "../support/conformance-server-scope.js";
 import { childPids, isAlive } from "../support/processes.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -127,8 +128,14 @@ describe("toolbridge serve hub (stdio)", () => {
 // The scenarios that judge any server (the others call the suite's own fixture tools).
 // server-sse-multiple-streams needs sessions and a GET stream: /mcp is stateless by design.
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
-/** 0.2.0-alpha.12 (2026-07-28 too); server-stateless is looked at check by check. */
-const SCENARIOS_NEXT = [...SCENARIOS, "http-header-validation", "caching", "sep-2164-resource-not-found"];
+/**
+ * 0.2.0-alpha.12 (2026-07-28 too); server-stateless is looked at check by check. The
+ * input-required-result-* ones call fixtures a server behind the hub has (input-required-server.mjs):
+ * they judge the hub's relay of that server's questions, answers and request state.
+ */
+const SCENARIOS_NEXT = [...SCENARIOS, "http-header-validation", "caching", "sep-2164-resource-not-found", ...RELAYED_INPUT_REQUIRED];
+/** A server behind the hub that asks its client through input_required results. */
+const INPUT_REQUIRED_SERVER = { command: process.execPath, args: [fileURLToPath(new URL("../fixtures/servers/input-required-server.mjs", import.meta.url))], trust: true };
 
 describe("conformance of the gateway's /mcp", () => {
   let harness: Harness;
@@ -136,7 +143,7 @@ describe("conformance of the gateway's /mcp", () => {
   let next: ServerSuiteRun;
 
   beforeAll(async () => {
-    harness = await startHarness({ servers: { time: bundledServer("time") } });
+    harness = await startHarness({ servers: { time: bundledServer("time"), asks: INPUT_REQUIRED_SERVER } });
     const url = `${harness.gateway.url}/mcp`;
     [current, next] = await Promise.all([serverSuite(url, "current", 200_000), serverSuite(url, "next", 200_000)]);
   }, 240_000);
