@@ -4,7 +4,7 @@ import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalC
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
 import type { Hub } from "../mcp/hub.js";
-import type { HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
+import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 export type HubServerSource = Pick<Hub, "tools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
@@ -26,7 +26,7 @@ export interface HubServerPolicy {
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
-  server.registerCapabilities({ tools: {}, resources: {}, prompts: {} });
+  server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } });
   const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
@@ -107,6 +107,36 @@ function throwRefusedRound(error: unknown, round: RelayedRound): void {
   // The client package's ProtocolError, another class than the server package's.
   const cause = (error instanceof HubError ? error.cause : undefined) as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (typeof cause?.code === "number" && typeof cause.message === "string") throw new ProtocolError(cause.code, cause.message.replace(/^MCP error -?\d+: /, ""), cause.data);
+}
+
+/** Where the hub's list changes go: a 2026-07-28 client hears them on its subscriptions/listen stream, a 2025-11-25 one as notifications. */
+export interface HubChangeNotifier {
+  toolsChanged(): void;
+  promptsChanged(): void;
+  resourcesChanged(): void;
+  resourceUpdated(uri: string): void;
+}
+
+/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function. */
+export function publishHubChanges(hub: { on?: (listener: (event: HubEvent) => void) => () => void }, notify: HubChangeNotifier): () => void {
+  return (
+    hub.on?.((event) => {
+      if (event.type === "tools-changed") notify.toolsChanged();
+      else if (event.type === "prompts-changed") notify.promptsChanged();
+      else if (event.type === "resources-changed") notify.resourcesChanged();
+      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri);
+    }) ?? (() => undefined)
+  );
+}
+
+/** The notifier of one long-lived hub server (stdio: one per connection). */
+export function serverNotifier(mcp: McpServer): HubChangeNotifier {
+  return {
+    toolsChanged: () => mcp.sendToolListChanged(),
+    promptsChanged: () => mcp.sendPromptListChanged(),
+    resourcesChanged: () => mcp.sendResourceListChanged(),
+    resourceUpdated: (uri) => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined),
+  };
 }
 
 function isNotFound(error: unknown): boolean {

@@ -2,9 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { serverSuite, type ServerSuiteRun } from "../support/conformance.js";
@@ -123,6 +126,58 @@ describe("toolbridge serve hub (stdio)", () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("toolbridge serve hub relays a server's questions to its client", () => {
+  let home: string;
+  let config: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), "toolbridge-serve-hub-relay-"));
+    config = join(home, "toolbridge.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { asks: INPUT_REQUIRED_SERVER } }));
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const hubCommand = () => ({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "--config", config], stderr: "pipe" as const });
+
+  it("to a 2026-07-28 client (the v2 client) as input_required results, two rounds, the server's request state back untouched", async () => {
+    const asked: string[] = [];
+    const client = new ModernClient({ name: "test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } });
+    const answers: Record<string, string> = { name: "Ada", color: "blue", context: "Ada's notes" };
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(request.params.message);
+      const fields = request.params.mode === "url" ? [] : Object.keys(request.params.requestedSchema.properties);
+      return { action: "accept", content: Object.fromEntries(fields.map((field) => [field, answers[field] ?? ""])) };
+    });
+    try {
+      await client.connect(new ModernStdioClientTransport(hubCommand()));
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+      // The server's state is HMAC-signed: any change on the way would have failed the call.
+      expect(text(result)).toBe("done after two rounds");
+      expect(asked).toEqual(["What is your name?", "Favourite colour?"]);
+      const prompt = await client.getPrompt({ name: "test_input_required_result_prompt" });
+      expect(JSON.stringify(prompt.messages)).toContain("Context: Ada's notes");
+      // It declared elicitation and not sampling: the server asks only the form (the hub passes on what the client declared).
+      asked.length = 0;
+      expect(text(await client.callTool({ name: "test_input_required_result_capabilities", arguments: {} }))).toBe("answered");
+      expect(asked).toEqual(["What is your name?"]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("to a 2025-11-25 client (the v1 client) as elicitation requests", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { name: "Grace" } }));
+    try {
+      await client.connect(new StdioClientTransport(hubCommand()));
+      const result = await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} });
+      expect(text(result)).toBe("Hello, Grace!");
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
 });
 
 // The scenarios that judge any server (the others call the suite's own fixture tools).
