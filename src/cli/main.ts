@@ -8,6 +8,9 @@ import { registerAuthCommands } from "./commands/auth.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
+import { routeLibraryConsole } from "./library-console.js";
+
+routeLibraryConsole();
 
 const program = new Command("toolbridge")
   .description("Connect any language model to the tools, resources and prompts of MCP servers.")

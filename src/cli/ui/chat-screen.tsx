@@ -15,6 +15,7 @@ import type { InputHistory } from "./history.js";
 import type { ChatUiIo } from "./run-chat-ui.js";
 import { openSavedSessions, SavedSessions, type ResumeChoice } from "./saved-sessions.js";
 import type { EarlyInput } from "./StartingApp.js";
+import { sendLibraryLinesTo } from "../library-console.js";
 
 // The chat's screen once the session is open. Loaded while the session opens, after the
 // starting screen is drawn, so the input box never waits for the agent's modules.
@@ -52,6 +53,7 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
   afterTurn = questions.afterTurn;
   controller.show({ kind: "banner", ...banner(session) });
   const unwatch = controller.watchServers();
+  const unrouteLibraryLines = sendLibraryLinesTo((text) => controller.show({ kind: "notice", tone: "warning", text }));
   // At the quit key, not after the screen's last frame: keys typed from then on are for the shell.
   const unwatchQuit = controller.subscribe(() => {
     if (controller.getState().exiting) releaseTerminal();
@@ -80,6 +82,7 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
     await instance.waitUntilExit();
   } finally {
     unwatch();
+    unrouteLibraryLines();
     unwatchQuit();
     questions.disconnect();
   }
