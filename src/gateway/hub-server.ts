@@ -1,13 +1,13 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
+import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
 import type { Hub } from "../mcp/hub.js";
-import type { HubPrompt, HubTool } from "../mcp/types.js";
+import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "tools" | "callTool" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt">;
+export type HubServerSource = Pick<Hub, "tools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -26,21 +26,23 @@ export interface HubServerPolicy {
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
-  server.registerCapabilities({ tools: {}, resources: {}, prompts: {} });
+  server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } });
   const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
 
   server.setRequestHandler('tools/list', () => ({ tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) }));
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = offered().find((candidate) => candidate.name === request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     if (!policy.verdict(tool).allowed) {
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
+    const round = relayedRound(server, ctx);
     try {
-      return await hub.callTool(tool.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal });
+      return await hub.relayToolCall(tool.name, request.params.arguments ?? {}, round, { signal: ctx.mcpReq.signal });
     } catch (error) {
+      throwRefusedRound(error, round);
       return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
     }
   });
@@ -68,12 +70,14 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(readable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
-  server.setRequestHandler('prompts/get', async (request) => {
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
     const entry = promptNames(readable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    const round = relayedRound(server, ctx);
     try {
-      return await hub.getPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server);
+      return await hub.relayPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server, round);
     } catch (error) {
+      throwRefusedRound(error, round);
       throw relayed(error);
     }
   });
@@ -90,6 +94,61 @@ function relayed(error: unknown): ProtocolError {
   const code = typeof cause?.code === "number" && cause.code < 0 ? cause.code : ProtocolErrorCode.InvalidParams;
   const message = (error instanceof Error ? error.message : String(error)).replace(/(MCP error -?\d+: )+/g, "");
   return new ProtocolError(code, message);
+}
+
+/**
+ * What a server behind the hub may need of this request's client (2026-07-28 multi-round-trip):
+ * the client's answers and the server's request state, passed on untouched, and what the client
+ * can answer. A 2025-11-25 client is asked by the SDK's requests in our name and its answers come
+ * back the same way, so one relay serves both eras.
+ */
+function relayedRound(server: Server, ctx: ServerContext): RelayedRound {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const clientCapabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
+  const requestState = ctx.mcpReq.requestState<unknown>();
+  return {
+    ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    ...(typeof requestState === "string" ? { requestState } : {}),
+    ...(clientCapabilities ? { clientCapabilities } : {}),
+  };
+}
+
+/** A server's protocol error for a round that carried answers (a request state it refuses, say) is the client's to see as that error. */
+function throwRefusedRound(error: unknown, round: RelayedRound): void {
+  if (round.inputResponses === undefined && round.requestState === undefined) return;
+  // The client package's ProtocolError, another class than the server package's.
+  const cause = (error instanceof HubError ? error.cause : undefined) as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  if (typeof cause?.code === "number" && typeof cause.message === "string") throw new ProtocolError(cause.code, cause.message.replace(/^MCP error -?\d+: /, ""), cause.data);
+}
+
+/** Where the hub's list changes go: a 2026-07-28 client hears them on its subscriptions/listen stream, a 2025-11-25 one as notifications. */
+export interface HubChangeNotifier {
+  toolsChanged(): void;
+  promptsChanged(): void;
+  resourcesChanged(): void;
+  resourceUpdated(uri: string): void;
+}
+
+/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function. */
+export function publishHubChanges(hub: { on?: (listener: (event: HubEvent) => void) => () => void }, notify: HubChangeNotifier): () => void {
+  return (
+    hub.on?.((event) => {
+      if (event.type === "tools-changed") notify.toolsChanged();
+      else if (event.type === "prompts-changed") notify.promptsChanged();
+      else if (event.type === "resources-changed") notify.resourcesChanged();
+      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri);
+    }) ?? (() => undefined)
+  );
+}
+
+/** The notifier of one long-lived hub server (stdio: one per connection). */
+export function serverNotifier(mcp: McpServer): HubChangeNotifier {
+  return {
+    toolsChanged: () => mcp.sendToolListChanged(),
+    promptsChanged: () => mcp.sendPromptListChanged(),
+    resourcesChanged: () => mcp.sendResourceListChanged(),
+    resourceUpdated: (uri) => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined),
+  };
 }
 
 function isNotFound(error: unknown): boolean {

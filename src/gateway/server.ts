@@ -9,7 +9,7 @@ import { anthropicErrorBody } from "./anthropic-wire.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } from "./chat-completions.js";
 import { handleCountTokens, handleMessages } from "./messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
-import { createHubServer } from "./hub-server.js";
+import { createHubServer, publishHubChanges } from "./hub-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
@@ -98,6 +98,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
   const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings), { maxRequestBodySize: maxBytes });
   const serveMcp = toNodeHandler(mcp, { maxRequestBodySize: maxBytes });
+  // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
+  const unpublish = publishHubChanges(options.hub, mcp.notify);
   const requireModel = async (name: string) => {
     const model = await options.models.get(name);
     if (!model) throw new HttpError(404, `The model "${name}" does not exist here; GET /v1/models lists those that do.`, "invalid_request_error", "model_not_found");
@@ -267,6 +269,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   const { port, address } = server.address() as AddressInfo;
   // The name said loopback; the address bound must be too (a name can resolve anywhere).
   if (isLoopback(host) && !isLoopback(address)) {
+    unpublish();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw new Error(`${host} resolved to ${address}, which is not this machine's loopback; give an address, and API keys to listen beyond loopback`);
   }
@@ -276,6 +279,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     metrics,
     close: async () => {
       web.close();
+      unpublish();
       await mcp.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -1,6 +1,6 @@
-import { Client, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
-import type { McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
+import type { McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -19,7 +19,7 @@ import { withTimeout } from "./time-limit.js";
 import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
-import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, Root, ServerState, TaskMode } from "./types.js";
+import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 
 export interface ConnectionOptions {
@@ -170,7 +170,16 @@ export class Connection {
     return this.starting;
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+  callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return this.runTool(tool, args, options) as Promise<CallToolResult>;
+  }
+
+  /** callTool for a client of the hub's own (see RelayedRound): the server's input_required result comes back as it is. */
+  relayToolCall(tool: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+    return this.runTool(tool, args, options, round);
+  }
+
+  private async runTool(tool: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult> {
     const what = `tools/call ${tool}`;
     const max = this.maxToolTimeMs;
     // A task's wait spans many requests: its cap is a signal. A plain call's is the SDK's maxTotalTimeout, checked at each
@@ -185,9 +194,11 @@ export class Connection {
           const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
           return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
         }
+        const relay = relayed(client, round);
         const call = () =>
-          client.callTool({ name: tool, arguments: args }, {
+          client.callTool({ name: tool, arguments: args, ...relay?.params }, {
             ...requestOptions,
+            ...relay?.options,
             // The definition this hub listed: v2 checks structuredContent against its outputSchema
             // (and mirrors declared argument headers) from it, since our listing bypasses its cache.
             ...(listed ? { toolDefinition: listed } : {}),
@@ -197,7 +208,7 @@ export class Connection {
             onprogress: (progress) => options.onProgress?.(progress),
           });
         return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
-      })) as CallToolResult;
+      })) as CallToolResult | InputRequiredResult;
     } catch (error) {
       if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
       throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, {
@@ -264,9 +275,15 @@ export class Connection {
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
-    return this.request(`prompts/get ${name}`, {}, (client, options) =>
-      client.getPrompt(args ? { name, arguments: args } : { name }, options),
-    );
+    return this.relayPrompt(name, args) as Promise<GetPromptResult>;
+  }
+
+  /** getPrompt for a client of the hub's own (see RelayedRound): the server's input_required result comes back as it is. */
+  relayPrompt(name: string, args: Record<string, string> | undefined, round?: RelayedRound): Promise<GetPromptResult | InputRequiredResult> {
+    return this.request(`prompts/get ${name}`, {}, (client, options) => {
+      const relay = relayed(client, round);
+      return client.getPrompt({ name, ...(args ? { arguments: args } : {}), ...relay?.params }, { ...options, ...relay?.options });
+    });
   }
 
   /** The browser login for a server that needs one (see OAuthSession.login), then connects if it is not connected. */
@@ -928,4 +945,19 @@ function describe(error: unknown): string {
     cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";
   const message = onePrefix(error.message);
   return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+}
+
+/** The params and options that pass a relayed round to a server speaking 2026-07-28; none for one speaking 2025-11-25 (it asks by requests of its own). */
+function relayed(client: Client, round: RelayedRound | undefined): { params: Partial<RelayedRound> & { _meta?: Record<string, unknown> }; options: { allowInputRequired: true } } | undefined {
+  if (!round || client.getProtocolEra() !== "modern") return undefined;
+  const { inputResponses, requestState, clientCapabilities } = round;
+  return {
+    params: {
+      ...(inputResponses ? { inputResponses } : {}),
+      ...(requestState !== undefined ? { requestState } : {}),
+      // The server asks only what the hub's client can answer.
+      ...(clientCapabilities ? { _meta: { [CLIENT_CAPABILITIES_META_KEY]: clientCapabilities } } : {}),
+    },
+    options: { allowInputRequired: true },
+  };
 }

@@ -1,5 +1,5 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
-import type { Tool } from "@modelcontextprotocol/client";
+import type { InputRequiredResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -26,6 +26,7 @@ import type {
   HubTool,
   LoadedSkill,
   ReadResourceResult,
+  RelayedRound,
   Root,
   ServerState,
   TaskMode,
@@ -168,18 +169,29 @@ export class Hub {
 
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return (await this.runTool(name, args, options)) as CallToolResult;
+  }
+
+  /** callTool for a client of the hub's own, serving MCP (see RelayedRound): a server's input_required result comes back as it is. */
+  relayToolCall(name: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+    return this.runTool(name, args, options, round);
+  }
+
+  private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult> {
     this.assertOpen();
     const tool = this.registry.get(name) ?? this.aliases.get(name);
     if (!tool) throw this.unknownTool(name);
     const onProgress = options.onProgress;
-    const result = await this.connection(tool.server).callTool(tool.originalName, args, {
+    const connection = this.connection(tool.server);
+    const withProgress: CallToolOptions = {
       ...options,
       onProgress: (progress) => {
         onProgress?.(progress);
         this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
       },
-    });
-    return maskSecretsIn(toolErrorOnce(result));
+    };
+    const result = round ? await connection.relayToolCall(tool.originalName, args, round, withProgress) : await connection.callTool(tool.originalName, args, withProgress);
+    return maskSecretsIn("content" in result ? toolErrorOnce(result as CallToolResult) : result);
   }
 
   async resources(): Promise<HubResource[]> {
@@ -244,6 +256,12 @@ export class Hub {
       throw new HubError("unknown-skill", `no server offers a skill "${name}"${known.length ? ` (skills: ${listNames(known)})` : ""}`);
     }
     return maskSecretsIn(await owner.readSkill(name, options.file, options.signal));
+  }
+
+  /** getPrompt for a client of the hub's own, serving MCP (see RelayedRound). */
+  async relayPrompt(name: string, args: Record<string, string> | undefined, server: string | undefined, round: RelayedRound): Promise<GetPromptResult | InputRequiredResult> {
+    this.assertOpen();
+    return maskSecretsIn(await this.promptOwner(name, server).relayPrompt(name, args, round));
   }
 
   /** The roots offered to servers without roots of their own (empty when the hub declares none). */

@@ -1,4 +1,4 @@
-import type { CallToolResult, CompleteRequestParams, CompleteResult, CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Icon, LoggingLevel, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplateType, Root, Task, ToolAnnotations, ToolExecution } from "@modelcontextprotocol/client";
+import type { CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult, CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Icon, LoggingLevel, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplateType, Root, Task, ToolAnnotations, ToolExecution } from "@modelcontextprotocol/client";
 import type { JsonSchema } from "../llm/types.js";
 
 /** One tool in the hub's registry. */
@@ -60,6 +60,18 @@ export interface Progress {
   progress: number;
   total?: number;
   message?: string;
+}
+
+/**
+ * One round of a 2026-07-28 multi-round-trip request the hub passes on for a client of its own
+ * (serving MCP): the client's answers and the server's request state go to the server as they
+ * came, under that client's capabilities, and a server's `input_required` result comes back as
+ * it is, for that client to answer. A server speaking 2025-11-25 is asked as always.
+ */
+export interface RelayedRound {
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+  clientCapabilities?: ClientCapabilities;
 }
 
 export interface CallToolOptions {

@@ -1,13 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { serverSuite, type ServerSuiteRun } from "../support/conformance.js";
-import { STATELESS_FIXTURE_CHECKS } from "../support/conformance-server-scope.js";
+import { RELAYED_INPUT_REQUIRED, STATELESS_FIXTURE_CHECKS } from "../support/conformance-server-scope.js";
 import { childPids, isAlive } from "../support/processes.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -128,11 +132,69 @@ describe("toolbridge serve hub (stdio)", () => {
   }, 60_000);
 });
 
+describe("toolbridge serve hub relays a server's questions to its client", () => {
+  let home: string;
+  let config: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), "toolbridge-serve-hub-relay-"));
+    config = join(home, "toolbridge.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { asks: INPUT_REQUIRED_SERVER } }));
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const hubCommand = () => ({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "--config", config], stderr: "pipe" as const });
+
+  it("to a 2026-07-28 client (the v2 client) as input_required results, two rounds, the server's request state back untouched", async () => {
+    const asked: string[] = [];
+    const client = new ModernClient({ name: "test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } });
+    const answers: Record<string, string> = { name: "Ada", color: "blue", context: "Ada's notes" };
+    client.setRequestHandler("elicitation/create", (request) => {
+      asked.push(request.params.message);
+      const fields = request.params.mode === "url" ? [] : Object.keys(request.params.requestedSchema.properties);
+      return { action: "accept", content: Object.fromEntries(fields.map((field) => [field, answers[field] ?? ""])) };
+    });
+    try {
+      await client.connect(new ModernStdioClientTransport(hubCommand()));
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+      // The server's state is HMAC-signed: any change on the way would have failed the call.
+      expect(text(result)).toBe("done after two rounds");
+      expect(asked).toEqual(["What is your name?", "Favourite colour?"]);
+      const prompt = await client.getPrompt({ name: "test_input_required_result_prompt" });
+      expect(JSON.stringify(prompt.messages)).toContain("Context: Ada's notes");
+      // It declared elicitation and not sampling: the server asks only the form (the hub passes on what the client declared).
+      asked.length = 0;
+      expect(text(await client.callTool({ name: "test_input_required_result_capabilities", arguments: {} }))).toBe("answered");
+      expect(asked).toEqual(["What is your name?"]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("to a 2025-11-25 client (the v1 client) as elicitation requests", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { name: "Grace" } }));
+    try {
+      await client.connect(new StdioClientTransport(hubCommand()));
+      const result = await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} });
+      expect(text(result)).toBe("Hello, Grace!");
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+});
+
 // The scenarios that judge any server (the others call the suite's own fixture tools).
 // server-sse-multiple-streams needs sessions and a GET stream: /mcp is stateless by design.
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
-/** 0.2.0-alpha.12 (2026-07-28 too); server-stateless is looked at check by check. */
-const SCENARIOS_NEXT = [...SCENARIOS, "http-header-validation", "caching", "sep-2164-resource-not-found"];
+/**
+ * 0.2.0-alpha.12 (2026-07-28 too); server-stateless is looked at check by check. The
+ * input-required-result-* ones call fixtures a server behind the hub has (input-required-server.mjs):
+ * they judge the hub's relay of that server's questions, answers and request state.
+ */
+const SCENARIOS_NEXT = [...SCENARIOS, "http-header-validation", "caching", "sep-2164-resource-not-found", ...RELAYED_INPUT_REQUIRED];
+/** A server behind the hub that asks its client through input_required results. */
+const INPUT_REQUIRED_SERVER = { command: process.execPath, args: [fileURLToPath(new URL("../fixtures/servers/input-required-server.mjs", import.meta.url))], trust: true };
 
 describe("conformance of the gateway's /mcp", () => {
   let harness: Harness;
@@ -140,7 +202,7 @@ describe("conformance of the gateway's /mcp", () => {
   let next: ServerSuiteRun;
 
   beforeAll(async () => {
-    harness = await startHarness({ servers: { time: bundledServer("time") } });
+    harness = await startHarness({ servers: { time: bundledServer("time"), asks: INPUT_REQUIRED_SERVER } });
     const url = `${harness.gateway.url}/mcp`;
     [current, next] = await Promise.all([serverSuite(url, "current", 200_000), serverSuite(url, "next", 200_000)]);
   }, 240_000);

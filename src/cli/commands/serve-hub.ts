@@ -9,7 +9,7 @@ import { openHub } from "../open-hub.js";
 export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
-  const [{ createHubServer }, { serveStdio }, { turnSettings }] = await Promise.all([
+  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }] = await Promise.all([
     import("../../gateway/hub-server.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
@@ -18,7 +18,13 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
   const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}), ...(options.root ? { roots: options.root } : {}) });
   try {
     const settings = turnSettings(opened.config, {}, approve);
-    const handle = await serveStdio(() => createHubServer(opened.hub, settings));
+    // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
+    const handle = await serveStdio(() => {
+      const server = createHubServer(opened.hub, settings);
+      const unpublish = publishHubChanges(opened.hub, serverNotifier(server));
+      server.server.onclose = unpublish;
+      return server;
+    });
     const stopped = new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.race([stopped, handle.closed]);
     await handle.close();
