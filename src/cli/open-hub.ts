@@ -7,6 +7,7 @@ import { Hub, type HubOptions } from "../mcp/hub.js";
 import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
+import { ToolOwners } from "./tool-owners.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */
@@ -17,8 +18,12 @@ export interface OpenHubOptions {
   warnFailures?: boolean;
   /** Start only this server (`--server`); it must exist and connect, or the command fails. */
   only?: string;
-  /** Given the configured servers' names, the one to start alone (as `only`), if the command needs only one. */
-  serverFor?: (names: readonly string[]) => string | undefined;
+  /**
+   * Given the configured servers and the config file (undefined: the built-in default), the
+   * ones to start (the others are not), if the command needs only some; unlike `only`, those
+   * that fail are warned about, not fatal.
+   */
+  serversFor?: (servers: Readonly<Record<string, ServerConfig>>, configPath: string | undefined) => readonly string[] | undefined;
   /**
    * What the first SIGINT / SIGTERM / SIGHUP does once the servers are up: "exit" (default)
    * aborts `signal`, stops them and exits 130 / 143 / 129; "abort" only aborts `signal`, for
@@ -72,8 +77,9 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   const env = options.env ?? process.env;
   const loaded = loadConfig({ file: options.config, cwd: options.cwd ?? process.cwd(), env });
   for (const warning of loaded.warnings) warn(`${loaded.path}: ${warning}`, env);
-  const only = options.only ?? options.serverFor?.(Object.keys(loaded.config.mcpServers));
-  const chosen = only === undefined ? loaded.config.mcpServers : onlyServer(loaded.config.mcpServers, only);
+  const only = options.only;
+  const some = only === undefined ? options.serversFor?.(loaded.config.mcpServers, loaded.path) : undefined;
+  const chosen = only !== undefined ? onlyServer(loaded.config.mcpServers, only) : some ? someServers(loaded.config.mcpServers, some) : loaded.config.mcpServers;
   // With no roots given anywhere, a server keeps the directories its arguments name (see directoryArguments).
   const servers = options.roots?.length || loaded.config.roots ? chosen : withArgumentRoots(chosen);
   // Started first, so that what it throws at once (a bad flag) comes before any server starts.
@@ -138,7 +144,10 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
       }
     }
     // In the background the servers have not listed their tools yet.
-    if (!options.background) for (const line of unmatchedToolNames(connected.value, loaded.config)) warn(`${loaded.path ?? "config"}: ${line}`, env);
+    if (!options.background) {
+      for (const line of unmatchedToolNames(connected.value, loaded.config, only === undefined && some === undefined)) warn(`${loaded.path ?? "config"}: ${line}`, env);
+      ToolOwners.open(env)?.remember(loaded.path, loaded.config.mcpServers, connected.value.servers(), connected.value.tools());
+    }
     started = true;
     if (options.leaveSigint) process.off("SIGINT", onSignal);
     const opened: HubHandle<T> = {
@@ -181,12 +190,12 @@ export async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedH
 }
 
 /** Tool names in the config that match no tool: a typo hides a tool, or lets one through, without a word otherwise. */
-function unmatchedToolNames(hub: Hub, config: ResolvedConfig): string[] {
+function unmatchedToolNames(hub: Hub, config: ResolvedConfig, everyServer: boolean): string[] {
   const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(", ");
   const lines = hub.unmatchedToolFilters().map(({ server, key, names }) => `mcpServers.${server}.${key}: ${quoted(names)} match${names.length === 1 ? "es" : ""} no tool of "${server}"`);
   const enabled = config.tools?.enabled ?? [];
-  // Judged only when every server is up: a failed server's tools are unknown.
-  if (enabled.length > 0 && hub.servers().every((state) => state.status !== "failed")) {
+  // Judged only when every server was started and is up: the tools of the others are unknown.
+  if (enabled.length > 0 && everyServer && hub.servers().every((state) => state.status !== "failed")) {
     const known = new Set(hub.tools().flatMap((tool) => [tool.name, tool.originalName]));
     const unmatched = enabled.filter((name) => !known.has(name));
     if (unmatched.length > 0) lines.push(`tools.enabled: ${quoted(unmatched)} match${unmatched.length === 1 ? "es" : ""} no tool`);
@@ -207,6 +216,10 @@ function onlyServer(servers: Record<string, ServerConfig>, name: string): Record
   const config = servers[name];
   if (config === undefined) throw new UsageError(`unknown server "${name}"; servers: ${Object.keys(servers).join(", ") || "none"}`);
   return { [name]: config };
+}
+
+function someServers(servers: Record<string, ServerConfig>, names: readonly string[]): Record<string, ServerConfig> {
+  return Object.fromEntries(Object.entries(servers).filter(([name]) => names.includes(name)));
 }
 
 function unavailable(state: ServerState): string {

@@ -1,8 +1,8 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
+import { readStateFile, writeStateFile } from "./state-file.js";
 import { stateDir } from "./ui/state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -68,28 +68,12 @@ export class ToolModeCache implements StrictToolsMemory {
       .sort(([, a], [, b]) => b.at.localeCompare(a.at))
       .slice(0, MAX_ENTRIES);
     this.models = Object.fromEntries(kept);
-    try {
-      // Written whole and renamed into place: a reader never sees half a file; 0600 from the start.
-      const temporary = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${JSON.stringify({ version: 1, models: this.models }, null, 2)}\n`, { mode: 0o600 });
-      renameSync(temporary, this.file);
-    } catch {
-      // Not remembering is no reason to fail a run: the probe is made again next time.
-    }
+    // Not remembering is no reason to fail a run: the probe is made again next time.
+    writeStateFile(this.file, { version: 1, models: this.models });
   }
 
   private read(): Record<string, Entry> {
-    this.models ??= readModels(this.file);
+    this.models ??= readStateFile(this.file, FileSchema, MAX_FILE_BYTES)?.models ?? {};
     return this.models;
-  }
-}
-
-function readModels(file: string): Record<string, Entry> {
-  try {
-    if (statSync(file).size > MAX_FILE_BYTES) return {};
-    const parsed = FileSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success ? parsed.data.models : {};
-  } catch {
-    return {};
   }
 }

@@ -51,13 +51,18 @@ export function qualifiedName(server: string, tool: string): string {
   return fit(`${sanitizeName(server)}__${sanitizeName(tool)}`, refKey({ server, name: tool }));
 }
 
+/** The name a tool is exposed under while no other tool takes it: its own, sanitized and fitted. */
+export function plainName(tool: string): string {
+  return fit(sanitizeName(tool), tool);
+}
+
 /**
  * The candidate name of a tool at each level of disambiguation:
  * 0 the tool's own name, 1 `server__tool`, 2 `server__tool` with a hash of server and
  * original name (separates names that only differ in characters sanitizing replaced).
  */
 function candidate(ref: ToolRef, level: number): string {
-  if (level === 0) return fit(sanitizeName(ref.name), ref.name);
+  if (level === 0) return plainName(ref.name);
   if (level === 1) return qualifiedName(ref.server, ref.name);
   const base = `${sanitizeName(ref.server)}__${sanitizeName(ref.name)}`;
   return `${base.slice(0, MAX_TOOL_NAME_LENGTH - HASH_SUFFIX_LENGTH)}_${shortHash(`level2\u0000${refKey(ref)}`)}`;

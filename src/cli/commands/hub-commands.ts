@@ -171,28 +171,43 @@ export function registerHubCommands(program: Command): void {
         const { callClientHandlers } = await import("../call-client.js");
         const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
-        const open: OpenHubOptions = {
-          ...hubOptions(options),
-          handlers: callClientHandlers(options, process.env, slot),
-          // `server__tool` starts that server alone. A plain name needs every server's list: which one offers it, and whether two do.
-          serverFor: (names) => serverOfQualifiedName(tool, names),
+        const { ToolOwners } = await import("../tool-owners.js");
+        const owners = ToolOwners.open(process.env);
+        // `server__tool` starts that server alone; a plain name, the servers that may offer it (see ToolOwners).
+        // Returns false when the servers the index chose do not offer the name after all: every server is then started.
+        const callWith = (everyServer: boolean): Promise<boolean> => {
+          let guessed = false;
+          const open: OpenHubOptions = {
+            ...hubOptions(options),
+            handlers: callClientHandlers(options, process.env, slot),
+            serversFor: (servers, configPath) => {
+              const qualified = serverOfQualifiedName(tool, Object.keys(servers));
+              if (qualified !== undefined) return [qualified];
+              const some = everyServer ? undefined : owners?.mayOffer(configPath, servers, tool);
+              guessed = some !== undefined;
+              return some;
+            },
+          };
+          return withHub(open, async ({ hub, signal }) => {
+            // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
+            const { checkArguments, findTool } = await import("../tool-lookup.js");
+            const found = findTool(hub.tools(), tool);
+            if (!found && guessed) return false;
+            if (found) checkArguments(found, args);
+            const progress = progressLine();
+            const result = await hub
+              .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
+              .finally(progress.clear);
+            if (options.json) printJson(result);
+            else if (result.isError) {
+              const c = colorsFor(process.stderr, process.env);
+              process.stderr.write(`${c.red("toolbridge:")} tool "${cleanTerminalText(tool)}" reported an error:\n${renderToolResult(result, c)}`);
+            } else process.stdout.write(renderToolResult(result, colorsFor(process.stdout, process.env)));
+            if (result.isError) throw new ReportedFailure();
+            return true;
+          });
         };
-        await withHub(open, async ({ hub, signal }) => {
-          // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
-          const { checkArguments, findTool } = await import("../tool-lookup.js");
-          const found = findTool(hub.tools(), tool);
-          if (found) checkArguments(found, args);
-          const progress = progressLine();
-          const result = await hub
-            .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
-            .finally(progress.clear);
-          if (options.json) printJson(result);
-          else if (result.isError) {
-            const c = colorsFor(process.stderr, process.env);
-            process.stderr.write(`${c.red("toolbridge:")} tool "${cleanTerminalText(tool)}" reported an error:\n${renderToolResult(result, c)}`);
-          } else process.stdout.write(renderToolResult(result, colorsFor(process.stdout, process.env)));
-          if (result.isError) throw new ReportedFailure();
-        });
+        if (!(await callWith(false))) await callWith(true);
       }),
     );
 

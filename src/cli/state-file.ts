@@ -1,0 +1,31 @@
+import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import type { z } from "zod";
+
+/**
+ * A JSON file of the state directory as `schema` reads it; undefined when it is missing, bigger
+ * than `maxBytes` (not ours to read), not JSON, or of another shape: it is then replaced on the next write.
+ */
+export function readStateFile<T>(file: string, schema: z.ZodType<T>, maxBytes: number): T | undefined {
+  try {
+    if (statSync(file).size > maxBytes) return undefined;
+    const parsed = schema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes a JSON file of the state directory whole and renames it into place, so that a reader
+ * never sees half a file; 0600 from the start. A failure is swallowed: what is remembered
+ * there is learnt again next time, never a reason to fail a command.
+ */
+export function writeStateFile(file: string, value: unknown): void {
+  try {
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch {
+    // See above.
+  }
+}
