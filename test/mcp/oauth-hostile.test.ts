@@ -74,4 +74,28 @@ describe("a token quoted back by the server", () => {
     expect(result.content[0]).toEqual({ type: "text", text: "token *** may not do this" });
     expect(result.structuredContent).toEqual({ seen: "Bearer ***" });
   });
+
+  it("is masked in a resource read and a prompt's messages", async () => {
+    const { auth, hub } = await protectedHub({}, 10_000, true);
+    await hub.login("protected", followRedirects);
+    const [token] = [...auth.accessTokens.keys()];
+    expect(token).toBeDefined();
+    const read = await hub.readResource("token://seen");
+    expect(read.contents).toEqual([{ uri: "token://seen", text: "seen ***" }]);
+    const prompt = await hub.getPrompt("echo-token");
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "use *** for this" } }]);
+    expect(JSON.stringify([read, prompt])).not.toContain(token);
+  });
+
+  it("is masked in the message of an error the server answers with", async () => {
+    const { auth, hub } = await protectedHub({}, 10_000, true);
+    await hub.login("protected", followRedirects);
+    const [token] = [...auth.accessTokens.keys()];
+    const error = await hub.getPrompt("refuse-token").then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    expect(error?.message).toMatch(/token \*\*\* is refused/);
+    expect(error?.message).not.toContain(token);
+  });
 });

@@ -186,7 +186,11 @@ export interface ResourceServerOptions {
   scopes?: string[];
   /** Leave out the metadata and the WWW-Authenticate pointer: a server with no OAuth to offer. */
   noMetadata?: boolean;
-  /** Offer `echo-token`, a tool that fails quoting the token it was sent, as some servers do. */
+  /**
+   * Quote the token it was sent back, as some servers do: the tool `echo-token` (an error result),
+   * the resource `token://seen`, the prompt `echo-token`, and the prompt `refuse-token`, which fails
+   * with a JSON-RPC error quoting it.
+   */
   echoToken?: boolean;
 }
 
@@ -258,6 +262,13 @@ export class TestResourceServer {
         structuredContent: { seen: `Bearer ${bearer}` },
         isError: true,
       }));
+      server.registerResource("seen", "token://seen", { mimeType: "text/plain" }, (uri) => ({ contents: [{ uri: uri.href, text: `seen ${bearer}` }] }));
+      server.registerPrompt("echo-token", { description: "Quotes the token" }, () => ({
+        messages: [{ role: "user", content: { type: "text", text: `use ${bearer} for this` } }],
+      }));
+      server.registerPrompt("refuse-token", { description: "Fails, quoting the token" }, () => {
+        throw new Error(`token ${bearer} is refused`);
+      });
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => void transport.close());
