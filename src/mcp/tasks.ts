@@ -81,10 +81,12 @@ export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupport
 }
 
 /**
- * Polling: the first wait, then each wait 1.5 times the last, up to the server's `pollInterval` (bounded). A server
+ * Polling: the first wait, then each wait twice the last, up to the server's `pollInterval` (bounded), so that a
+ * change is seen within the task's age so far, and a task of 5 s at the common pollInterval of 1000 ms is asked about
+ * 9 times (the SDK's fixed interval: 5); each request costs the caller about as much CPU as one of the SDK's. A server
  * that has sent status notifications is polled only as a fallback: from its pollInterval up to maxMaxMs.
  */
-export const POLL = { firstMs: 50, factor: 1.5, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
+export const POLL = { firstMs: 50, factor: 2, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
 
 /** Notices kept for tasks no wait has asked about yet (one came before its task's first wait); the oldest go first. */
 const MAX_UNCLAIMED_NOTICES = 256;
