@@ -9,7 +9,9 @@ import { stateDir } from "./ui/state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const ServerEntrySchema = z.object({ config: z.string(), tools: z.array(z.string()).max(10_000) });
+/** A server with more tools than this is not remembered: it is started for every plain name. */
+const MAX_TOOLS = 10_000;
+const ServerEntrySchema = z.object({ config: z.string(), tools: z.array(z.string()).max(MAX_TOOLS) });
 const ConfigEntrySchema = z.object({ at: z.string(), servers: z.record(z.string(), ServerEntrySchema) });
 const FileSchema = z.object({ version: z.literal(1), configs: z.record(z.string(), ConfigEntrySchema) });
 type ConfigEntry = z.infer<typeof ConfigEntrySchema>;
@@ -28,8 +30,7 @@ const DEFAULT_CONFIG = "(default)";
  * whose entry in the config changed since). Among those the name is resolved as against
  * every server, an ambiguity included; a name none of them offers after all makes the
  * caller start every server (see the call command). A server is seen whenever a command
- * connects it. A file that cannot be read counts
- * as empty.
+ * connects it. A file that cannot be read counts as empty.
  */
 export class ToolOwners {
   private configs: Record<string, ConfigEntry> | undefined;
@@ -69,7 +70,9 @@ export class ToolOwners {
     for (const state of states) {
       const config = servers[state.name];
       if (state.status !== "connected" || config === undefined) continue;
-      kept[state.name] = { config: fingerprint(config), tools: tools.filter((tool) => tool.server === state.name).map((tool) => tool.originalName) };
+      const names = tools.filter((tool) => tool.server === state.name).map((tool) => tool.originalName);
+      if (names.length > MAX_TOOLS) delete kept[state.name];
+      else kept[state.name] = { config: fingerprint(config), tools: names };
     }
     configs[key] = { at: new Date().toISOString(), servers: kept };
     this.configs = Object.fromEntries(

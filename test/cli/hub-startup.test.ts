@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,15 +55,18 @@ describe("hub commands while servers start", () => {
   it("call with a plain name starts only the servers last seen offering it: one that now hangs on initialize is not waited for", async () => {
     const slow = changingServer("plain-slow", "math", "hang");
     const file = writeConfig("plain", { time: bundledServer("time"), slow: slow.config });
+    const env = { XDG_STATE_HOME: join(dir, "plain-state") };
     // Every server seen once, fast; then `slow` hangs on initialize.
-    expect((await runCli(["tools", "--config", file], { cwd: dir })).stdout).toContain("add");
+    expect((await runCli(["tools", "--config", file], { cwd: dir, env })).stdout).toContain("add");
     slow.mark();
     rmSync(slow.started);
-    const run = await runCli(["call", "get-date", "--config", file], { cwd: dir });
+    const run = await runCli(["call", "get-date", "--config", file], { cwd: dir, env });
     expect(run.stdout).toMatch(/\d{4}-\d{2}-\d{2}/);
     expect(run.code).toBe(0);
     expect(existsSync(slow.started)).toBe(false);
     expect(processesIn(dir)).toEqual([]);
+    // What was seen is kept where only the user can read it.
+    expect(statSync(join(dir, "plain-state", "toolbridge", "tool-owners.json")).mode & 0o777).toBe(0o600);
   });
 
   it("call with a plain name two servers were last seen offering is ambiguous, as with every server up", async () => {
