@@ -134,7 +134,7 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
     <div class="composer-wrap">
       {prompt && <PromptForm prompt={prompt} onCancel={() => (setPrompt(undefined), box.current?.focus())} onSubmit={(args) => void usePrompt(prompt, args)} onError={onError} />}
       {menu && (
-        <ul class="menu" id="composer-menu" role="listbox" aria-label={menu.kind === "prompt" ? "Prompts" : "Resources"}>
+        <ul class="menu" id="composer-menu" role="listbox" tabIndex={0} onKeyDown={onKeyDown} aria-label={menu.kind === "prompt" ? "Prompts" : "Resources"}>
           {menu.items.map((item, index) => (
             <li
               key={`${item.server}:${"uri" in item ? item.uri : item.name}`}

@@ -176,7 +176,8 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
             {actions.onDelete && <ActionButton icon="trash" label="Delete this exchange" onClick={actions.onDelete} />}
             {view.usage && (
               <span class="usage" title="tokens in, tokens out, time">
-                {tokens(view.usage.inputTokens)} in · {tokens(view.usage.outputTokens)} out{view.durationMs !== undefined ? ` · ${(view.durationMs / 1000).toFixed(1)} s` : ""}
+                {/* A turn stopped or broken before the model counted says only how long it took. */}
+                {[...(view.usage.inputTokens + view.usage.outputTokens > 0 ? [`${tokens(view.usage.inputTokens)} in`, `${tokens(view.usage.outputTokens)} out`] : []), ...(view.durationMs !== undefined ? [`${(view.durationMs / 1000).toFixed(1)} s`] : [])].join(" · ")}
               </span>
             )}
           </div>
