@@ -224,13 +224,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     await ask.waitFor({ timeout: 15_000 });
     expect(await ask.textContent()).toContain("41");
     expect(await ask.getByRole("button", { name: "Allow for this session" }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "app-approval-desktop");
     await ask.getByRole("button", { name: "Allow once" }).click();
     await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toBe("added 42");
     await app.locator("#add").click();
     await page.locator(".app-frame").getByRole("button", { name: "Deny…" }).click();
+    // The person's reason reaches the app with the refusal.
+    await page.locator(".app-frame").getByLabel(/^Why not/).fill("Not past 42");
     await page.locator(".app-frame").getByLabel(/^Why not/).press("Enter");
-    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toContain("refused");
+    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toBe("refused: The person denied this tool call: Not past 42");
     // A link: the exact address is shown; nothing opens unless the person clicks Open.
     await app.locator("#link").click();
     const consent = page.getByRole("group", { name: "Open a link" });
@@ -238,6 +241,23 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await consent.locator(".link-url").textContent()).toBe("https://example.com/docs?a=1");
     await consent.getByRole("button", { name: "Don't open" }).click();
     await expect.poll(() => app.locator("#linked").textContent(), { timeout: 15_000 }).toBe("link refused");
+    // Checked as a server's links are: a look-alike host shown in punycode, control characters refused.
+    await app.locator("#link-lookalike").click();
+    await expect.poll(() => consent.locator(".link-url").textContent()).toBe("https://xn--exmple-4nf.com/login");
+    expect(await consent.locator(".url-host").textContent()).toBe("xn--exmple-4nf.com");
+    await consent.getByRole("button", { name: "Don't open" }).click();
+    await app.locator("#link-control").click();
+    await expect.poll(() => consent.locator(".field-error").textContent()).toBe("Not opened: the URL contains control characters.");
+    expect(await consent.getByRole("button", { name: "Open", exact: true }).count()).toBe(0);
+    await consent.getByRole("button", { name: "Don't open" }).click();
+    await expect.poll(() => consent.count()).toBe(0);
+    // The theme, told again when it switches.
+    expect(await app.locator("#theme").textContent()).toBe("theme light");
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await expect.poll(() => app.locator("#theme").textContent(), { timeout: 15_000 }).toBe("theme changed to dark");
+    await shot(page, "app-desktop-dark");
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await expect.poll(() => app.locator("#theme").textContent(), { timeout: 15_000 }).toBe("theme changed to light");
     await shot(page, "app-desktop");
   });
 

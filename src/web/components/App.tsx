@@ -18,6 +18,7 @@ import {
 } from "../api.js";
 import { messageWith, type Attachment } from "../attachment.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
+import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
 import { Composer } from "./Composer.js";
 import { EmptyState } from "./EmptyState.js";
@@ -279,8 +280,7 @@ export function App() {
         serversOpen={panel === "servers"}
         theme={theme}
         onTheme={() => {
-          const dark = theme ? theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
-          const next = dark ? "light" : "dark";
+          const next = themeOf(theme) === "dark" ? "light" : "dark";
           localStorage.setItem(THEME, next);
           setTheme(next);
         }}

@@ -1,13 +1,18 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { callAppTool, openAppFrame, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
+import { openableUrl, type OpenableUrl } from "../../mcp/openable-url.js";
+import { callAppTool, openAppFrame, type ApprovalDecision, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
+import { pageTheme, watchTheme } from "../theme.js";
 import { Approval } from "./Approval.js";
+import { LinkShown } from "./LinkShown.js";
 
 /**
  * A tool's MCP App (the `io.modelcontextprotocol/ui` extension) beside its result: the `ui://`
  * document in a frame sandboxed to scripts alone (never same-origin: it cannot read this page,
  * its storage or its key), under the CSP its resource declares (set by the gateway), and the
  * extension's JSON-RPC over postMessage: ui/initialize, the tool's input and result, size
- * changes, the app's own tool calls (asked about as the policy says) and links (shown, then opened only on a click).
+ * changes, the theme as it changes, the app's own tool calls (asked about as the policy says;
+ * a denial reaches the app with the person's reason) and links (checked as a server's are,
+ * shown exactly as they open, then opened only on a click).
  */
 
 const PROTOCOL_VERSION = "2026-01-26";
@@ -19,7 +24,7 @@ type Rpc = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: Rec
 interface Pending {
   kind: "tool";
   question: Omit<ApprovalQuestion, "id" | "callId">;
-  resolve: (approved: boolean) => void;
+  resolve: (answer: ApprovalDecision) => void;
 }
 
 export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: string; input: unknown; result: CallToolResult }) {
@@ -28,7 +33,7 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
   const [failure, setFailure] = useState<string>();
   const [height, setHeight] = useState(240);
   const [asking, setAsking] = useState<Pending>();
-  const [link, setLink] = useState<{ url: string; resolve: (opened: boolean) => void }>();
+  const [link, setLink] = useState<{ url: OpenableUrl; resolve: (opened: boolean) => void }>();
 
   useEffect(() => {
     let live = true;
@@ -44,7 +49,15 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
   useEffect(() => {
     if (!src) return;
     const post = (message: Omit<Rpc, "jsonrpc">) => frame.current?.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
-    const ask = (question: Pending["question"]) => new Promise<boolean>((resolve) => setAsking({ kind: "tool", question, resolve }));
+    const ask = (question: Pending["question"]) => new Promise<ApprovalDecision>((resolve) => setAsking({ kind: "tool", question, resolve }));
+    // The theme the app was last told; told again when the person (or the system) switches it.
+    let told: string | undefined;
+    const stopWatching = watchTheme(() => {
+      const theme = pageTheme();
+      if (told === undefined || theme === told) return;
+      told = theme;
+      post({ method: "ui/notifications/host-context-changed", params: { theme } });
+    });
     const handle = async (message: Rpc): Promise<unknown> => {
       switch (message.method) {
         case "ui/initialize":
@@ -53,7 +66,7 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
             hostInfo: { name: "toolbridge", version: "1" },
             hostCapabilities: { serverTools: {}, openLinks: {}, logging: {} },
             hostContext: {
-              theme: document.documentElement.dataset.theme === "dark" || (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches) ? "dark" : "light",
+              theme: (told = pageTheme()),
               displayMode: "inline",
               availableDisplayModes: ["inline"],
               // The whole tool as MCP defines it: the extension's App SDK refuses a tool without its input schema.
@@ -66,15 +79,15 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           const args = (message.params?.arguments ?? {}) as Record<string, unknown>;
           let answer = await callAppTool(tool.name, name, args);
           if ("approval" in answer) {
-            if (!(await ask(answer.approval))) return { content: [{ type: "text", text: "The person denied this tool call." }], isError: true };
+            const decision = await ask(answer.approval);
+            if (decision.decision === "deny") return { content: [{ type: "text", text: `The person denied this tool call${decision.reason ? `: ${decision.reason}` : "."}` }], isError: true };
             answer = await callAppTool(tool.name, name, args, { fingerprint: answer.approval.fingerprint });
           }
           if ("approval" in answer) throw new Error("not approved");
           return answer.result;
         }
         case "ui/open-link": {
-          const url = String(message.params?.url ?? "");
-          if (!/^https?:\/\//i.test(url)) throw new Error("only http and https links open");
+          const url = openableUrl(String(message.params?.url ?? ""));
           const opened = await new Promise<boolean>((resolve) => setLink({ url, resolve }));
           return opened ? {} : { isError: true };
         }
@@ -106,7 +119,10 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
       );
     };
     window.addEventListener("message", onMessage);
-    return () => window.removeEventListener("message", onMessage);
+    return () => {
+      window.removeEventListener("message", onMessage);
+      stopWatching();
+    };
   }, [src, tool, input, result]);
 
   if (failure) return <p class="app-failure">The app {uri} could not be shown: {failure}</p>;
@@ -120,27 +136,29 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           question={asking.question}
           session={false}
           onAnswer={(answer) => {
-            asking.resolve(answer.decision !== "deny");
+            asking.resolve(answer);
             setAsking(undefined);
           }}
         />
       )}
       {link && (
         <section class="approval" role="group" aria-label="Open a link">
-          <p class="approval-title">The app asks to open this address in a new tab:</p>
-          <pre class="link-url">{link.url}</pre>
+          <p class="approval-title">The app asks to open a page:</p>
+          <LinkShown url={link.url} />
           <div class="approval-buttons">
-            <button
-              type="button"
-              class="btn primary"
-              onClick={() => {
-                window.open(link.url, "_blank", "noopener,noreferrer");
-                link.resolve(true);
-                setLink(undefined);
-              }}
-            >
-              Open
-            </button>
+            {link.url.ok && (
+              <button
+                type="button"
+                class="btn primary"
+                onClick={() => {
+                  if (link.url.ok) window.open(link.url.href, "_blank", "noopener,noreferrer");
+                  link.resolve(true);
+                  setLink(undefined);
+                }}
+              >
+                Open
+              </button>
+            )}
             <button
               type="button"
               class="btn"
