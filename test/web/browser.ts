@@ -59,13 +59,13 @@ export async function overflowing(page: Page): Promise<string[]> {
     const found: string[] = [];
     if (document.documentElement.scrollWidth > width) found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
     const inside = (rect: DOMRect) => rect.left >= -1 && rect.right <= width + 1;
-    for (const element of document.body.querySelectorAll("*")) {
+    for (const element of Array.from(document.body.querySelectorAll("*"))) {
       const rect = element.getBoundingClientRect();
       // Wholly left of the screen is a skip link's way of hiding until focused.
       if (rect.width === 0 || rect.height === 0 || inside(rect) || rect.right < 0 || getComputedStyle(element).visibility === "hidden") continue;
       let kept = false;
       for (let up = element.parentElement; up && up !== document.body && !kept; up = up.parentElement) kept = getComputedStyle(up).overflowX !== "visible" && inside(up.getBoundingClientRect());
-      if (!kept) found.push(`${element.tagName.toLowerCase()}${[...element.classList].map((c) => `.${c}`).join("")} ${Math.round(rect.left)}–${Math.round(rect.right)}`);
+      if (!kept) found.push(`${element.tagName.toLowerCase()}${Array.from(element.classList).map((c) => `.${c}`).join("")} ${Math.round(rect.left)}–${Math.round(rect.right)}`);
     }
     return found.slice(0, 10);
   });

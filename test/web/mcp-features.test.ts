@@ -185,6 +185,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(sent).toContain("line 07000 ok");
     expect(sent).not.toContain("line 07200 ok");
     expect(await page.locator("#log .msg.user").last().locator(".attachment-size").textContent()).toBe("100.0 kB of 150.0 kB");
+    // Regenerate sends the resource again, as it was attached.
+    harness.upstream.push({ text: "Read it again." });
+    await lastAnswer().getByRole("button", { name: "Regenerate" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Read it again.");
+    expect(lastRequest()).toContain("Resource report (long://report), its first 100.0 kB of 150.0 kB:");
   });
 
   it("shows the servers panel: status, tools, the roots the servers are given, and what they logged", async () => {
