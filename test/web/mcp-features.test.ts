@@ -228,6 +228,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     const ask = page.locator(".app-frame").getByRole("group", { name: "Approve add-one" });
     await ask.waitFor({ timeout: 15_000 });
     expect(await ask.textContent()).toContain("41");
+    // Brought on screen above the message box, though its turn has ended.
+    await expect.poll(() => ask.getByRole("button", { name: "Allow once" }).evaluate((button) => button.getBoundingClientRect().bottom <= document.querySelector(".composer-wrap")!.getBoundingClientRect().top)).toBe(true);
     expect(await ask.getByRole("button", { name: "Allow for this session" }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "app-approval-desktop");
