@@ -279,6 +279,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await fetch(`${harness.gateway.url}/app-frames/00000000-0000-0000-0000-000000000000`).then((r) => r.status)).toBe(404);
   });
 
+  it("asks the app to tear down, and waits for its answer, before its frame goes (ui/resource-teardown)", async () => {
+    const said: string[] = [];
+    page.on("console", (message) => said.push(message.text()));
+    const turn = page.locator("#log .turn").filter({ has: page.locator(".app-frame") });
+    await turn.locator(".msg.assistant").getByRole("button", { name: "Delete this exchange" }).click();
+    await expect.poll(() => page.locator(".app-frame").count(), { timeout: 15_000 }).toBe(0);
+    expect(said).toContain("counter app: resource-teardown");
+  });
+
   it("shows the cards and the app on a phone", async () => {
     const { page: phone } = await openPage(browser, harness.gateway.url, PHONE);
     await phone.locator(".empty-servers").waitFor();

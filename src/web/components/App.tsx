@@ -20,6 +20,7 @@ import { messageWith, type Attachment } from "../attachment.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
+import { tearDownApps } from "./AppFrame.js";
 import { Composer } from "./Composer.js";
 import { EmptyState } from "./EmptyState.js";
 import { Header } from "./Header.js";
@@ -142,7 +143,12 @@ export function App() {
     scheduleRedraw();
   };
 
+  /** The MCP Apps in the turns shown from `from` (to `to`) are told they go, and answer, before those turns do. */
+  const tearDown = (from = 0, to?: number) => tearDownApps([...document.querySelectorAll("#log .turn")].slice(from, to));
+
   const send = async (input: string, keep?: number, attachments: Attachment[] = []) => {
+    if (running.current) return;
+    if (keep !== undefined) await tearDown(keep);
     if (running.current) return;
     let conversation = current;
     if (!conversation) {
@@ -230,15 +236,16 @@ export function App() {
         setTimeout(() => document.getElementById("search")?.focus());
       } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === "o") {
         event.preventDefault();
-        newChat();
+        void newChat();
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   });
 
-  const newChat = () => {
+  const newChat = async () => {
     if (running.current) return;
+    await tearDown();
     setCurrentId(undefined);
     setSidebarOpen(false);
     document.getElementById("input")?.focus();
@@ -292,13 +299,15 @@ export function App() {
           conversations={conversations}
           currentId={currentId}
           busy={running.current !== undefined}
-          onOpen={(id) => {
+          onOpen={async (id) => {
+            if (id !== currentId) await tearDown();
             setCurrentId(id);
             setSidebarOpen(false);
           }}
           onNew={newChat}
           onRename={(id, title) => update(id, (c) => ({ ...c, title }))}
-          onDelete={(id) => {
+          onDelete={async (id) => {
+            if (id === currentId) await tearDown();
             persist(conversationsRef.current.filter((c) => c.id !== id));
             if (id === currentId) setCurrentId(undefined);
           }}
@@ -335,7 +344,7 @@ export function App() {
                     actions={{
                       ...(last ? { onRegenerate: () => void send(turn.input, index, turn.attachments) } : {}),
                       onEdit: (input) => void send(input, index, turn.attachments),
-                      onDelete: () => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) })),
+                      onDelete: () => void tearDown(index, index + 1).then(() => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) }))),
                       ...(turn.error ? { onRetry: () => void send(turn.input, index, turn.attachments) } : {}),
                     }}
                   />

@@ -16,6 +16,8 @@ import { LinkShown } from "./LinkShown.js";
  */
 
 const PROTOCOL_VERSION = "2026-01-26";
+/** How long an app is given to answer ui/resource-teardown before its frame goes anyway. */
+const TEARDOWN_WAIT_MS = 1000;
 const MAX_HEIGHT = 800;
 const MIN_HEIGHT = 60;
 
@@ -27,11 +29,21 @@ interface Pending {
   resolve: (answer: ApprovalDecision) => void;
 }
 
+/** The apps shown, by their frame: each is asked to tear down (and answers, or its time runs out) before the frame goes. */
+const shown = new Map<Element, () => Promise<void>>();
+
+/** Sends ui/resource-teardown to every app inside `leaving` (elements about to be removed) and waits for their answers. */
+export async function tearDownApps(leaving: readonly Element[]): Promise<void> {
+  await Promise.all([...shown].filter(([element]) => leaving.some((gone) => gone.contains(element))).map(([, tearDown]) => tearDown()));
+}
+
 export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: string; input: unknown; result: CallToolResult }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [src, setSrc] = useState<string>();
   const [failure, setFailure] = useState<string>();
   const [height, setHeight] = useState(240);
+  /** Whether the app said it is initialized (the bridge's effect may run again later, for the same app). */
+  const ready = useRef(false);
   const [asking, setAsking] = useState<Pending>();
   const [link, setLink] = useState<{ url: OpenableUrl; resolve: (opened: boolean) => void }>();
 
@@ -51,7 +63,7 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
     const post = (message: Omit<Rpc, "jsonrpc">) => frame.current?.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
     const ask = (question: Pending["question"]) => new Promise<ApprovalDecision>((resolve) => setAsking({ kind: "tool", question, resolve }));
     // The theme the app was last told; told again when the person (or the system) switches it.
-    let told: string | undefined;
+    let told: string | undefined = ready.current ? pageTheme() : undefined;
     const stopWatching = watchTheme(() => {
       const theme = pageTheme();
       if (told === undefined || theme === told) return;
@@ -97,12 +109,33 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           throw new Error(`not supported: ${message.method}`);
       }
     };
+    // The page's own requests to the app (ui/resource-teardown), waiting for its answer.
+    const answers = new Map<string, () => void>();
+    let asked = 0;
+    const tearDown = () =>
+      new Promise<void>((resolve) => {
+        const id = `teardown-${++asked}`;
+        const done = () => {
+          clearTimeout(timer);
+          answers.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, TEARDOWN_WAIT_MS);
+        answers.set(id, done);
+        post({ id, method: "ui/resource-teardown", params: {} });
+      });
+    const element = frame.current;
+    if (ready.current && element) shown.set(element, tearDown);
     const onMessage = (event: MessageEvent) => {
       // Only this frame's window; its origin is opaque ("null"), so the window is what identifies it.
       if (event.source !== frame.current?.contentWindow) return;
       const message = event.data as Rpc;
-      if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0" || typeof message.method !== "string") return;
+      if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0") return;
+      if (message.method === undefined && typeof message.id === "string") return answers.get(message.id)?.();
+      if (typeof message.method !== "string") return;
       if (message.method === "ui/notifications/initialized") {
+        ready.current = true;
+        if (element) shown.set(element, tearDown);
         post({ method: "ui/notifications/tool-input", params: { arguments: typeof input === "object" && input !== null ? input : {} } });
         post({ method: "ui/notifications/tool-result", params: result as unknown as Record<string, unknown> });
         return;
@@ -122,6 +155,7 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
     return () => {
       window.removeEventListener("message", onMessage);
       stopWatching();
+      if (element) shown.delete(element);
     };
   }, [src, tool, input, result]);
 
