@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Hub } from "../mcp/hub.js";
-import type { HubEvent } from "../mcp/types.js";
 import type { HubServerSource } from "./hub-server.js";
 
 /**
@@ -9,11 +8,9 @@ import type { HubServerSource } from "./hub-server.js";
  * any object with the public GatewayHub shape; the optional parts are shown where it has them.
  */
 
-export type WebChatHub = HubServerSource & Pick<Hub, "servers"> & Partial<Pick<Hub, "complete" | "roots" | "on">>;
+export type WebChatHub = HubServerSource & Pick<Hub, "servers"> & Partial<Pick<Hub, "complete" | "roots" | "on" | "recentLog">>;
 
 const LOG_LINES_PER_SERVER = 50;
-const MAX_LOG_LINE_CHARS = 500;
-const MAX_SERVERS_LOGGED = 200;
 
 export const PromptRequestSchema = z.strictObject({
   name: z.string().min(1).max(200),
@@ -30,40 +27,8 @@ export const CompleteRequestSchema = z.strictObject({
 
 export const ResourceRequestSchema = z.strictObject({ uri: z.string().min(1).max(2000), server: z.string().min(1).max(200).optional() });
 
-/** The last lines each server logged (notifications/message), each cut to one bounded line. */
-export class RecentLogs {
-  private readonly lines = new Map<string, string[]>();
-  private readonly unsubscribe: () => void;
-
-  constructor(hub: WebChatHub) {
-    this.unsubscribe = hub.on?.((event: HubEvent) => {
-      if (event.type === "log") this.add(event.server, `${event.level}${event.logger ? ` ${event.logger}` : ""}: ${event.text}`);
-    }) ?? (() => undefined);
-  }
-
-  add(server: string, line: string): void {
-    let kept = this.lines.get(server);
-    if (!kept) {
-      if (this.lines.size >= MAX_SERVERS_LOGGED) return;
-      kept = [];
-      this.lines.set(server, kept);
-    }
-    const oneLine = line.replace(/\s+/g, " ");
-    kept.push(oneLine.length > MAX_LOG_LINE_CHARS ? `${oneLine.slice(0, MAX_LOG_LINE_CHARS)}…` : oneLine);
-    if (kept.length > LOG_LINES_PER_SERVER) kept.shift();
-  }
-
-  of(server: string): string[] {
-    return this.lines.get(server) ?? [];
-  }
-
-  close(): void {
-    this.unsubscribe();
-  }
-}
-
 /** Each server as the servers panel shows it: status, tools, its recent log lines (protocol and stderr). */
-export function serversView(hub: WebChatHub, logs: RecentLogs) {
+export function serversView(hub: WebChatHub) {
   return hub.servers().map(({ name, status, toolCount, resourceCount, promptCount, serverName, serverVersion, error, stderrTail }) => ({
     name,
     status,
@@ -73,7 +38,7 @@ export function serversView(hub: WebChatHub, logs: RecentLogs) {
     ...(serverName ? { serverName } : {}),
     ...(serverVersion ? { serverVersion } : {}),
     ...(error ? { error } : {}),
-    log: [...logs.of(name), ...(stderrTail ?? []).map((line) => `stderr: ${line}`)].slice(-LOG_LINES_PER_SERVER),
+    log: [...(hub.recentLog?.(name) ?? []), ...(stderrTail ?? []).map((line) => `stderr: ${line}`)].slice(-LOG_LINES_PER_SERVER),
   }));
 }
 

@@ -9,7 +9,7 @@ import type { GatewayModels } from "./models.js";
 import type { ApprovalRelay, QuestionRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, sendAppFrame } from "./web-chat-apps.js";
-import { CompleteRequestSchema, promptsView, PromptRequestSchema, RecentLogs, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
+import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
 import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
 import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
 import type { ApprovalMode, ServerApprovalConfig } from "../agent/approval.js";
@@ -84,11 +84,9 @@ export class WebChat {
   private readonly questions: WebServerQuestions;
   private readonly unwatch: () => void;
   private readonly running = new RunningTurns();
-  private readonly logs: RecentLogs;
   private readonly frames = new AppFrames();
 
   constructor(private readonly options: WebChatOptions) {
-    this.logs = new RecentLogs(options.hub);
     this.approvals = new PendingApprovals(options.approvals);
     const questions = (this.questions = options.questions ?? new WebServerQuestions());
     if (options.questionRelay) questions.answeredThrough(options.questionRelay);
@@ -107,7 +105,7 @@ export class WebChat {
       "GET /api/status": async (_req, res) => {
         const primary = models.primary;
         sendJson(res, 200, {
-          servers: serversView(hub, this.logs),
+          servers: serversView(hub),
           tools: runner.offered().map(({ name, server, title, description, inputSchema, _meta }) => ({ name, server, ...(title ? { title } : {}), ...(description ? { description } : {}), ...(appUri(_meta) ? { appUri: appUri(_meta), inputSchema } : {}) })),
           models: await models.listed(),
           model: primary.modelId,
@@ -168,7 +166,6 @@ export class WebChat {
 
   close(): void {
     this.unwatch();
-    this.logs.close();
   }
 }
 

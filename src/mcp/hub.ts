@@ -7,6 +7,7 @@ import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
 import { Connection } from "./connection.js";
 import { HubError, toolErrorOnce } from "./errors.js";
+import { RecentLogs } from "./recent-logs.js";
 import { RootList, toRoots } from "./roots.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
 import { assignToolNames, toolNameAliases, type ToolRef } from "./tool-names.js";
@@ -82,6 +83,7 @@ export class Hub {
   private readonly connections = new Map<string, Connection>();
   private readonly listeners = new Set<(event: HubEvent) => void>();
   private readonly log: ServerLog;
+  private readonly recentLogs = new RecentLogs();
   private registry = new Map<string, HubTool>();
   /** The registry as a list: one frozen array until the registry changes, so callers may cache by identity. */
   private toolList: readonly HubTool[] = Object.freeze([]);
@@ -160,6 +162,11 @@ export class Hub {
 
   servers(): ServerState[] {
     return [...this.connections.values()].map((connection) => ({ ...connection.state }));
+  }
+
+  /** The last lines a server logged (`notifications/message` at or above its logLevel), oldest first, at most 50. */
+  recentLog(server: string): string[] {
+    return this.recentLogs.of(server);
   }
 
   /** The registry: every tool of every connected server, under its exposed name, in config order. */
@@ -377,6 +384,7 @@ export class Hub {
   }
 
   private onConnectionEvent(event: HubEvent): void {
+    if (event.type === "log") this.recentLogs.add(event.server, `${event.level}${event.logger ? ` ${event.logger}` : ""}: ${event.text}`);
     if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.rebuildRegistry();
     this.emit(event);
   }

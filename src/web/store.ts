@@ -1,4 +1,5 @@
 import type { Message, TurnError, Usage } from "./api.js";
+import type { Attachment } from "./attachment.js";
 
 /** Conversations, kept in this browser's localStorage: nothing of them stays on the gateway. */
 
@@ -13,7 +14,9 @@ export interface CallNote {
 /** One exchange: what the person sent and what the turn added (their message first); after Stop, what had arrived. */
 export interface Turn {
   id: string;
+  /** What the person typed; the resources they attached are kept apart (the model was sent both, in `messages`). */
   input: string;
+  attachments?: Attachment[];
   messages: Message[];
   status: "completed" | "aborted" | "failed";
   error?: TurnError;

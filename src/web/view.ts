@@ -1,4 +1,5 @@
 import type { ApprovalQuestion, CallToolResult, ContentPart, Message, Progress, ServerQuestion, ToolView, TurnError, TurnEvent, Usage } from "./api.js";
+import { messageWith, type Attachment } from "./attachment.js";
 import type { CallNote, Turn } from "./store.js";
 
 /**
@@ -31,6 +32,7 @@ export interface Segment {
 
 export interface TurnView {
   input: string;
+  attachments?: Attachment[];
   segments: Segment[];
   status: "running" | Turn["status"];
   error?: TurnError;
@@ -63,7 +65,7 @@ export function viewOfTurn(turn: Turn): TurnView {
       }
     }
   }
-  return { input: turn.input, segments, status: turn.status, ...(turn.notices?.length ? { notices: turn.notices } : {}), ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
+  return { input: turn.input, ...(turn.attachments?.length ? { attachments: turn.attachments } : {}), segments, status: turn.status, ...(turn.notices?.length ? { notices: turn.notices } : {}), ...(turn.error ? { error: turn.error } : {}), ...(turn.usage ? { usage: turn.usage } : {}), ...(turn.durationMs !== undefined ? { durationMs: turn.durationMs } : {}) };
 }
 
 function withNote(call: CallView, note: CallNote | undefined): CallView {
@@ -79,8 +81,8 @@ function parseArguments(text: string): unknown {
   }
 }
 
-export function startTurnView(input: string): TurnView {
-  return { input, segments: [], status: "running" };
+export function startTurnView(input: string, attachments: Attachment[] = []): TurnView {
+  return { input, ...(attachments.length ? { attachments } : {}), segments: [], status: "running" };
 }
 
 function lastSegment(view: TurnView): Segment {
@@ -183,7 +185,7 @@ export function notesOf(view: TurnView): Record<string, CallNote> {
 /** A turn whose stream broke before its end: what arrived, as messages (the text only; calls without results are dropped). */
 export function messagesOf(view: TurnView): Message[] {
   const text = view.segments.map((segment) => segment.text).join("");
-  return [{ role: "user", content: view.input }, ...(text ? [{ role: "assistant" as const, content: text }] : [])];
+  return [{ role: "user", content: messageWith(view.input, view.attachments) }, ...(text ? [{ role: "assistant" as const, content: text }] : [])];
 }
 
 /** The whole answer's text, as the copy button copies it. */

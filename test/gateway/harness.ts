@@ -34,17 +34,19 @@ export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "mo
   aliases?: Record<string, string>;
   /** false: the upstream has no /tokenize (a server other than vLLM). */
   tokenize?: boolean;
+  /** The roots the servers are offered (directories); default the current directory. */
+  roots?: string[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, ...gatewayOptions } = options;
+  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, ...gatewayOptions } = options;
   const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
   const llm = { provider: "vllm" as const, baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
   const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});
   // As `toolbridge gateway` does: servers' questions go to the web chat's page, sampling to the gateway's models.
   const questions = new WebServerQuestions();
-  const hub = await Hub.connect(config, webClientHandlers(questions, { approve: approve ?? "ask", servers: config, models: () => models }));
+  const hub = await Hub.connect(config, { ...webClientHandlers(questions, { approve: approve ?? "ask", servers: config, models: () => models }), ...(roots ? { roots } : {}) });
   const gateway = await startGateway({
     port: 0,
     ...gatewayOptions,

@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { appPolicy } from "../../src/gateway/web-chat-apps.js";
-import { RecentLogs } from "../../src/gateway/web-chat-mcp.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /** The web chat's API without a browser: Stop, approval answers, app frames and an app's own tool calls, bounds. */
@@ -90,14 +89,5 @@ describe("the web chat API", () => {
     expect(policy).not.toContain("x.test");
     expect(policy).not.toContain("javascript");
     expect(appPolicy(undefined)).toContain("connect-src 'none'");
-  });
-
-  it("keeps a bounded number of bounded log lines per server", () => {
-    const logs = new RecentLogs({} as never);
-    for (let i = 0; i < 120; i++) logs.add("noisy", `line ${i}\n${"x".repeat(i === 119 ? 5000 : 0)}`);
-    const kept = logs.of("noisy");
-    expect(kept).toHaveLength(50);
-    expect(kept[0]).toBe("line 70 ");
-    expect(kept.at(-1)?.length).toBe(501);
   });
 });

@@ -48,3 +48,33 @@ export async function say(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
   await page.keyboard.press("Enter");
 }
+
+/**
+ * What sticks out of the screen sideways: the page scrolling sideways, and each visible element
+ * past an edge that no scrolling or clipping box around it keeps in (at most 10, tag.class left–right).
+ */
+export async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const found: string[] = [];
+    if (document.documentElement.scrollWidth > width) found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
+    const inside = (rect: DOMRect) => rect.left >= -1 && rect.right <= width + 1;
+    for (const element of Array.from(document.body.querySelectorAll("*"))) {
+      const rect = element.getBoundingClientRect();
+      // Wholly left of the screen is a skip link's way of hiding until focused.
+      if (rect.width === 0 || rect.height === 0 || inside(rect) || rect.right < 0 || getComputedStyle(element).visibility === "hidden") continue;
+      let kept = false;
+      for (let up = element.parentElement; up && up !== document.body && !kept; up = up.parentElement) kept = getComputedStyle(up).overflowX !== "visible" && inside(up.getBoundingClientRect());
+      if (!kept) found.push(`${element.tagName.toLowerCase()}${Array.from(element.classList).map((c) => `.${c}`).join("")} ${Math.round(rect.left)}–${Math.round(rect.right)}`);
+    }
+    return found.slice(0, 10);
+  });
+}
+
+/** Whether an element, scrolled to, is wholly on the screen sideways and shown. */
+export async function onScreen(page: Page, selector: ReturnType<Page["locator"]>): Promise<boolean> {
+  await selector.scrollIntoViewIfNeeded();
+  const box = await selector.boundingBox();
+  const width = page.viewportSize()?.width ?? 0;
+  return box !== null && (await selector.isVisible()) && box.x >= 0 && box.x + box.width <= width + 1 && box.y >= 0;
+}

@@ -197,6 +197,75 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     expect(lines.map((line) => line.role)).toContain("assistant");
   });
 
+  it("reaches the message actions, a tool card and the conversation's rename and delete with Tab; Enter and Space work them", async () => {
+    /** Tabs forward from the top of the page until `found` holds for the focused element; false after 80 steps. */
+    const tabTo = async (found: string) => {
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      for (let step = 0; step < 80; step++) {
+        await page.keyboard.press("Tab");
+        if (await page.evaluate(`(() => { const el = document.activeElement; return !!el && (${found}); })()`)) return true;
+      }
+      return false;
+    };
+    const named = (label: string) => `el.getAttribute("aria-label") === ${JSON.stringify(label)}`;
+    const actionsShown = () => page.evaluate(() => getComputedStyle(document.activeElement!.closest(".actions")!).opacity);
+
+    await page.keyboard.press("Control+Shift+O");
+    harness.upstream.push({ toolCalls: [{ name: "echo", arguments: { message: "hello keys" } }] }, { text: "Echoed." });
+    await say("Echo with the keyboard");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Echoed.");
+
+    // The tool card's toggle: Space opens it.
+    expect(await tabTo(`el.classList.contains("tool-head")`)).toBe(true);
+    await page.keyboard.press("Space");
+    await expect.poll(() => lastAnswer().locator(".tool-head").getAttribute("aria-expanded")).toBe("true");
+    expect(await lastAnswer().locator(".tool-body").textContent()).toContain("hello keys");
+
+    // Copy: Enter; the actions show while one of them has the focus.
+    expect(await tabTo(named("Copy answer"))).toBe(true);
+    expect(await actionsShown()).toBe("1");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Echoed.");
+
+    // Regenerate: Space.
+    harness.upstream.push({ text: "Echoed again." });
+    expect(await tabTo(named("Regenerate"))).toBe(true);
+    await page.keyboard.press("Space");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Echoed again.");
+
+    // Edit and resend: Enter opens the box with the focus in it; Enter sends.
+    expect(await tabTo(named("Edit and resend"))).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("edit-input");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "edit-desktop");
+    harness.upstream.push({ text: "Edited by keys." });
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("Edited with the keyboard");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Edited by keys.");
+
+    // Delete the exchange: Enter.
+    expect(await tabTo(named("Delete this exchange"))).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#log .turn").count()).toBe(0);
+
+    // Rename the conversation: Enter, type, Enter; then delete it: Enter, and Enter on the confirmation's Delete (it has the focus).
+    expect(await tabTo(named("Rename Echo with the keyboard"))).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("rename-input");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("Keys");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#conversations .conv").allTextContents()).toContain("Keys");
+    expect(await tabTo(named("Delete Keys"))).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Delete");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#conversations .conv").allTextContents()).not.toContain("Keys");
+  });
+
   describe("on a phone", () => {
     let phone: Page;
     beforeAll(async () => {

@@ -1,5 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
@@ -14,18 +16,23 @@ import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolat
 
 const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
+const LONG_RESOURCE = join(import.meta.dirname, "../fixtures/servers/long-resource.mjs");
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", () => {
   let harness: Harness;
   let browser: Browser;
   let page: Page;
+  const root = mkdtempSync(join(tmpdir(), "toolbridge-root-"));
 
   beforeAll(async () => {
     harness = await startHarness({
+      roots: [root],
       servers: {
         time: { ...bundledServer("time"), trust: false },
-        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true },
+        // Its log lines at info and above, as a person who wants to see them configures it.
+        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true, logLevel: "info" },
         counter: { command: process.execPath, args: [APP_SERVER], trust: false },
+        notes: { command: process.execPath, args: [LONG_RESOURCE], trust: false },
       },
       approve: "ask",
     });
@@ -36,6 +43,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
+    rmSync(root, { recursive: true, force: true });
   });
 
   const say = (text: string) => sayIn(page, text);
@@ -126,30 +134,75 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     await page.locator("#input").fill("");
   });
 
-  it("attaches a resource after @, and sends its text with the message", async () => {
+  it("attaches a resource after @ as a chip in the message: name, address and size, its text when opened; the model gets the text", async () => {
     await page.locator("#input").focus();
-    await page.keyboard.type("Summarize @");
+    await page.keyboard.type("Summarize @note");
     const menu = page.getByRole("listbox", { name: "Resources" });
-    await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBeGreaterThan(0);
-    const first = (await menu.locator("[role=option] .menu-name").first().textContent()) ?? "";
+    await expect.poll(() => menu.locator("[role=option]").allTextContents(), { timeout: 15_000 }).toEqual(["notenotes · long://note"]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "resource-menu-desktop");
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.locator(".attachments").textContent(), { timeout: 15_000 }).toContain(`@${first}`);
+    await expect.poll(() => page.locator(".attachments").textContent(), { timeout: 15_000 }).toContain("@note 12 B");
     harness.upstream.push({ text: "A summary." });
     await page.keyboard.type("it");
     await page.keyboard.press("Enter");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("A summary.");
-    expect(lastRequest()).toContain("Resource ");
     expect(lastRequest()).toContain("Summarize it");
+    expect(lastRequest()).toContain("a short note");
+    // The bubble: what was typed, and a chip for the resource; its text only when the chip is opened.
+    const mine = page.locator("#log .msg.user").last();
+    expect(await mine.locator(".plain").textContent()).toBe("Summarize it");
+    const chip = mine.locator("details.attachment");
+    expect(await chip.locator("summary").textContent()).toBe("@notelong://note12 B");
+    expect(await chip.locator(".attachment-text").isVisible()).toBe(false);
+    await chip.locator("summary").click();
+    expect(await chip.locator(".attachment-text").textContent()).toBe("a short note");
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, "resource-chip-desktop");
   });
 
-  it("shows the servers panel: status, tools, log lines, roots", async () => {
+  it("attaches at most 100 kB of resources to a message: a longer one is cut, one more is refused, each said in one line", async () => {
+    await page.locator("#input").focus();
+    await page.keyboard.type("Read @report");
+    await expect.poll(() => page.getByRole("listbox", { name: "Resources" }).locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
+    await page.keyboard.press("Enter");
+    const notice = page.locator(".notice");
+    await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toContain("@report (long://report) is 150.0 kB: only its first 100.0 kB were attached (a message carries at most 100.0 kB of resources).");
+    expect(await page.locator(".attachments").textContent()).toContain("@report 100.0 kB");
+    await page.locator("#input").focus();
+    await page.keyboard.type(" @note");
+    await expect.poll(() => page.getByRole("listbox", { name: "Resources" }).locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toContain("@note (long://note) was not attached: this message already carries 100.0 kB of resources");
+    expect(await page.locator(".attachments li").count()).toBe(1);
+    await notice.getByRole("button", { name: "Dismiss" }).click();
+    harness.upstream.push({ text: "Read the first part." });
+    await page.locator("#input").focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Read the first part.");
+    const sent = lastRequest();
+    expect(sent).toContain("Resource report (long://report), its first 100.0 kB of 150.0 kB:");
+    expect(sent).toContain("line 07000 ok");
+    expect(sent).not.toContain("line 07200 ok");
+    expect(await page.locator("#log .msg.user").last().locator(".attachment-size").textContent()).toBe("100.0 kB of 150.0 kB");
+    // Regenerate sends the resource again, as it was attached.
+    harness.upstream.push({ text: "Read it again." });
+    await lastAnswer().getByRole("button", { name: "Regenerate" }).click();
+    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Read it again.");
+    expect(lastRequest()).toContain("Resource report (long://report), its first 100.0 kB of 150.0 kB:");
+  });
+
+  it("shows the servers panel: status, tools, the roots the servers are given, and what they logged", async () => {
     await page.getByRole("button", { name: /^Servers/ }).click();
     const panel = page.getByRole("complementary", { name: "Servers" });
     await panel.waitFor();
-    expect(await panel.locator(".status.connected").count()).toBe(3);
+    expect(await panel.locator(".status.connected").count()).toBe(4);
     expect(await panel.textContent()).toContain("show-counter");
-    expect(await panel.textContent()).toContain("Recent log lines");
-    expect(await panel.textContent()).toContain("Roots");
+    expect(await panel.locator(".roots code").allTextContents()).toEqual([pathToFileURL(root).href]);
+    // server-everything logs (notifications/message) when it is given its roots, as it connects.
+    const everything = panel.locator(".server").filter({ hasText: "mcp-servers/everything" });
+    await everything.locator(".server-log summary").click();
+    expect(await everything.locator(".server-log pre").textContent()).toContain("info everything-server: Roots updated: 1 root(s) received from client");
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "servers-desktop");
     await page.keyboard.press("Escape");
@@ -175,14 +228,19 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     const ask = page.locator(".app-frame").getByRole("group", { name: "Approve add-one" });
     await ask.waitFor({ timeout: 15_000 });
     expect(await ask.textContent()).toContain("41");
+    // Brought on screen above the message box, though its turn has ended.
+    await expect.poll(() => ask.getByRole("button", { name: "Allow once" }).evaluate((button) => button.getBoundingClientRect().bottom <= document.querySelector(".composer-wrap")!.getBoundingClientRect().top)).toBe(true);
     expect(await ask.getByRole("button", { name: "Allow for this session" }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "app-approval-desktop");
     await ask.getByRole("button", { name: "Allow once" }).click();
     await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toBe("added 42");
     await app.locator("#add").click();
     await page.locator(".app-frame").getByRole("button", { name: "Deny…" }).click();
-    await page.keyboard.press("Enter");
-    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toContain("refused");
+    // The person's reason reaches the app with the refusal.
+    await page.locator(".app-frame").getByLabel(/^Why not/).fill("Not past 42");
+    await page.locator(".app-frame").getByLabel(/^Why not/).press("Enter");
+    await expect.poll(() => app.locator("#added").textContent(), { timeout: 15_000 }).toBe("refused: The person denied this tool call: Not past 42");
     // A link: the exact address is shown; nothing opens unless the person clicks Open.
     await app.locator("#link").click();
     const consent = page.getByRole("group", { name: "Open a link" });
@@ -190,6 +248,23 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await consent.locator(".link-url").textContent()).toBe("https://example.com/docs?a=1");
     await consent.getByRole("button", { name: "Don't open" }).click();
     await expect.poll(() => app.locator("#linked").textContent(), { timeout: 15_000 }).toBe("link refused");
+    // Checked as a server's links are: a look-alike host shown in punycode, control characters refused.
+    await app.locator("#link-lookalike").click();
+    await expect.poll(() => consent.locator(".link-url").textContent()).toBe("https://xn--exmple-4nf.com/login");
+    expect(await consent.locator(".url-host").textContent()).toBe("xn--exmple-4nf.com");
+    await consent.getByRole("button", { name: "Don't open" }).click();
+    await app.locator("#link-control").click();
+    await expect.poll(() => consent.locator(".field-error").textContent()).toBe("Not opened: the URL contains control characters.");
+    expect(await consent.getByRole("button", { name: "Open", exact: true }).count()).toBe(0);
+    await consent.getByRole("button", { name: "Don't open" }).click();
+    await expect.poll(() => consent.count()).toBe(0);
+    // The theme, told again when it switches.
+    expect(await app.locator("#theme").textContent()).toBe("theme light");
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await expect.poll(() => app.locator("#theme").textContent(), { timeout: 15_000 }).toBe("theme changed to dark");
+    await shot(page, "app-desktop-dark");
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await expect.poll(() => app.locator("#theme").textContent(), { timeout: 15_000 }).toBe("theme changed to light");
     await shot(page, "app-desktop");
   });
 
@@ -202,6 +277,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(csp).toContain("sandbox allow-scripts");
     expect(csp).not.toContain("allow-same-origin");
     expect(await fetch(`${harness.gateway.url}/app-frames/00000000-0000-0000-0000-000000000000`).then((r) => r.status)).toBe(404);
+  });
+
+  it("asks the app to tear down, and waits for its answer, before its frame goes (ui/resource-teardown)", async () => {
+    const said: string[] = [];
+    page.on("console", (message) => said.push(message.text()));
+    const turn = page.locator("#log .turn").filter({ has: page.locator(".app-frame") });
+    await turn.locator(".msg.assistant").getByRole("button", { name: "Delete this exchange" }).click();
+    await expect.poll(() => page.locator(".app-frame").count(), { timeout: 15_000 }).toBe(0);
+    expect(said).toContain("counter app: resource-teardown");
   });
 
   it("shows the cards and the app on a phone", async () => {

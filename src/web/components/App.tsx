@@ -16,8 +16,11 @@ import {
   type Status,
   type TurnEvent,
 } from "../api.js";
+import { messageWith, type Attachment } from "../attachment.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
+import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
+import { tearDownApps } from "./AppFrame.js";
 import { Composer } from "./Composer.js";
 import { EmptyState } from "./EmptyState.js";
 import { Header } from "./Header.js";
@@ -140,7 +143,12 @@ export function App() {
     scheduleRedraw();
   };
 
-  const send = async (input: string, keep?: number) => {
+  /** The MCP Apps in the turns shown from `from` (to `to`) are told they go, and answer, before those turns do. */
+  const tearDown = (from = 0, to?: number) => tearDownApps([...document.querySelectorAll("#log .turn")].slice(from, to));
+
+  const send = async (input: string, keep?: number, attachments: Attachment[] = []) => {
+    if (running.current) return;
+    if (keep !== undefined) await tearDown(keep);
     if (running.current) return;
     let conversation = current;
     if (!conversation) {
@@ -150,18 +158,18 @@ export function App() {
     }
     const kept = keep ?? conversation.turns.length;
     const history = historyOf(conversation.turns.slice(0, kept));
-    const turn: Running = { id: crypto.randomUUID(), conversationId: conversation.id, keep: kept, view: startTurnView(input), controller: new AbortController() };
+    const turn: Running = { id: crypto.randomUUID(), conversationId: conversation.id, keep: kept, view: startTurnView(input, attachments), controller: new AbortController() };
     running.current = turn;
     stick.current = true;
     setSidebarOpen(false);
     redraw((n) => n + 1);
     let finished: Turn | undefined;
+    const sent = { id: turn.id, input, ...(attachments.length ? { attachments } : {}) };
     try {
-      await runTurn({ model: conversation.model || activeModel, history, input }, (event) => {
+      await runTurn({ model: conversation.model || activeModel, history, input: messageWith(input, attachments) }, (event) => {
         if (event.type === "turn-end") {
           finished = {
-            id: turn.id,
-            input,
+            ...sent,
             messages: event.messages,
             status: event.status,
             ...(event.error ? { error: event.error } : {}),
@@ -175,13 +183,13 @@ export function App() {
       if (error instanceof Unauthorized) setNeedKey(true);
       if (!finished) {
         const aborted = turn.controller.signal.aborted;
-        finished = { id: turn.id, input, messages: messagesOf(turn.view), status: aborted ? "aborted" : "failed", ...(aborted ? {} : { error: { message: error instanceof Error ? error.message : String(error) } }), calls: notesOf(turn.view) };
+        finished = { ...sent, messages: messagesOf(turn.view), status: aborted ? "aborted" : "failed", ...(aborted ? {} : { error: { message: error instanceof Error ? error.message : String(error) } }), calls: notesOf(turn.view) };
       }
     }
-    finished ??= { id: turn.id, input, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
+    finished ??= { ...sent, messages: messagesOf(turn.view), status: "failed", error: { message: "The connection closed before the turn ended" } };
     const done: Turn = turn.view.notices?.length ? { ...finished, notices: turn.view.notices } : finished;
     running.current = undefined;
-    update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
+    update(turn.conversationId, (c) => ({ ...c, title: c.turns.length === 0 && c.title === "New chat" ? titleOf(input || attachments.map((a) => `@${a.name}`).join(" ")) : c.title, turns: [...c.turns.slice(0, turn.keep), done] }));
     document.getElementById("input")?.focus();
   };
 
@@ -228,15 +236,16 @@ export function App() {
         setTimeout(() => document.getElementById("search")?.focus());
       } else if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === "o") {
         event.preventDefault();
-        newChat();
+        void newChat();
       }
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   });
 
-  const newChat = () => {
+  const newChat = async () => {
     if (running.current) return;
+    await tearDown();
     setCurrentId(undefined);
     setSidebarOpen(false);
     document.getElementById("input")?.focus();
@@ -278,8 +287,7 @@ export function App() {
         serversOpen={panel === "servers"}
         theme={theme}
         onTheme={() => {
-          const dark = theme ? theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
-          const next = dark ? "light" : "dark";
+          const next = themeOf(theme) === "dark" ? "light" : "dark";
           localStorage.setItem(THEME, next);
           setTheme(next);
         }}
@@ -291,13 +299,15 @@ export function App() {
           conversations={conversations}
           currentId={currentId}
           busy={running.current !== undefined}
-          onOpen={(id) => {
+          onOpen={async (id) => {
+            if (id !== currentId) await tearDown();
             setCurrentId(id);
             setSidebarOpen(false);
           }}
           onNew={newChat}
           onRename={(id, title) => update(id, (c) => ({ ...c, title }))}
-          onDelete={(id) => {
+          onDelete={async (id) => {
+            if (id === currentId) await tearDown();
             persist(conversationsRef.current.filter((c) => c.id !== id));
             if (id === currentId) setCurrentId(undefined);
           }}
@@ -332,10 +342,10 @@ export function App() {
                     last={last}
                     index={index}
                     actions={{
-                      ...(last ? { onRegenerate: () => void send(turn.input, index) } : {}),
-                      onEdit: (input) => void send(input, index),
-                      onDelete: () => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) })),
-                      ...(turn.error ? { onRetry: () => void send(turn.input, index) } : {}),
+                      ...(last ? { onRegenerate: () => void send(turn.input, index, turn.attachments) } : {}),
+                      onEdit: (input) => void send(input, index, turn.attachments),
+                      onDelete: () => void tearDown(index, index + 1).then(() => update(current!.id, (c) => ({ ...c, turns: c.turns.filter((t) => t.id !== turn.id) }))),
+                      ...(turn.error ? { onRetry: () => void send(turn.input, index, turn.attachments) } : {}),
                     }}
                   />
                 );
@@ -345,7 +355,7 @@ export function App() {
             ]}
             <div ref={end} />
           </section>
-          <Composer running={live !== undefined} onSend={(text) => void send(text)} onStop={stop} draft={draft} onDraftUsed={() => setDraft(undefined)} onError={setNotice} />
+          <Composer running={live !== undefined} onSend={(text, attachments) => void send(text, undefined, attachments)} onStop={stop} draft={draft} onDraftUsed={() => setDraft(undefined)} onError={setNotice} />
         </main>
       </div>
       {needKey && (

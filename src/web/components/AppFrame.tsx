@@ -1,16 +1,23 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { callAppTool, openAppFrame, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
+import { openableUrl, type OpenableUrl } from "../../mcp/openable-url.js";
+import { callAppTool, openAppFrame, type ApprovalDecision, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
+import { pageTheme, watchTheme } from "../theme.js";
 import { Approval } from "./Approval.js";
+import { LinkShown } from "./LinkShown.js";
 
 /**
  * A tool's MCP App (the `io.modelcontextprotocol/ui` extension) beside its result: the `ui://`
  * document in a frame sandboxed to scripts alone (never same-origin: it cannot read this page,
  * its storage or its key), under the CSP its resource declares (set by the gateway), and the
  * extension's JSON-RPC over postMessage: ui/initialize, the tool's input and result, size
- * changes, the app's own tool calls (asked about as the policy says) and links (shown, then opened only on a click).
+ * changes, the theme as it changes, the app's own tool calls (asked about as the policy says;
+ * a denial reaches the app with the person's reason) and links (checked as a server's are,
+ * shown exactly as they open, then opened only on a click).
  */
 
 const PROTOCOL_VERSION = "2026-01-26";
+/** How long an app is given to answer ui/resource-teardown before its frame goes anyway. */
+const TEARDOWN_WAIT_MS = 1000;
 const MAX_HEIGHT = 800;
 const MIN_HEIGHT = 60;
 
@@ -19,7 +26,15 @@ type Rpc = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: Rec
 interface Pending {
   kind: "tool";
   question: Omit<ApprovalQuestion, "id" | "callId">;
-  resolve: (approved: boolean) => void;
+  resolve: (answer: ApprovalDecision) => void;
+}
+
+/** The apps shown, by their frame: each is asked to tear down (and answers, or its time runs out) before the frame goes. */
+const shown = new Map<Element, () => Promise<void>>();
+
+/** Sends ui/resource-teardown to every app inside `leaving` (elements about to be removed) and waits for their answers. */
+export async function tearDownApps(leaving: readonly Element[]): Promise<void> {
+  await Promise.all([...shown].filter(([element]) => leaving.some((gone) => gone.contains(element))).map(([, tearDown]) => tearDown()));
 }
 
 export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: string; input: unknown; result: CallToolResult }) {
@@ -27,8 +42,10 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
   const [src, setSrc] = useState<string>();
   const [failure, setFailure] = useState<string>();
   const [height, setHeight] = useState(240);
+  /** Whether the app said it is initialized (the bridge's effect may run again later, for the same app). */
+  const ready = useRef(false);
   const [asking, setAsking] = useState<Pending>();
-  const [link, setLink] = useState<{ url: string; resolve: (opened: boolean) => void }>();
+  const [link, setLink] = useState<{ url: OpenableUrl; resolve: (opened: boolean) => void }>();
 
   useEffect(() => {
     let live = true;
@@ -44,7 +61,15 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
   useEffect(() => {
     if (!src) return;
     const post = (message: Omit<Rpc, "jsonrpc">) => frame.current?.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
-    const ask = (question: Pending["question"]) => new Promise<boolean>((resolve) => setAsking({ kind: "tool", question, resolve }));
+    const ask = (question: Pending["question"]) => new Promise<ApprovalDecision>((resolve) => setAsking({ kind: "tool", question, resolve }));
+    // The theme the app was last told; told again when the person (or the system) switches it.
+    let told: string | undefined = ready.current ? pageTheme() : undefined;
+    const stopWatching = watchTheme(() => {
+      const theme = pageTheme();
+      if (told === undefined || theme === told) return;
+      told = theme;
+      post({ method: "ui/notifications/host-context-changed", params: { theme } });
+    });
     const handle = async (message: Rpc): Promise<unknown> => {
       switch (message.method) {
         case "ui/initialize":
@@ -53,7 +78,7 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
             hostInfo: { name: "toolbridge", version: "1" },
             hostCapabilities: { serverTools: {}, openLinks: {}, logging: {} },
             hostContext: {
-              theme: document.documentElement.dataset.theme === "dark" || (!document.documentElement.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches) ? "dark" : "light",
+              theme: (told = pageTheme()),
               displayMode: "inline",
               availableDisplayModes: ["inline"],
               // The whole tool as MCP defines it: the extension's App SDK refuses a tool without its input schema.
@@ -66,15 +91,15 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           const args = (message.params?.arguments ?? {}) as Record<string, unknown>;
           let answer = await callAppTool(tool.name, name, args);
           if ("approval" in answer) {
-            if (!(await ask(answer.approval))) return { content: [{ type: "text", text: "The person denied this tool call." }], isError: true };
+            const decision = await ask(answer.approval);
+            if (decision.decision === "deny") return { content: [{ type: "text", text: `The person denied this tool call${decision.reason ? `: ${decision.reason}` : "."}` }], isError: true };
             answer = await callAppTool(tool.name, name, args, { fingerprint: answer.approval.fingerprint });
           }
           if ("approval" in answer) throw new Error("not approved");
           return answer.result;
         }
         case "ui/open-link": {
-          const url = String(message.params?.url ?? "");
-          if (!/^https?:\/\//i.test(url)) throw new Error("only http and https links open");
+          const url = openableUrl(String(message.params?.url ?? ""));
           const opened = await new Promise<boolean>((resolve) => setLink({ url, resolve }));
           return opened ? {} : { isError: true };
         }
@@ -84,12 +109,33 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           throw new Error(`not supported: ${message.method}`);
       }
     };
+    // The page's own requests to the app (ui/resource-teardown), waiting for its answer.
+    const answers = new Map<string, () => void>();
+    let asked = 0;
+    const tearDown = () =>
+      new Promise<void>((resolve) => {
+        const id = `teardown-${++asked}`;
+        const done = () => {
+          clearTimeout(timer);
+          answers.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, TEARDOWN_WAIT_MS);
+        answers.set(id, done);
+        post({ id, method: "ui/resource-teardown", params: {} });
+      });
+    const element = frame.current;
+    if (ready.current && element) shown.set(element, tearDown);
     const onMessage = (event: MessageEvent) => {
       // Only this frame's window; its origin is opaque ("null"), so the window is what identifies it.
       if (event.source !== frame.current?.contentWindow) return;
       const message = event.data as Rpc;
-      if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0" || typeof message.method !== "string") return;
+      if (typeof message !== "object" || message === null || message.jsonrpc !== "2.0") return;
+      if (message.method === undefined && typeof message.id === "string") return answers.get(message.id)?.();
+      if (typeof message.method !== "string") return;
       if (message.method === "ui/notifications/initialized") {
+        ready.current = true;
+        if (element) shown.set(element, tearDown);
         post({ method: "ui/notifications/tool-input", params: { arguments: typeof input === "object" && input !== null ? input : {} } });
         post({ method: "ui/notifications/tool-result", params: result as unknown as Record<string, unknown> });
         return;
@@ -106,7 +152,11 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
       );
     };
     window.addEventListener("message", onMessage);
-    return () => window.removeEventListener("message", onMessage);
+    return () => {
+      window.removeEventListener("message", onMessage);
+      stopWatching();
+      if (element) shown.delete(element);
+    };
   }, [src, tool, input, result]);
 
   if (failure) return <p class="app-failure">The app {uri} could not be shown: {failure}</p>;
@@ -120,27 +170,29 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
           question={asking.question}
           session={false}
           onAnswer={(answer) => {
-            asking.resolve(answer.decision !== "deny");
+            asking.resolve(answer);
             setAsking(undefined);
           }}
         />
       )}
       {link && (
         <section class="approval" role="group" aria-label="Open a link">
-          <p class="approval-title">The app asks to open this address in a new tab:</p>
-          <pre class="link-url">{link.url}</pre>
+          <p class="approval-title">The app asks to open a page:</p>
+          <LinkShown url={link.url} />
           <div class="approval-buttons">
-            <button
-              type="button"
-              class="btn primary"
-              onClick={() => {
-                window.open(link.url, "_blank", "noopener,noreferrer");
-                link.resolve(true);
-                setLink(undefined);
-              }}
-            >
-              Open
-            </button>
+            {link.url.ok && (
+              <button
+                type="button"
+                class="btn primary"
+                onClick={() => {
+                  if (link.url.ok) window.open(link.url.href, "_blank", "noopener,noreferrer");
+                  link.resolve(true);
+                  setLink(undefined);
+                }}
+              >
+                Open
+              </button>
+            )}
             <button
               type="button"
               class="btn"

@@ -27,7 +27,11 @@ export function Decision({ label, id, children, onAnswer, session = true, told }
   const [reason, setReason] = useState("");
   const first = useRef<HTMLButtonElement>(null);
   const reasonBox = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus({ preventScroll: true }), []);
+  // The first answer has the focus, and is brought on screen if it is not (an app's question comes after its turn ended).
+  useEffect(() => {
+    first.current?.focus({ preventScroll: true });
+    first.current?.scrollIntoView({ block: "nearest" });
+  }, []);
   useEffect(() => {
     if (denying) reasonBox.current?.focus();
   }, [denying]);

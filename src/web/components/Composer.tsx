@@ -1,23 +1,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { fetchPrompts, fetchResources, getPrompt, readResource, type PromptView, type ResourceView } from "../api.js";
+import { attach, byteSize, sizeText, type Attachment } from "../attachment.js";
 import { Icon } from "./Icon.js";
 import { PromptForm } from "./PromptForm.js";
-
-/** A resource's text attached to the next message; longer text is cut (and says so). */
-const MAX_ATTACHED_CHARS = 100_000;
-
-interface Attachment {
-  uri: string;
-  name: string;
-  text: string;
-}
 
 type Menu = { kind: "prompt"; items: PromptView[] } | { kind: "resource"; items: ResourceView[]; query: string };
 
 /** The message box: Enter sends, Shift+Enter a new line, Esc stops; `/` lists the servers' prompts, `@` their resources. */
 export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError }: {
   running: boolean;
-  onSend: (text: string) => void;
+  onSend: (text: string, attachments: Attachment[]) => void;
   onStop: () => void;
   /** Text put in the box from elsewhere (an example prompt). */
   draft: string | undefined;
@@ -96,8 +88,9 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
     try {
       const read = await readResource({ uri: chosen.uri, server: chosen.server });
       const body = read.contents.map((content) => content.text ?? `[${content.mimeType ?? "binary"} content, ${content.blob?.length ?? 0} base64 characters]`).join("\n");
-      const cut = body.length > MAX_ATTACHED_CHARS ? `${body.slice(0, MAX_ATTACHED_CHARS)}\n[cut at ${MAX_ATTACHED_CHARS} characters]` : body;
-      setAttachments((list) => [...list.filter((a) => a.uri !== chosen.uri), { uri: chosen.uri, name: chosen.title ?? chosen.name, text: cut }]);
+      const { attachment, notice } = attach({ uri: chosen.uri, name: chosen.title ?? chosen.name }, body, attachments);
+      if (notice) onError(notice);
+      if (attachment) setAttachments((list) => [...list.filter((a) => a.uri !== chosen.uri), attachment]);
     } catch (error) {
       onError(error instanceof Error ? error.message : String(error));
     }
@@ -105,9 +98,8 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
   };
 
   const send = () => {
-    const message = [text.trim(), ...attachments.map((a) => `Resource ${a.name} (${a.uri}):\n\`\`\`\n${a.text}\n\`\`\``)].filter(Boolean).join("\n\n");
-    if (!message || running) return;
-    onSend(message);
+    if ((!text.trim() && attachments.length === 0) || running) return;
+    onSend(text.trim(), attachments);
     setText("");
     setAttachments([]);
   };
@@ -142,7 +134,7 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
     <div class="composer-wrap">
       {prompt && <PromptForm prompt={prompt} onCancel={() => (setPrompt(undefined), box.current?.focus())} onSubmit={(args) => void usePrompt(prompt, args)} onError={onError} />}
       {menu && (
-        <ul class="menu" id="composer-menu" role="listbox" aria-label={menu.kind === "prompt" ? "Prompts" : "Resources"}>
+        <ul class="menu" id="composer-menu" role="listbox" tabIndex={0} onKeyDown={onKeyDown} aria-label={menu.kind === "prompt" ? "Prompts" : "Resources"}>
           {menu.items.map((item, index) => (
             <li
               key={`${item.server}:${"uri" in item ? item.uri : item.name}`}
@@ -169,7 +161,7 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
         <ul class="attachments" aria-label="Attached resources">
           {attachments.map((attachment) => (
             <li class="chip" key={attachment.uri} title={attachment.uri}>
-              @{attachment.name}
+              @{attachment.name} <span class="chip-size">{sizeText(byteSize(attachment.text))}</span>
               <button type="button" class="chip-x" aria-label={`Remove ${attachment.name}`} onClick={() => setAttachments((list) => list.filter((a) => a !== attachment))}>
                 ×
               </button>

@@ -1,4 +1,5 @@
 import type { Status } from "../api.js";
+import { themeOf } from "../theme.js";
 import { Icon } from "./Icon.js";
 
 function short(n: number): string {
@@ -77,5 +78,5 @@ export function Header(props: {
 }
 
 function isDark(theme: string | undefined): boolean {
-  return theme ? theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+  return themeOf(theme) === "dark";
 }

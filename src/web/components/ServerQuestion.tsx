@@ -3,6 +3,7 @@ import { openableUrl } from "../../mcp/openable-url.js";
 import type { ServerQuestion as Question, ServerQuestionAnswer } from "../api.js";
 import { Decision } from "./Approval.js";
 import { ElicitationForm } from "./ElicitationForm.js";
+import { LinkShown } from "./LinkShown.js";
 
 type Answer = (answer: ServerQuestionAnswer) => Promise<string | undefined>;
 
@@ -33,16 +34,7 @@ function UrlConsent({ question, onAnswer }: { question: Extract<Question, { kind
         <strong>{question.server}</strong> asks you to open a page:
       </p>
       {question.message && <p class="question-message">{question.message}</p>}
-      {url.ok ? (
-        <>
-          <pre class="link-url">{url.href}</pre>
-          <p class="approval-about">
-            It opens in a new tab at <strong class="url-host">{new URL(url.href).host}</strong>.
-          </p>
-        </>
-      ) : (
-        <p class="field-error">Not opened: {url.reason}.</p>
-      )}
+      <LinkShown url={url} />
       <div class="approval-buttons">
         {url.ok && (
           <button

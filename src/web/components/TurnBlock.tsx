@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { ApprovalDecision, ServerQuestion as Question, ServerQuestionAnswer, ToolView } from "../api.js";
+import { byteSize, sizeText, type Attachment } from "../attachment.js";
 import { answerText, type TurnView } from "../view.js";
 import { copyText } from "./copy.js";
 import { Icon } from "./Icon.js";
@@ -29,6 +30,26 @@ function ActionButton({ icon, label, onClick }: { icon: Parameters<typeof Icon>[
   );
 }
 
+/** The resources attached to the person's message: a chip each (name, address, size), its text when opened. */
+function Attached({ attachments }: { attachments: readonly Attachment[] }) {
+  return (
+    <ul class="attached" aria-label="Attached resources">
+      {attachments.map((attachment) => (
+        <li key={attachment.uri}>
+          <details class="attachment">
+            <summary title={attachment.uri}>
+              <span class="attachment-name">@{attachment.name}</span>
+              <span class="attachment-uri">{attachment.uri}</span>
+              <span class="attachment-size">{attachment.cutFrom !== undefined ? `${sizeText(byteSize(attachment.text))} of ${sizeText(attachment.cutFrom)}` : sizeText(byteSize(attachment.text))}</span>
+            </summary>
+            <pre class="attachment-text">{attachment.text}</pre>
+          </details>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The person's message (copy, edit and resend), then the assistant's answer with its tools, actions, usage, and any error with Retry. */
 export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tools: readonly ToolView[]; actions: TurnActions; live?: boolean }) {
   const [editing, setEditing] = useState<string>();
@@ -48,7 +69,8 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
         {editing === undefined ? (
           <>
             <div class="bubble">
-              <p class="plain">{view.input}</p>
+              {view.input !== "" && <p class="plain">{view.input}</p>}
+              {view.attachments && <Attached attachments={view.attachments} />}
             </div>
             {!live && (
               <div class="actions">
@@ -62,7 +84,7 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
             class="edit-form"
             onSubmit={(event) => {
               event.preventDefault();
-              if (editing.trim()) actions.onEdit?.(editing);
+              if (editing.trim() || view.attachments?.length) actions.onEdit?.(editing);
               setEditing(undefined);
             }}
           >
@@ -93,7 +115,9 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
                 Cancel
               </button>
             </div>
-            <p class="hint">Sending replaces this message and everything after it.</p>
+            <p class="hint">
+              Sending replaces this message and everything after it{view.attachments?.length ? `, with ${view.attachments.map((a) => `@${a.name}`).join(", ")} attached again` : ""}.
+            </p>
           </form>
         )}
       </article>
@@ -152,7 +176,8 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
             {actions.onDelete && <ActionButton icon="trash" label="Delete this exchange" onClick={actions.onDelete} />}
             {view.usage && (
               <span class="usage" title="tokens in, tokens out, time">
-                {tokens(view.usage.inputTokens)} in · {tokens(view.usage.outputTokens)} out{view.durationMs !== undefined ? ` · ${(view.durationMs / 1000).toFixed(1)} s` : ""}
+                {/* A turn stopped or broken before the model counted says only how long it took. */}
+                {[...(view.usage.inputTokens + view.usage.outputTokens > 0 ? [`${tokens(view.usage.inputTokens)} in`, `${tokens(view.usage.outputTokens)} out`] : []), ...(view.durationMs !== undefined ? [`${(view.durationMs / 1000).toFixed(1)} s`] : [])].join(" · ")}
               </span>
             )}
           </div>
