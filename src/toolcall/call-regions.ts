@@ -154,6 +154,15 @@ export function callsFromToolCallBody(body: string, tools: KnownTools | undefine
 }
 
 /**
+ * Qwen3-Coder's `<function=NAME>` with no `<tool_call>` around it, as vLLM also reads it: the
+ * body up to `</function>`, a call only when NAME is a known tool (prose shows the format too).
+ */
+export function callsFromBareFunction(name: string): RegionParser {
+  return (body, tools) =>
+    tools !== undefined && !tools.names.has(name) ? undefined : callsFromXmlBody(`<function=${name}>${body}</function>`, tools);
+}
+
+/**
  * StepFun step3: `<｜tool_calls_begin｜>`, then per call `<｜tool_call_begin｜>function<｜tool_sep｜>`,
  * a `<steptml:invoke>` and `<｜tool_call_end｜>`, then `<｜tool_calls_end｜>`.
  */

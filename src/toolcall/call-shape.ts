@@ -175,12 +175,16 @@ function callsFromGlmBody(body: string, tools: KnownTools | undefined): ParsedTo
  */
 export function callsFromXmlBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
   if (!/^\s*<function=/.test(body)) return callsFromGlmBody(body, tools);
+  // Words outside the tags (`<function=x> is how a call starts`) make it prose that shows the format.
+  if (body.replace(FUNCTION_RE, "").trim() !== "") return undefined;
   const calls: ParsedToolCall[] = [];
   for (const fn of body.matchAll(FUNCTION_RE)) {
     const name = fn[1] ?? "";
     const schema = tools?.schemas.get(name);
+    const inner = fn[2] ?? "";
+    if (inner.replace(PARAMETER_RE, "").trim() !== "") return undefined;
     const args: JsonObject = {};
-    for (const p of (fn[2] ?? "").matchAll(PARAMETER_RE)) {
+    for (const p of inner.matchAll(PARAMETER_RE)) {
       const param = p[1] ?? "";
       args[param] = xmlValue(p[2] ?? "", typeOf(schema, param));
     }

@@ -34,6 +34,7 @@ import {
   OLMO3,
   SEED,
   STEP3,
+  callsFromBareFunction,
   callsFromDeepSeek,
   callsFromDsml,
   callsFromFunctionGemma,
@@ -136,6 +137,8 @@ type MatchResult =
   | { kind: "think-close" }
   | { kind: "code-end" }
   | { kind: "code-start" }
+  /** A single backtick: inline code, where a marker is shown, not written. */
+  | { kind: "inline-code" }
   | { kind: "closer" }
   | { kind: "bare" }
   | { kind: "open"; container: Container };
@@ -258,6 +261,7 @@ const JSON_FENCE_LANGS = new Set(["", "json", "jsonc", "json5", "tool_call", "to
 
 const PARTIAL: MatchResult = { kind: "partial" };
 const NONE: MatchResult = { kind: "none" };
+const INLINE_CODE: MatchResult = { kind: "inline-code" };
 
 const LT = 60;
 /** `]`: MiniMax M3's namespace token `]<]minimax[>[` starts with it. */
@@ -266,6 +270,7 @@ const LOWER_F = 102;
 const BACKTICK = 96;
 const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
+const NEWLINE = 10;
 
 const isSpace = (ch: string): boolean => ch === " " || ch === "\n" || ch === "\t" || ch === "\r";
 const isKeyChar = (ch: string): boolean => /^[A-Za-z_]$/.test(ch);
@@ -326,6 +331,7 @@ function functionTag(lit: string): MatchResult {
 
 function fence(lit: string): MatchResult {
   if ("```".startsWith(lit)) return PARTIAL;
+  if (lit.length === 2 && lit.charAt(0) === "`") return INLINE_CODE;
   if (!lit.startsWith("```")) return NONE;
   const m = /^```([\w-]{0,20})[ \t]*(\n?)$/.exec(lit);
   if (m === null) return NONE;
@@ -345,6 +351,8 @@ class StreamParser implements ToolCallParser {
   /** Nothing but whitespace was given out yet: FireFunction's `functools[` only opens a reply. */
   private atStart = true;
   private inCodeBlock = false;
+  /** Inside a `span` of inline code, which ends at its closing backtick or at the line's end. */
+  private inInlineCode = false;
   private lit = "";
   /** A Match started in a Trailer: the closer it may complete, "" when there is none. */
   private matchCloser: string | null = null;
@@ -436,6 +444,7 @@ class StreamParser implements ToolCallParser {
   private scanText(s: string, from: number): number {
     const n = s.length;
     const code = this.inCodeBlock;
+    let inline = this.inInlineCode;
     let j = from;
     if (this.reasoning) {
       const stop = (this.reasoningClosers[0] ?? THINK_CLOSE).charCodeAt(0);
@@ -443,6 +452,10 @@ class StreamParser implements ToolCallParser {
     } else {
       for (; j < n; j++) {
         const c = s.charCodeAt(j);
+        if (inline) {
+          if (c === BACKTICK || c === NEWLINE) inline = false;
+          continue;
+        }
         // A `]` matters only before `<` (or at a delta's end, where the next may be one).
         const nsStart = c === CLOSE_BRACKET && (j + 1 === n || s.charCodeAt(j + 1) === LT);
         if (c === LT || c === OPEN_BRACE || c === OPEN_BRACKET || nsStart) {
@@ -451,6 +464,7 @@ class StreamParser implements ToolCallParser {
         // `functools` only where the reply starts, as FireFunction writes it.
         else if (c === LOWER_F && this.atStart && s.slice(from, j).trim() === "") break;
       }
+      this.inInlineCode = inline;
     }
     if (j > from) this.emitText(s.slice(from, j));
     if (j < n) {
@@ -625,6 +639,11 @@ class StreamParser implements ToolCallParser {
         this.emitText(lit);
         this.inCodeBlock = false;
         return;
+      case "inline-code":
+        this.emitText(lit.charAt(0));
+        this.inInlineCode = true;
+        this.feed(lit.slice(1));
+        return;
       case "open":
         this.container = result.container;
         this.leadRaw = lit;
@@ -653,6 +672,12 @@ class StreamParser implements ToolCallParser {
     }
     // Qwen3-Coder's `<function=`, MiniMax M3's `<invoke` and the namespace token before it.
     if (c.kind === "tool_call" && (ch === "<" || ch === "]")) {
+      this.startRegion();
+      return false;
+    }
+    // Qwen3-Coder's `<function=NAME>` then `<parameter=`, without `<tool_call>` around it.
+    if (c.kind === "function" && c.closer === "</function>" && c.name !== undefined && ch === "<") {
+      this.container = { ...c, region: callsFromBareFunction(c.name) };
       this.startRegion();
       return false;
     }

@@ -94,3 +94,32 @@ describe("--tool-mode auto", () => {
     expect(requests.map((r) => r.body.tools)).toEqual([undefined, undefined]);
   });
 });
+
+describe("a server that refuses strict", () => {
+  it("is asked once with strict in the first run, and never again in the next one", async () => {
+    // Like vLLM 0.9: a tool with `function.strict` gets pydantic's 400.
+    const old = await startVllmServer({ strictTools: false });
+    try {
+      const strictSent = (from: number) =>
+        old.chatRequests.slice(from).map((r) => (r.body.tools as Array<{ function: { strict?: boolean } }>).some((t) => t.function.strict === true));
+      old.push({ text: "It is 7 January 2026." });
+      const first = await runCli(["run", "--base-url", old.url, "--tool-mode", "native", "What is the date?"], { cwd: home, env: env() });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain("It is 7 January 2026.");
+      // The refusal, then the same request without strict.
+      expect(strictSent(0)).toEqual([true, false]);
+      const cached = JSON.parse(readFileSync(cacheFile(), "utf8"));
+      expect(cached.models[`${old.url} Qwen/Qwen3-8B`].strictRefused).toBe(true);
+
+      old.push({ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Still 7 January." });
+      const from = old.chatRequests.length;
+      const second = await runCli(["run", "--base-url", old.url, "--tool-mode", "native", "And now?"], { cwd: home, env: env() });
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain("Still 7 January.");
+      // Both requests of the turn (the call, then the answer) go without strict: no 400 to take again.
+      expect(strictSent(from)).toEqual([false, false]);
+    } finally {
+      await old.close();
+    }
+  });
+});

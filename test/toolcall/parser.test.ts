@@ -53,6 +53,7 @@ describe("the fixture corpus", () => {
       "mistral.json",
       "negative.json",
       "olmo3.json",
+      "qwen3-coder.json",
       "repair.json",
       "seed-oss.json",
       "step3.json",
@@ -138,6 +139,33 @@ describe("streaming behaviour", () => {
       { name: "add", parameters: { type: "object", properties: { a: { type: "number" }, label: { type: "string" } } } },
     ];
     expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "add", arguments: { a: 2, label: "7" } }]);
+  });
+
+  it("reads a Qwen3-Coder call in the deltas of vLLM's speculative decoding, three parameters in one delta", () => {
+    // vLLM tests/tool_parsers/test_qwen3coder_tool_parser.py (test_streaming_multi_param_single_chunk)
+    const deltas = [
+      "<tool_call>",
+      "\n<function=get_current_weather>",
+      "\n",
+      "<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n<parameter=unit>\nfahrenheit\n</parameter>",
+      "\n</function>",
+      "\n</tool_call>",
+    ];
+    const parser = createToolCallParser({ tools: ["get_current_weather"] });
+    const events = deltas.map((d) => parser.push(d));
+    expect(events.slice(0, 4).flat()).toEqual([]);
+    expect(events[4]).toEqual([]);
+    expect([...(events[5] ?? []), ...parser.end()]).toEqual([
+      { type: "tool-call", name: "get_current_weather", arguments: { city: "Dallas", state: "TX", unit: "fahrenheit" } },
+    ]);
+  });
+
+  it("takes a single backtick as inline code up to the line's end only: a call on the next line is still read", () => {
+    const text = 'An odd ` backtick, then <tool_call> shown\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>';
+    const whole = streamed([text], { tools: ["get_time"] });
+    expect(whole.calls).toEqual([{ name: "get_time", arguments: {} }]);
+    expect(whole.content).toBe("An odd ` backtick, then <tool_call> shown\n");
+    expect(streamed([...text], { tools: ["get_time"] })).toEqual(whole);
   });
 });
 
