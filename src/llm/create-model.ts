@@ -47,6 +47,18 @@ export async function createChatModel(
     ...(options.retry ? { retry: options.retry } : {}),
   };
 
+  if (provider === "local") {
+    if (!llm.model) throw configError("Name the model file to run: --model PATH.gguf (llm.model).");
+    const { LocalModel } = await import("./local-model.js");
+    return LocalModel.open({
+      path: llm.model,
+      ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
+      ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
+      ...(llm.threads !== undefined ? { threads: llm.threads } : {}),
+      ...(llm.contextSize !== undefined ? { contextSize: llm.contextSize } : {}),
+    });
+  }
+
   if (provider === "anthropic" || provider === "gemini") {
     const usual = provider === "anthropic" ? ["ANTHROPIC_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
     const apiKey = pickApiKey(llm, env, usual);
@@ -102,7 +114,7 @@ export async function createChatModel(
 /** The key for an OpenAI-compatible server (undefined for Anthropic and Gemini, which have their own). */
 export function openAIFamilyApiKey(llm: LlmConfig, env: Record<string, string | undefined>): string | undefined {
   const provider: Provider = llm.provider ?? "openai-compatible";
-  if (provider === "anthropic" || provider === "gemini") return undefined;
+  if (provider === "anthropic" || provider === "gemini" || provider === "local") return undefined;
   const fromEnv = !llm.baseURL && env.OPENAI_BASE_URL;
   // OPENAI_API_KEY goes to OpenAI, or to the server OPENAI_BASE_URL names next to it; never
   // to a local server found by looking around.
