@@ -1,8 +1,9 @@
 /**
  * TEST INFRASTRUCTURE: a tiny llama-architecture model as a GGUF v3 file, written at test time:
- * random F32 weights (seeded, so every run writes the same file), a SentencePiece-style vocabulary
- * llama.cpp loads (the 256 byte tokens, printable ASCII, a few words), about 300 KB. Its text is
- * gibberish; what it is for is loading, generating under a grammar, and timing.
+ * random F32 weights (seeded, so every run writes the same file) over a fixed preference for a few
+ * tokens, and a SentencePiece-style vocabulary llama.cpp loads (the 256 byte tokens, printable
+ * ASCII, a few words), about 500 KB. Its text is one word repeated; what it is for is loading,
+ * generating under a grammar, and timing.
  */
 import { writeFile } from "node:fs/promises";
 
@@ -15,7 +16,7 @@ export interface TinyModelShape {
   seed: number;
 }
 
-export const TINY_SHAPE: TinyModelShape = { embedding: 64, blocks: 2, heads: 4, feedForward: 128, context: 2048, seed: 20 };
+export const TINY_SHAPE: TinyModelShape = { embedding: 64, blocks: 2, heads: 4, feedForward: 128, context: 8192, seed: 20 };
 
 const enum ValueType {
   Uint32 = 4,
@@ -118,15 +119,37 @@ export function tinyGguf(shape: TinyModelShape = TINY_SHAPE): Buffer {
   }
   out.pad();
   const random = mulberry32(shape.seed);
+  const preference = preferences(vocab.tokens);
   for (const tensor of tensors) {
     const data = new Float32Array(count(tensor));
-    // Norm weights are 1; the rest uniform in ±1/√fan-in, so activations stay in range.
-    const scale = 1 / Math.sqrt(tensor.dims[0]!);
-    for (let i = 0; i < data.length; i++) data[i] = tensor.dims.length === 1 ? 1 : (random() * 2 - 1) * scale;
+    if (tensor.dims.length === 1) data.fill(1);
+    else for (let i = 0; i < data.length; i++) data[i] = (random() * 2 - 1) * NOISE;
+    // The residual stream's first dimension is the same for every token, and the blocks add little to
+    // it: the output layer reads it as a fixed preference per token, so which of the tokens a grammar
+    // allows comes next does not hang on rounding. Everything else is noise.
+    if (tensor.name === "token_embd.weight") for (let t = 0; t < v; t++) data[t * n] = 1;
+    if (tensor.name === "output.weight") for (let t = 0; t < v; t++) data[t * n] = preference[t]!;
     out.bytes(Buffer.from(data.buffer));
     out.pad();
   }
   return out.done();
+}
+
+/** The size of the random weights, small beside the preferences. */
+const NOISE = 0.02;
+
+/**
+ * What the model likes to write, most first: a word when it may write anything (so an answer
+ * is that word over and over, until maxTokens); in a JSON tool call a `"` (so strings are empty),
+ * else a `}` to close an object, else a `,` to end a value, else a 3 (so numbers stay short).
+ */
+const PREFERRED = [`${SPACE}answer`, "\"", "}", ",", "3"];
+
+function preferences(tokens: readonly string[]): number[] {
+  return tokens.map((token) => {
+    const rank = PREFERRED.indexOf(token);
+    return rank === -1 ? 0 : PREFERRED.length - rank;
+  });
 }
 
 function vocabulary(): { tokens: string[]; scores: number[]; types: number[] } {
