@@ -17,6 +17,8 @@ export interface CreateChatModelOptions {
   localServers?: readonly LocalServer[];
   /** Where a server's refusal of strict tool calls is remembered (default: this process). */
   strictMemory?: StrictToolsMemory;
+  /** Provider local: told how a model file being downloaded (`hf:...`) comes along. */
+  onDownloadProgress?: (received: number, total: number) => void;
 }
 
 const VLLM_START = "start it with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`";
@@ -27,6 +29,8 @@ const OLLAMA_START = "start it with `ollama serve`";
  * the OpenAI-compatible family), else the first local server that answers (vLLM at
  * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
  * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
+ * Provider local: `model` is a GGUF file, or `hf:OWNER/REPO/FILE.gguf` downloaded once into
+ * the cache (`HF_ENDPOINT` names another hub).
  * `env` is handed in: this layer never reads process.env.
  *
  * Each adapter module is imported only once its provider is chosen: the SDKs take a
@@ -49,9 +53,15 @@ export async function createChatModel(
 
   if (provider === "local") {
     if (!llm.model) throw configError("Name the model file to run: --model PATH.gguf (llm.model).");
-    const { LocalModel } = await import("./local-model.js");
+    const [{ LocalModel }, { modelCacheDir, modelFile }] = await Promise.all([import("./local-model.js"), import("./model-download.js")]);
+    const path = await modelFile(llm.model, {
+      cacheDir: modelCacheDir(env),
+      ...(env.HF_ENDPOINT ? { endpoint: env.HF_ENDPOINT } : {}),
+      ...(options.onDownloadProgress ? { onProgress: options.onDownloadProgress } : {}),
+    });
     return LocalModel.open({
-      path: llm.model,
+      path,
+      modelId: llm.model,
       ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
       ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
       ...(llm.threads !== undefined ? { threads: llm.threads } : {}),

@@ -10,6 +10,8 @@ import type { ChatModel, ChatRequest, FinishReason, StreamEvent, ToolDefinition 
 export interface LocalModelOptions {
   /** The GGUF file. */
   path: string;
+  /** The model's name as the user gave it (an `hf:` reference); default the path. */
+  modelId?: string;
   temperature?: number;
   /** Tokens one reply may take; default half the context. */
   maxTokens?: number;
@@ -43,7 +45,7 @@ export class LocalModel implements ChatModel {
     private readonly chat: LlamaChat,
     private readonly sequence: LlamaContextSequence,
   ) {
-    this.modelId = options.path;
+    this.modelId = options.modelId ?? options.path;
   }
 
   static async open(options: LocalModelOptions): Promise<LocalModel> {
