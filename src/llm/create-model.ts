@@ -1,7 +1,8 @@
 import { registerSecret } from "../config/redact.js";
 import type { LlmConfig } from "../config/schema.js";
 import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
-import { configError } from "./errors.js";
+import { configError, LlmError } from "./errors.js";
+import { fallbackModel } from "./local-fallback.js";
 import type { RetryOptions } from "./retry.js";
 import type { StrictToolsMemory } from "./strict-tools.js";
 import type { ModelOptions } from "./streaming-model.js";
@@ -17,6 +18,8 @@ export interface CreateChatModelOptions {
   localServers?: readonly LocalServer[];
   /** Where a server's refusal of strict tool calls is remembered (default: this process). */
   strictMemory?: StrictToolsMemory;
+  /** Told, in one line, that no model server answered and the local model is used instead. */
+  onNotice?: (line: string) => void;
   /** Provider local: told how a model file being downloaded (`hf:...`) comes along. */
   onDownloadProgress?: (received: number, total: number) => void;
 }
@@ -30,7 +33,9 @@ const OLLAMA_START = "start it with `ollama serve`";
  * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
  * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
  * Provider local: `model` is a GGUF file, or `hf:OWNER/REPO/FILE.gguf` downloaded once into
- * the cache (`HF_ENDPOINT` names another hub).
+ * the cache (`HF_ENDPOINT` names another hub). When no base URL is given, none of the local
+ * servers answers and no model is named, `llm.localModel` (else the GGUF downloaded last) is
+ * run instead, and `onNotice` told.
  * `env` is handed in: this layer never reads process.env.
  *
  * Each adapter module is imported only once its provider is chosen: the SDKs take a
@@ -96,7 +101,16 @@ export async function createChatModel(
   } else {
     const candidates =
       options.localServers ?? (provider === "vllm" ? [VLLM_DEFAULT] : provider === "ollama" ? [OLLAMA_DEFAULT] : [VLLM_DEFAULT, OLLAMA_DEFAULT]);
-    const found = await findLocalServer(candidates, apiKey, probeTimeoutMs);
+    let found;
+    try {
+      found = await findLocalServer(candidates, apiKey, probeTimeoutMs);
+    } catch (error) {
+      // Nothing listens, no model is named, and one can run here: say so and run it.
+      const local = provider === "openai-compatible" && !llm.model && error instanceof LlmError && error.code === "connection" ? await fallbackModel(llm, env) : undefined;
+      if (!local) throw error;
+      options.onNotice?.(`No model server answers at ${candidates.map((c) => c.baseURL).join(" or ")}; using the local model ${local}.`);
+      return createChatModel({ ...llm, provider: "local", model: local }, env, options);
+    }
     baseURL = found.server.baseURL;
     listed = found.models;
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, truncate, writeFile, copyFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { createChatModel } from "../../src/llm/create-model.js";
 import { LlmError } from "../../src/llm/errors.js";
 import { LocalModel } from "../../src/llm/local-model.js";
 import type { ToolDefinition } from "../../src/llm/types.js";
+import { freePort } from "../support/free-port.js";
 import { writeTinyGguf } from "../support/tiny-gguf.js";
 import { collect, failure } from "./collect.js";
 
@@ -150,5 +151,35 @@ describe("a conversation longer than the context", () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe("when no model server answers", () => {
+  const nowhere = async () => [{ name: "vLLM", baseURL: `http://127.0.0.1:${await freePort()}/v1` }];
+
+  it("runs llm.localModel instead, and says so", async () => {
+    const notices: string[] = [];
+    const localServers = await nowhere();
+    const made = await createChatModel({ localModel: path, ...settings }, {}, { localServers, onNotice: (line) => notices.push(line) });
+    expect(made.provider).toBe("local");
+    expect(notices).toEqual([`No model server answers at ${localServers[0]!.baseURL}; using the local model ${path}.`]);
+    await (made as LocalModel).close();
+  });
+
+  it("runs the model downloaded last when none is configured", async () => {
+    const models = join(dir, "xdg-cache", "toolbridge", "models");
+    await mkdir(models, { recursive: true });
+    await copyFile(path, join(models, "owner--repo--tiny.gguf"));
+    await writeFile(join(models, "owner--repo--other.gguf.part"), "half");
+    const notices: string[] = [];
+    const made = await createChatModel({ ...settings }, { XDG_CACHE_HOME: join(dir, "xdg-cache") }, { localServers: await nowhere(), onNotice: (line) => notices.push(line) });
+    expect(made.modelId).toBe(join(models, "owner--repo--tiny.gguf"));
+    expect(notices[0]).toMatch(/; using the local model .*owner--repo--tiny\.gguf\.$/);
+    await (made as LocalModel).close();
+  });
+
+  it("does not stand in for a model the user named", async () => {
+    const error = await createChatModel({ localModel: path, model: "Qwen/Qwen3-8B", ...settings }, {}, { localServers: await nowhere() }).catch((e: unknown) => e);
+    expect((error as LlmError).code).toBe("connection");
   });
 });

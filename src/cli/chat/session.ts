@@ -103,7 +103,7 @@ export class AgentSession {
       },
       async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        const model = await createChatModel(llm, env, modelOptions(toolModes));
+        const model = await createChatModel(llm, env, modelOptions(toolModes, env));
         probedMode = await probedModeFor(model, llm, toolModes, (line) => warn(line, env));
         return model;
       },
@@ -174,7 +174,7 @@ export class AgentSession {
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
     const toolModes = ToolModeCache.open(this.env);
-    const next = await createChatModel({ ...this.llm, model }, this.env, modelOptions(toolModes));
+    const next = await createChatModel({ ...this.llm, model }, this.env, modelOptions(toolModes, this.env));
     const probed = await probedModeFor(next, this.llm, toolModes, (line) => warn(line, this.env));
     this.agent = this.buildAgent(next, this.agent.messages, probed);
   }
@@ -184,10 +184,14 @@ export class AgentSession {
   }
 }
 
-/** Where strict refusals are kept, and a progress bar for a local model being downloaded. */
-function modelOptions(toolModes: ToolModeCache | undefined): CreateChatModelOptions {
+/** Where strict refusals are kept, a line when the local model stands in, and a progress bar for one being downloaded. */
+function modelOptions(toolModes: ToolModeCache | undefined, env: Env): CreateChatModelOptions {
   const progress = downloadProgress();
-  return { ...(toolModes ? { strictMemory: toolModes } : {}), ...(progress ? { onDownloadProgress: progress } : {}) };
+  return {
+    ...(toolModes ? { strictMemory: toolModes } : {}),
+    onNotice: (line) => warn(line, env),
+    ...(progress ? { onDownloadProgress: progress } : {}),
+  };
 }
 
 function pickAgentSettings(llm: LlmConfig) {
