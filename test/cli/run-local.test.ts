@@ -32,7 +32,8 @@ async function project(name: string, llm: Record<string, unknown> = {}): Promise
   return cwd;
 }
 
-describe("toolbridge run --provider local", () => {
+// Each run starts the servers and llama.cpp on two shared cores.
+describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
   it("calls a bundled tool under the grammar and ends with an answer", async () => {
     const cwd = await project("answer");
     const run = await runCli(["run", "what is 2+3", "--provider", "local", "--model", model, "--approve", "all", "--json"], { cwd });
@@ -47,6 +48,16 @@ describe("toolbridge run --provider local", () => {
     expect(call!.result.structuredContent.result.result).toBe(call!.arguments.a + call!.arguments.b);
     expect(turn.status).toBe("completed");
     expect(turn.answer.length).toBeGreaterThan(0);
+  });
+
+  it("runs llm.localModel when no model server answers, saying so", async () => {
+    const cwd = await project("fallback", { localModel: model });
+    const run = await runCli(["run", "what is 2+3", "--approve", "all", "--json"], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`; using the local model ${model}.`);
+    const turn = JSON.parse(run.stdout) as { provider: string; toolCalls: Array<{ outcome: string }> };
+    expect(turn.provider).toBe("local");
+    expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok"]);
   });
 
   it("names a missing model file in one line", async () => {
