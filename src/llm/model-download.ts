@@ -186,8 +186,9 @@ async function withIdleTimeout<T>(read: Promise<T>, ms: number, onIdle: () => vo
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<"idle">((resolve) => {
     timer = setTimeout(() => {
-      onIdle();
+      // Settled first: cancelling ends the pending read too, and the race must not take that for the end of the file.
       resolve("idle");
+      onIdle();
     }, ms);
   });
   try {

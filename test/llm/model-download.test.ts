@@ -17,14 +17,21 @@ interface Hub {
 const FILE = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 251));
 const SHA = createHash("sha256").update(FILE).digest("hex");
 
-async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: boolean } = {}): Promise<Hub> {
+async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: boolean; announce?: number; stall?: boolean } = {}): Promise<Hub> {
   const requests: Hub["requests"] = [];
   let served = 0;
   const sendFile = (req: IncomingMessage, res: ServerResponse) => {
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
     const from = range ? Number(range[1]) : 0;
     const body = FILE.subarray(from);
-    const headers: Record<string, string | number> = { "content-type": "application/octet-stream", "content-length": body.length };
+    const headers: Record<string, string | number> = { "content-type": "application/octet-stream" };
+    // A hub that announces a size in X-Linked-Size sends the body chunked.
+    if (options.announce === undefined) headers["content-length"] = body.length;
+    if (options.stall) {
+      res.writeHead(200, headers);
+      res.write(body.subarray(0, 1000));
+      return;
+    }
     if (options.direct) headers.etag = `"${options.sha ?? SHA}"`;
     if (range) headers["content-range"] = `bytes ${from}-${FILE.length - 1}/${FILE.length}`;
     res.writeHead(range ? 206 : 200, headers);
@@ -39,7 +46,7 @@ async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: b
     requests.push({ url: req.url ?? "", range: req.headers.range });
     if (req.url === "/owner/repo/resolve/main/tiny.gguf") {
       if (options.direct) return sendFile(req, res);
-      res.writeHead(302, { location: "/store/abc", "x-linked-etag": `"${options.sha ?? SHA}"`, "x-linked-size": FILE.length, "content-length": 0 });
+      res.writeHead(302, { location: "/store/abc", "x-linked-etag": `"${options.sha ?? SHA}"`, "x-linked-size": options.announce ?? FILE.length, "content-length": 0 });
       return res.end();
     }
     if (req.url === "/store/abc") return sendFile(req, res);
@@ -125,6 +132,21 @@ describe("a model file named hf:OWNER/REPO/FILE.gguf", () => {
     await rm(path);
     await writeFile(`${path}.part`, FILE, { mode: 0o600 });
     expect(await modelFile(ref, { cacheDir, endpoint: hub.endpoint })).toBe(path);
+  });
+
+  it("stops reading at the size the hub announced", async () => {
+    hub = await startHub({ announce: 1000 });
+    const error = await modelFile(ref, { cacheDir: join(dir, "models"), endpoint: hub.endpoint }).catch((e: unknown) => e);
+    expect((error as LlmError).message).toBe(`Downloading ${ref} failed: the server sent more than the 1000 bytes it announced`);
+  });
+
+  it("gives up on a server that stops sending, keeping what came", async () => {
+    hub = await startHub({ stall: true });
+    const cacheDir = join(dir, "models");
+    const error = await modelFile(ref, { cacheDir, endpoint: hub.endpoint, idleTimeoutMs: 300 }).catch((e: unknown) => e);
+    expect((error as LlmError).code).toBe("timeout");
+    expect((error as LlmError).message).toBe(`Downloading ${ref} failed: the server sent nothing for 300 ms (what came is kept; run again to resume)`);
+    expect((await stat(join(cacheDir, "owner--repo--tiny.gguf.part"))).size).toBe(1000);
   });
 
   it("says which file the hub does not have", async () => {
