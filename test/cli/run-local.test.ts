@@ -1,4 +1,6 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +60,32 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
     const turn = JSON.parse(run.stdout) as { provider: string; toolCalls: Array<{ outcome: string }> };
     expect(turn.provider).toBe("local");
     expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok"]);
+  });
+
+  it("downloads hf:OWNER/REPO/FILE.gguf from HF_ENDPOINT into the cache, checked, with no bar off a terminal", async () => {
+    const bytes = await readFile(model);
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    const hub = createServer((req, res) => {
+      if (req.url !== "/owner/repo/resolve/main/tiny.gguf") return res.writeHead(404).end();
+      res.writeHead(200, { etag: `"${sha}"`, "content-length": bytes.length }).end(bytes);
+    });
+    await new Promise<void>((resolve) => hub.listen(0, "127.0.0.1", resolve));
+    try {
+      const cwd = await project("download");
+      const cache = join(dir, "xdg-cache");
+      const env = { HF_ENDPOINT: `http://127.0.0.1:${(hub.address() as { port: number }).port}`, XDG_CACHE_HOME: cache };
+      const run = await runCli(["run", "what is 2+3", "--provider", "local", "--model", "hf:owner/repo/tiny.gguf", "--approve", "all", "--json"], { cwd, env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain("downloading");
+      const turn = JSON.parse(run.stdout) as { model: string; toolCalls: Array<{ outcome: string }> };
+      expect(turn.model).toBe("hf:owner/repo/tiny.gguf");
+      expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok"]);
+      const kept = join(cache, "toolbridge", "models", "owner--repo--tiny.gguf");
+      expect((await stat(kept)).mode & 0o777).toBe(0o600);
+    } finally {
+      hub.closeAllConnections();
+      await new Promise((resolve) => hub.close(resolve));
+    }
   });
 
   it("names a missing model file in one line", async () => {
