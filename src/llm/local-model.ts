@@ -181,6 +181,7 @@ export class LocalModel implements ChatModel {
       const shapes: GbnfJsonSchema[] = forced.map((tool) => ({ type: "object", properties: { name: { const: tool.name }, arguments: toGrammarSchema(tool.parameters) } }));
       grammar = localRuntime().then(({ llama }) => llama.createGrammarForJsonSchema<GbnfJsonSchema>(shapes.length === 1 ? shapes[0]! : { oneOf: shapes }));
       byChoice.set(key, grammar);
+      grammar.catch(() => byChoice.delete(key));
     }
     return grammar;
   }
