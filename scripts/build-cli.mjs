@@ -20,6 +20,9 @@ await build({
   platform: "node",
   target: "node20",
   logLevel: "warning",
+  // node-llama-cpp (an optional dependency, loaded only by --provider local) finds its llama.cpp binaries beside
+  // its own files, and may be absent: it stays a package import.
+  external: ["node-llama-cpp"],
   // Through the maps tsc wrote, back to src/ (for `node --enable-source-maps`).
   sourcemap: true,
   // CommonJS dependencies (React, ajv, cross-spawn) call `require` for Node's own modules.

@@ -120,7 +120,7 @@ export const PromptFormatSchema = z.enum([
   "xlam",
 ]);
 
-export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "openai", "anthropic", "gemini"]);
+export const ProviderSchema = z.enum(["openai-compatible", "vllm", "ollama", "openai", "anthropic", "gemini", "local"]);
 
 export const LlmConfigSchema = z.strictObject({
   provider: ProviderSchema.optional(),
@@ -145,6 +145,12 @@ export const LlmConfigSchema = z.strictObject({
   maxAnswerChars: z.number().int().positive().optional(),
   /** Extra request fields passed through to the server (vLLM's chat_template_kwargs, top_k, ...). */
   extraBody: z.record(z.string(), z.unknown()).optional(),
+  /** A GGUF file (or hf:OWNER/REPO/FILE.gguf) run in-process when no model server answers and no model is named. */
+  localModel: z.string().min(1).optional(),
+  /** Provider local: CPU threads llama.cpp uses (default: the machine's math cores). */
+  threads: z.number().int().positive().optional(),
+  /** Provider local: the context window in tokens (default: the model's, at most 8192). */
+  contextSize: z.number().int().positive().optional(),
 });
 
 export const ToolSearchModeSchema = z.enum(["off", "auto", "always"]);

@@ -1,7 +1,8 @@
 import { registerSecret } from "../config/redact.js";
 import type { LlmConfig } from "../config/schema.js";
 import { findLocalServer, firstListedModel, normalizeBaseURL, OLLAMA_DEFAULT, VLLM_DEFAULT, type LocalServer } from "./discovery.js";
-import { configError } from "./errors.js";
+import { configError, LlmError } from "./errors.js";
+import { fallbackModel } from "./local-fallback.js";
 import type { RetryOptions } from "./retry.js";
 import type { StrictToolsMemory } from "./strict-tools.js";
 import type { ModelOptions } from "./streaming-model.js";
@@ -17,6 +18,10 @@ export interface CreateChatModelOptions {
   localServers?: readonly LocalServer[];
   /** Where a server's refusal of strict tool calls is remembered (default: this process). */
   strictMemory?: StrictToolsMemory;
+  /** Told, in one line, that no model server answered and the local model is used instead. */
+  onNotice?: (line: string) => void;
+  /** Provider local: told how a model file being downloaded (`hf:...`) comes along. */
+  onDownloadProgress?: (received: number, total: number) => void;
 }
 
 const VLLM_START = "start it with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`";
@@ -27,6 +32,10 @@ const OLLAMA_START = "start it with `ollama serve`";
  * the OpenAI-compatible family), else the first local server that answers (vLLM at
  * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
  * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
+ * Provider local: `model` is a GGUF file, or `hf:OWNER/REPO/FILE.gguf` downloaded once into
+ * the cache (`HF_ENDPOINT` names another hub). When no base URL is given, none of the local
+ * servers answers and no model is named, `llm.localModel` (else the GGUF downloaded last) is
+ * run instead, and `onNotice` told.
  * `env` is handed in: this layer never reads process.env.
  *
  * Each adapter module is imported only once its provider is chosen: the SDKs take a
@@ -46,6 +55,24 @@ export async function createChatModel(
     ...(llm.maxAnswerChars !== undefined ? { maxAnswerChars: llm.maxAnswerChars } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   };
+
+  if (provider === "local") {
+    if (!llm.model) throw configError("Name the model file to run: --model PATH.gguf (llm.model).");
+    const [{ LocalModel }, { modelCacheDir, modelFile }] = await Promise.all([import("./local-model.js"), import("./model-download.js")]);
+    const path = await modelFile(llm.model, {
+      cacheDir: modelCacheDir(env),
+      ...(env.HF_ENDPOINT ? { endpoint: env.HF_ENDPOINT } : {}),
+      ...(options.onDownloadProgress ? { onProgress: options.onDownloadProgress } : {}),
+    });
+    return LocalModel.open({
+      path,
+      modelId: llm.model,
+      ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
+      ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
+      ...(llm.threads !== undefined ? { threads: llm.threads } : {}),
+      ...(llm.contextSize !== undefined ? { contextSize: llm.contextSize } : {}),
+    });
+  }
 
   if (provider === "anthropic" || provider === "gemini") {
     const usual = provider === "anthropic" ? ["ANTHROPIC_API_KEY"] : ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
@@ -74,7 +101,16 @@ export async function createChatModel(
   } else {
     const candidates =
       options.localServers ?? (provider === "vllm" ? [VLLM_DEFAULT] : provider === "ollama" ? [OLLAMA_DEFAULT] : [VLLM_DEFAULT, OLLAMA_DEFAULT]);
-    const found = await findLocalServer(candidates, apiKey, probeTimeoutMs);
+    let found;
+    try {
+      found = await findLocalServer(candidates, apiKey, probeTimeoutMs);
+    } catch (error) {
+      // Nothing listens, no model is named, and one can run here: say so and run it.
+      const local = provider === "openai-compatible" && !llm.model && error instanceof LlmError && error.code === "connection" ? await fallbackModel(llm, env) : undefined;
+      if (!local) throw error;
+      options.onNotice?.(`No model server answers at ${candidates.map((c) => c.baseURL).join(" or ")}; using the local model ${local}.`);
+      return createChatModel({ ...llm, provider: "local", model: local }, env, options);
+    }
     baseURL = found.server.baseURL;
     listed = found.models;
   }
@@ -102,7 +138,7 @@ export async function createChatModel(
 /** The key for an OpenAI-compatible server (undefined for Anthropic and Gemini, which have their own). */
 export function openAIFamilyApiKey(llm: LlmConfig, env: Record<string, string | undefined>): string | undefined {
   const provider: Provider = llm.provider ?? "openai-compatible";
-  if (provider === "anthropic" || provider === "gemini") return undefined;
+  if (provider === "anthropic" || provider === "gemini" || provider === "local") return undefined;
   const fromEnv = !llm.baseURL && env.OPENAI_BASE_URL;
   // OPENAI_API_KEY goes to OpenAI, or to the server OPENAI_BASE_URL names next to it; never
   // to a local server found by looking around.

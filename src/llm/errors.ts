@@ -165,8 +165,8 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
 /** The most characters of a server's own words an error quotes. */
 export const MAX_QUOTED_CHARS = 400;
 
-/** A server's words on one line, cut at MAX_QUOTED_CHARS. */
-function oneLine(text: string): string {
+/** A server's (or library's) words on one line, cut at MAX_QUOTED_CHARS. */
+export function oneLine(text: string): string {
   const line = text.slice(0, MAX_QUOTED_CHARS * 4).replace(/\s+/g, " ").trim();
   return line.length > MAX_QUOTED_CHARS ? `${line.slice(0, MAX_QUOTED_CHARS)}… (cut)` : line;
 }

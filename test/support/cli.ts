@@ -22,6 +22,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Sends SIGINT once this returns true for what was printed so far (checked on each output). */
   interruptWhen?: (sofar: CliRun) => boolean;
+  /** The command's entry file (default: the build's, CLI). */
+  entry?: string;
 }
 
 export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -32,7 +34,7 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
 
 export function runCli(args: string[], options: CliOptions): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.home ?? options.cwd, options.env), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [options.entry ?? CLI, ...args], { cwd: options.cwd, env: cliEnv(options.home ?? options.cwd, options.env), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let interrupted = false;

@@ -3,11 +3,12 @@ import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type 
 import { toolAllowList } from "../../config/llm-config.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
-import { createChatModel, openAIFamilyApiKey } from "../../llm/create-model.js";
+import { createChatModel, openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
 import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
 import { cliClientHandlers, namedModels } from "../client-handlers.js";
+import { downloadProgress } from "../download-progress.js";
 import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
@@ -102,7 +103,7 @@ export class AgentSession {
       },
       async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        const model = await createChatModel(llm, env, toolModes ? { strictMemory: toolModes } : {});
+        const model = await createChatModel(llm, env, modelOptions(toolModes, env));
         probedMode = await probedModeFor(model, llm, toolModes, (line) => warn(line, env));
         return model;
       },
@@ -173,7 +174,7 @@ export class AgentSession {
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
     const toolModes = ToolModeCache.open(this.env);
-    const next = await createChatModel({ ...this.llm, model }, this.env, toolModes ? { strictMemory: toolModes } : {});
+    const next = await createChatModel({ ...this.llm, model }, this.env, modelOptions(toolModes, this.env));
     const probed = await probedModeFor(next, this.llm, toolModes, (line) => warn(line, this.env));
     this.agent = this.buildAgent(next, this.agent.messages, probed);
   }
@@ -181,6 +182,16 @@ export class AgentSession {
   close(): Promise<void> {
     return this.opened.close();
   }
+}
+
+/** Where strict refusals are kept, a line when the local model stands in, and a progress bar for one being downloaded. */
+function modelOptions(toolModes: ToolModeCache | undefined, env: Env): CreateChatModelOptions {
+  const progress = downloadProgress();
+  return {
+    ...(toolModes ? { strictMemory: toolModes } : {}),
+    onNotice: (line) => warn(line, env),
+    ...(progress ? { onDownloadProgress: progress } : {}),
+  };
 }
 
 function pickAgentSettings(llm: LlmConfig) {

@@ -13,8 +13,8 @@ interface ChatFlags extends AgentFlags {
 function addAgentOptions(command: Command): Command {
   return command
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1)")
-    .option("--model <name>", "the model to use (default: the config's, or the first the server lists)")
-    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
+    .option("--model <name>", "the model to use (default: the config's, or the first the server lists); with --provider local, a .gguf file")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic, gemini or local")
     .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--tool-mode <mode>", "native, prompt (tools described in the prompt) or auto (the best mode a probe of the model found, probed on first use; prompt when native is refused)")
     .option("--max-iterations <n>", "rounds of tool calls per question before the model must answer (default 5)")

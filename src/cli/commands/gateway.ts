@@ -22,7 +22,7 @@ export function registerGateway(program: Command): void {
     .option("-c, --config <file>", "the config file (default: ./toolbridge.json, then the user config)")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL")
     .option("--model <name>", "the default model (default: the config's, or the first the server lists)")
-    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic, gemini or local")
     .option("--tool-mode <mode>", "native, prompt or auto (native, prompt when refused)")
     .option("--max-iterations <n>", "rounds of tool calls per request before the model must answer")
     .option("--approve <mode>", "which tools run for API clients: ask (trusted servers and listed tools only), readonly, all (default: gateway.approve, else ask)")

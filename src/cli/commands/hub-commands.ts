@@ -164,7 +164,7 @@ export function registerHubCommands(program: Command): void {
     .option("--approve <mode>", "whether a server may use the model (sampling) without asking: ask, readonly (same as ask), all")
     .option("--base-url <url>", "the model server's OpenAI-compatible base URL, for servers that ask to use the model")
     .option("--model <name>", "the model servers' sampling requests use (default: the config's)")
-    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic or gemini")
+    .option("--provider <name>", "openai-compatible, vllm, ollama, openai, anthropic, gemini or local")
     .action(
       action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & CallFlags & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);

@@ -1,0 +1,99 @@
+import { open } from "node:fs/promises";
+import type { Llama, LlamaModel } from "node-llama-cpp";
+import { configError, LlmError, oneLine } from "./errors.js";
+
+type NodeLlamaCpp = typeof import("node-llama-cpp");
+
+/** The version package.json pins, for the install hint. */
+const NODE_LLAMA_CPP = "node-llama-cpp@3.22.1";
+
+interface Runtime {
+  lib: NodeLlamaCpp;
+  llama: Llama;
+  /** llama.cpp's last error line, to say why a file did not load. */
+  lastError(): string | undefined;
+}
+
+let runtime: Promise<Runtime> | undefined;
+
+/**
+ * node-llama-cpp and llama.cpp's prebuilt binary for this machine, loaded once per process on
+ * first use (never built from source here, never downloaded). It is an optional dependency:
+ * without it, one line says how to install it. llama.cpp's own logs are kept, not printed.
+ */
+export function localRuntime(): Promise<Runtime> {
+  runtime ??= loadRuntime().catch((error: unknown) => {
+    runtime = undefined;
+    throw error;
+  });
+  return runtime;
+}
+
+async function loadRuntime(): Promise<Runtime> {
+  let lib: NodeLlamaCpp;
+  try {
+    lib = await import("node-llama-cpp");
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes("node-llama-cpp")) {
+      throw configError(
+        `--provider local needs node-llama-cpp, an optional dependency this install left out: run \`npm install ${NODE_LLAMA_CPP}\` in toolbridge's folder (or install toolbridge without --omit=optional).`,
+      );
+    }
+    throw configError(`node-llama-cpp could not be loaded: ${oneLine(String((error as Error).message))}`);
+  }
+  let last: string | undefined;
+  try {
+    const llama = await lib.getLlama({
+      build: "never",
+      progressLogs: false,
+      logLevel: lib.LlamaLogLevel.error,
+      logger: (level, message) => {
+        if (level === lib.LlamaLogLevel.error || level === lib.LlamaLogLevel.fatal) last = message.slice(0, 1000);
+      },
+    });
+    return { lib, llama, lastError: () => last };
+  } catch (error) {
+    throw configError(`node-llama-cpp has no llama.cpp binary for this machine (${process.platform}-${process.arch}): ${oneLine(String((error as Error).message))}`);
+  }
+}
+
+/** The 4 bytes every GGUF file starts with. */
+const GGUF_MAGIC = "GGUF";
+
+/**
+ * The model in a GGUF file. A missing file, one that is not a GGUF, and one llama.cpp cannot
+ * load are each one line naming the file; llama.cpp reads a file only after it has passed the
+ * first two checks.
+ */
+export async function loadGguf(path: string): Promise<{ runtime: Runtime; model: LlamaModel }> {
+  await checkGguf(path);
+  const loaded = await localRuntime();
+  try {
+    return { runtime: loaded, model: await loaded.llama.loadModel({ modelPath: path }) };
+  } catch (error) {
+    const why = loaded.lastError() ?? String((error as Error).message);
+    throw configError(`The model file ${path} could not be loaded: ${oneLine(why)}`);
+  }
+}
+
+async function checkGguf(path: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT") throw configError(`No model file at ${path}.`);
+    throw configError(`Cannot read the model file ${path} (${typeof code === "string" ? code : oneLine(String(error))}).`);
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw configError(`The model path ${path} is not a file.`);
+    const head = Buffer.alloc(GGUF_MAGIC.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    if (bytesRead < head.length || head.toString("latin1") !== GGUF_MAGIC) throw configError(`The model file ${path} is not a GGUF file.`);
+  } catch (error) {
+    if (error instanceof LlmError) throw error;
+    throw configError(`Cannot read the model file ${path} (${oneLine(String(error))}).`);
+  } finally {
+    await handle.close();
+  }
+}

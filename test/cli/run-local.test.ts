@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, runCli } from "../support/cli.js";
+import { writeTinyGguf } from "../support/tiny-gguf.js";
+
+/** `toolbridge run --provider local` end to end: the built CLI, the bundled math server, a tiny GGUF written here. */
+let dir: string;
+let model: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "toolbridge-run-local-"));
+  model = join(dir, "tiny.gguf");
+  await writeTinyGguf(model);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * One thread (llama.cpp's threads spin while they wait for each other on a busy machine); a call
+ * is required, of `add` alone, so the tiny model's first reply is that call and its second, with
+ * tools no longer offered after one round, the answer.
+ */
+async function project(name: string, llm: Record<string, unknown> = {}): Promise<string> {
+  const cwd = join(dir, name);
+  await mkdir(cwd, { recursive: true });
+  const config = { llm: { threads: 1, maxTokens: 100, toolChoice: "required", maxIterations: 1, ...llm }, tools: { enabled: ["add"] } };
+  await writeFile(join(cwd, "toolbridge.json"), JSON.stringify(config));
+  return cwd;
+}
+
+// Each run starts the servers and llama.cpp on two shared cores.
+describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
+  it("calls a bundled tool under the grammar and ends with an answer", async () => {
+    const cwd = await project("answer");
+    const run = await runCli(["run", "what is 2+3", "--provider", "local", "--model", model, "--approve", "all", "--json"], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const turn = JSON.parse(run.stdout) as { provider: string; model: string; answer: string; status: string; toolCalls: Array<{ name: string; outcome: string; arguments: { a: number; b: number }; result: { structuredContent: { result: { result: number } } } }> };
+    expect(turn.provider).toBe("local");
+    expect(turn.model).toBe(model);
+    expect(turn.toolCalls).toHaveLength(1);
+    const [call] = turn.toolCalls;
+    expect(call!.name).toBe("add");
+    expect(call!.outcome).toBe("ok");
+    expect(call!.result.structuredContent.result.result).toBe(call!.arguments.a + call!.arguments.b);
+    expect(turn.status).toBe("completed");
+    expect(turn.answer.length).toBeGreaterThan(0);
+  });
+
+  it("runs llm.localModel when no model server answers, saying so", async () => {
+    const cwd = await project("fallback", { localModel: model });
+    const run = await runCli(["run", "what is 2+3", "--approve", "all", "--json"], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`; using the local model ${model}.`);
+    const turn = JSON.parse(run.stdout) as { provider: string; toolCalls: Array<{ outcome: string }> };
+    expect(turn.provider).toBe("local");
+    expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok"]);
+  });
+
+  it("downloads hf:OWNER/REPO/FILE.gguf from HF_ENDPOINT into the cache, checked, with no bar off a terminal", async () => {
+    const bytes = await readFile(model);
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    const hub = createServer((req, res) => {
+      if (req.url !== "/owner/repo/resolve/main/tiny.gguf") return res.writeHead(404).end();
+      res.writeHead(200, { etag: `"${sha}"`, "content-length": bytes.length }).end(bytes);
+    });
+    await new Promise<void>((resolve) => hub.listen(0, "127.0.0.1", resolve));
+    try {
+      const cwd = await project("download");
+      const cache = join(dir, "xdg-cache");
+      const env = { HF_ENDPOINT: `http://127.0.0.1:${(hub.address() as { port: number }).port}`, XDG_CACHE_HOME: cache };
+      const run = await runCli(["run", "what is 2+3", "--provider", "local", "--model", "hf:owner/repo/tiny.gguf", "--approve", "all", "--json"], { cwd, env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain("downloading");
+      const turn = JSON.parse(run.stdout) as { model: string; toolCalls: Array<{ outcome: string }> };
+      expect(turn.model).toBe("hf:owner/repo/tiny.gguf");
+      expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok"]);
+      const kept = join(cache, "toolbridge", "models", "owner--repo--tiny.gguf");
+      expect((await stat(kept)).mode & 0o777).toBe(0o600);
+    } finally {
+      hub.closeAllConnections();
+      await new Promise((resolve) => hub.close(resolve));
+    }
+  });
+
+  it("names a missing model file in one line", async () => {
+    const cwd = await project("missing");
+    const missing = join(dir, "absent.gguf");
+    const run = await runCli(["run", "hi", "--provider", "local", "--model", missing], { cwd });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(`toolbridge: No model file at ${missing}.`);
+  });
+
+  it("names a file that is not a GGUF in one line", async () => {
+    const cwd = await project("broken");
+    const broken = join(cwd, "broken.gguf");
+    await writeFile(broken, "<html>not a model</html>");
+    const run = await runCli(["run", "hi", "--provider", "local", "--model", broken], { cwd });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(`toolbridge: The model file ${broken} is not a GGUF file.`);
+  });
+
+  it("says in one line how to install node-llama-cpp when the install left it out", async () => {
+    // The command alone, bundled as built, where no node_modules is found above it.
+    const copy = join(dir, "omitted", "dist", "cli");
+    await cp(dirname(CLI), copy, { recursive: true, filter: (source) => !source.endsWith(".map") });
+    const cwd = await project("omitted-cwd");
+    const run = await runCli(["run", "hi", "--provider", "local", "--model", model], { cwd, entry: join(copy, "main.js") });
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines.at(-1)).toBe(
+      "toolbridge: --provider local needs node-llama-cpp, an optional dependency this install left out: run `npm install node-llama-cpp@3.22.1` in toolbridge's folder (or install toolbridge without --omit=optional).",
+    );
+  });
+});
