@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import type { Hub, HubOptions } from "../../src/mcp/hub.js";
+import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
+import { hubPerTest } from "./hub-per-test.js";
+import { fixture, waitUntil } from "./processes.js";
+
+/**
+ * The tasks extension of 2026-07-28 (SEP-2663), through the hub, against a v2 server that speaks only that revision
+ * and runs tools as tasks (test/fixtures/servers/ext-tasks-server.mjs): the server decides, tasks/get carries the
+ * result, a task's questions are answered with tasks/update.
+ */
+
+const hubs = hubPerTest("toolbridge-ext-tasks-");
+
+async function connect(tasks: TaskMode | undefined, options: HubOptions = {}): Promise<{ hub: Hub; statuses: string[] }> {
+  const hub = await hubs.connect({ jobs: { ...fixture("ext-tasks-server.mjs"), ...(tasks ? { tasks } : {}) } }, options);
+  const statuses: string[] = [];
+  hub.on((event: HubEvent) => (event.type === "task-status" ? statuses.push(event.task.status) : undefined));
+  return { hub, statuses };
+}
+
+const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+const seen = async (hub: Hub): Promise<string[]> => JSON.parse(text(await hub.callTool("seen", {}))) as string[];
+
+describe("a 2026-07-28 server with the tasks extension", () => {
+  it("runs a tool as a task: the call declares the extension, the result comes inline from tasks/get", async () => {
+    const { hub, statuses } = await connect("always");
+    expect(hub.servers().find((s) => s.name === "jobs")).toMatchObject({ status: "connected", protocolVersion: "2026-07-28" });
+    const progress: string[] = [];
+    const result = await hub.callTool("slow_compute", { ms: 300 }, { onProgress: (p) => progress.push(p.message ?? "") });
+    expect(result).toMatchObject({ content: [{ type: "text", text: "computed after 300 ms" }] });
+    expect(result.isError).toBeFalsy();
+    expect(statuses[0]).toBe("working");
+    expect(statuses.at(-1)).toBe("completed");
+    expect(progress).toContain("task completed");
+    const methods = await seen(hub);
+    expect(methods).toContain("tools/call slow_compute +tasks");
+    expect(methods).toContain("tasks/get");
+    expect(methods.some((m) => m.startsWith("tasks/result") || m.startsWith("tasks/list"))).toBe(false);
+  }, 30_000);
+
+  it("takes a result the server gives at once, for a tool it does not run as a task", async () => {
+    const { hub, statuses } = await connect("always");
+    expect(text(await hub.callTool("greet", { name: "Ada" }))).toBe("Hello, Ada!");
+    expect(statuses).toEqual([]);
+  }, 30_000);
+
+  it("reports a failed task with the JSON-RPC error the server inlined", async () => {
+    const { hub, statuses } = await connect("always");
+    const result = await hub.callTool("failing_job", {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe("the task failed: the job's worker crashed");
+    expect(statuses.at(-1)).toBe("failed");
+  }, 30_000);
+
+  it("reports a task the server cancelled, with its reason", async () => {
+    const { hub, statuses } = await connect("always");
+    const result = await hub.callTool("gives_up", {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe("the server cancelled the task: quota exhausted");
+    expect(statuses.at(-1)).toBe("cancelled");
+  }, 30_000);
+
+  it("cancels the task on the server with tasks/cancel when the caller gives up", async () => {
+    const { hub, statuses } = await connect("always");
+    const controller = new AbortController();
+    const call = hub.callTool("never_ends", {}, { signal: controller.signal });
+    await waitUntil(() => statuses.includes("working"), 10_000, "the task to start");
+    controller.abort(new Error("the user pressed Ctrl-C"));
+    await expect(call).rejects.toThrow();
+    expect(await seen(hub)).toContain("tasks/cancel");
+  }, 30_000);
+
+  it("answers a task's input_required question through the hub's elicitation handler and tasks/update", async () => {
+    const asked: string[] = [];
+    const { hub, statuses } = await connect("always", {
+      onElicitation: async (params) => {
+        asked.push(params.message);
+        return { action: "accept", content: { confirm: true } };
+      },
+    });
+    expect(text(await hub.callTool("confirm_delete", { file: "notes.txt" }))).toBe("deleted notes.txt");
+    expect(asked).toEqual(["Delete notes.txt?"]);
+    expect(statuses).toContain("input_required");
+    expect(statuses.at(-1)).toBe("completed");
+    expect((await seen(hub)).filter((m) => m === "tasks/update")).toHaveLength(1);
+  }, 30_000);
+
+  it("calls plainly, without the extension, when tasks are not asked for", async () => {
+    const { hub, statuses } = await connect("never");
+    expect(text(await hub.callTool("slow_compute", { ms: 10 }))).toBe("computed after 10 ms");
+    expect(statuses).toEqual([]);
+    expect(await seen(hub)).toContain("tools/call slow_compute");
+  }, 30_000);
+});
