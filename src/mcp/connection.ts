@@ -19,7 +19,7 @@ import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
-import { RawRequests, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
+import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
@@ -194,10 +194,13 @@ export class Connection {
       return (await this.request(what, options, (client, requestOptions) => {
         const listed = this.tools.find((t) => t.name === tool);
         const tasks = this.taskProtocol;
-        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
+        const asTask = () => {
           taskCap = total();
           const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
           return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
+        };
+        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
+          return asTask();
         }
         const relay = relayed(client, round);
         const call = () =>
@@ -212,7 +215,14 @@ export class Connection {
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
           });
-        return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+        const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+        // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
+        // (as a SEP-1686 tool whose taskSupport is "required" always is).
+        if (!tasks.serverDirected || !tasks.supported(client) || round) return plain;
+        return plain.catch((error: unknown) => {
+          if (requiresTasksExtension(error)) return asTask();
+          throw error;
+        });
       })) as CallToolResult | InputRequiredResult;
     } catch (error) {
       if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;

@@ -120,6 +120,15 @@ export function serverDeclaresTasksExtension(client: Client): boolean {
   return typeof extension === "object" && extension !== null;
 }
 
+/** Whether an error is the server's -32021 (Missing Required Client Capability) naming this extension. */
+export function requiresTasksExtension(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, data } = error as { code?: unknown; data?: { requiredCapabilities?: { extensions?: Record<string, unknown> } } };
+  return code === MISSING_REQUIRED_CLIENT_CAPABILITY && data?.requiredCapabilities?.extensions?.[TASKS_EXTENSION_ID] !== undefined;
+}
+
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+
 /** The extension's requests on one server. */
 export class TasksExtensionClient {
   constructor(private readonly raw: RawRequests) {}

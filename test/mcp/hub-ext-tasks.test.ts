@@ -92,4 +92,13 @@ describe("a 2026-07-28 server with the tasks extension", () => {
     expect(statuses).toEqual([]);
     expect(await seen(hub)).toContain("tools/call slow_compute");
   }, 30_000);
+
+  it("calls a tool again as a task when the server refuses it plainly with -32021 naming the extension", async () => {
+    for (const mode of [undefined, "never"] as const) {
+      const { hub, statuses } = await connect(mode);
+      expect(text(await hub.callTool("batch", {}))).toBe("batched");
+      expect(statuses.at(-1)).toBe("completed");
+      expect((await seen(hub)).filter((m) => m.startsWith("tools/call batch"))).toEqual(["tools/call batch", "tools/call batch +tasks"]);
+    }
+  }, 30_000);
 });
