@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Hub, HubOptions } from "../../src/mcp/hub.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";
-import { fixture, waitUntil } from "./processes.js";
+import { fixture, httpFixture, waitUntil } from "./processes.js";
 
 /**
  * The tasks extension of 2026-07-28 (SEP-2663), through the hub, against a v2 server that speaks only that revision
@@ -99,6 +99,19 @@ describe("a 2026-07-28 server with the tasks extension", () => {
       expect(text(await hub.callTool("batch", {}))).toBe("batched");
       expect(statuses.at(-1)).toBe("completed");
       expect((await seen(hub)).filter((m) => m.startsWith("tools/call batch"))).toEqual(["tools/call batch", "tools/call batch +tasks"]);
+    }
+  }, 30_000);
+
+  it("does the same over stateless Streamable HTTP, a question answered mid-task included", async () => {
+    const server = await httpFixture("ext-tasks-server.mjs", hubs.dir);
+    try {
+      const hub = await hubs.connect({ jobs: { url: server.url, tasks: "always" } }, { onElicitation: async () => ({ action: "decline" }) });
+      expect(hub.servers()[0]).toMatchObject({ status: "connected", transport: "streamable-http", protocolVersion: "2026-07-28" });
+      expect(text(await hub.callTool("slow_compute", {}))).toBe("computed after 300 ms");
+      expect(text(await hub.callTool("confirm_delete", { file: "notes.txt" }))).toBe("kept notes.txt");
+      expect(await seen(hub)).toEqual(expect.arrayContaining(["tools/call confirm_delete +tasks", "tasks/get", "tasks/update"]));
+    } finally {
+      await server.stop();
     }
   }, 30_000);
 });
