@@ -76,6 +76,8 @@ export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal 
 
 /** At most this many input_required rounds of one tools/call before it becomes a task or a result. */
 const MAX_CALL_ROUNDS = 16;
+/** At most this many questions outstanding at once in one round or task: each may be put to a person. */
+const MAX_INPUT_REQUESTS = 32;
 
 /**
  * The tasks extension (SEP-2663) on one server, as a ToolTaskProtocol. It keeps each running task's last
@@ -104,6 +106,10 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
     };
   };
   const answerAll = async (requests: Record<string, ExtInputRequest>, skip: Set<string>, signal: AbortSignal | undefined) => {
+    const count = Object.keys(requests).length;
+    if (count > MAX_INPUT_REQUESTS) {
+      throw new SdkError(SdkErrorCode.InvalidResult, `the server asked ${count} questions at once; at most ${MAX_INPUT_REQUESTS} are answered`);
+    }
     const responses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(requests)) {
       if (skip.has(key)) continue;

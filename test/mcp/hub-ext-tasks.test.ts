@@ -86,6 +86,13 @@ describe("a 2026-07-28 server with the tasks extension", () => {
     expect((await seen(hub)).filter((m) => m === "tasks/update")).toHaveLength(1);
   }, 30_000);
 
+  it("answers the questions a tools/call asks before it becomes a task, returning the request state", async () => {
+    const { hub, statuses } = await connect("always", { onElicitation: async () => ({ action: "accept", content: { name: "Ada" } }) });
+    expect(text(await hub.callTool("named_job", {}))).toBe("job for Ada");
+    expect(statuses.at(-1)).toBe("completed");
+    expect((await seen(hub)).filter((m) => m.startsWith("tools/call named_job"))).toHaveLength(2);
+  }, 30_000);
+
   it("calls plainly, without the extension, when tasks are not asked for", async () => {
     const { hub, statuses } = await connect("never");
     expect(text(await hub.callTool("slow_compute", { ms: 10 }))).toBe("computed after 10 ms");
@@ -113,5 +120,26 @@ describe("a 2026-07-28 server with the tasks extension", () => {
     } finally {
       await server.stop();
     }
+  }, 30_000);
+});
+
+describe("a hostile server with the tasks extension", () => {
+  it("fails a call whose task result has no taskId, naming the call", async () => {
+    const { hub } = await connect("always");
+    await expect(hub.callTool("bad_task", {})).rejects.toThrow(/tools\/call bad_task on server "jobs" failed: Invalid result for tools\/call: .*taskId/s);
+  }, 30_000);
+
+  it("puts none of a thousand questions at once to the person, and cancels that task", async () => {
+    const asked: string[] = [];
+    const { hub } = await connect("always", { onElicitation: async (params) => (asked.push(params.message), { action: "decline" }) });
+    await expect(hub.callTool("many_questions", {})).rejects.toThrow("the server asked 1000 questions at once; at most 32 are answered");
+    expect(asked).toEqual([]);
+    expect(await seen(hub)).toContain("tasks/cancel");
+  }, 30_000);
+
+  it("stops answering a tools/call that asks for input round after round", async () => {
+    const { hub } = await connect("always", { roots: [hubs.dir] });
+    await expect(hub.callTool("asks_forever", {})).rejects.toThrow("tools/call asks_forever still asked for input after 16 rounds");
+    expect((await seen(hub)).filter((m) => m === "tools/call asks_forever +tasks")).toHaveLength(16);
   }, 30_000);
 });
