@@ -47,7 +47,7 @@ describe("a 2026-07-28 server with the tasks extension", () => {
 
   it("reports a failed task with the JSON-RPC error the server inlined", async () => {
     const { hub, statuses } = await connect("always");
-    const result = await hub.callTool("failing_job", {});
+    const result = await hub.callTool("protocol_error_job", {});
     expect(result.isError).toBe(true);
     expect(text(result)).toBe("the task failed: the job's worker crashed");
     expect(statuses.at(-1)).toBe("failed");
@@ -79,7 +79,7 @@ describe("a 2026-07-28 server with the tasks extension", () => {
         return { action: "accept", content: { confirm: true } };
       },
     });
-    expect(text(await hub.callTool("confirm_delete", { file: "notes.txt" }))).toBe("deleted notes.txt");
+    expect(text(await hub.callTool("confirm_delete", { filename: "notes.txt" }))).toBe("deleted notes.txt");
     expect(asked).toEqual(["Delete notes.txt?"]);
     expect(statuses).toContain("input_required");
     expect(statuses.at(-1)).toBe("completed");
@@ -88,9 +88,9 @@ describe("a 2026-07-28 server with the tasks extension", () => {
 
   it("answers the questions a tools/call asks before it becomes a task, returning the request state", async () => {
     const { hub, statuses } = await connect("always", { onElicitation: async () => ({ action: "accept", content: { name: "Ada" } }) });
-    expect(text(await hub.callTool("named_job", {}))).toBe("job for Ada");
+    expect(text(await hub.callTool("test_tool_with_task", {}))).toBe("job for Ada");
     expect(statuses.at(-1)).toBe("completed");
-    expect((await seen(hub)).filter((m) => m.startsWith("tools/call named_job"))).toHaveLength(2);
+    expect((await seen(hub)).filter((m) => m.startsWith("tools/call test_tool_with_task"))).toHaveLength(2);
   }, 30_000);
 
   it("calls plainly, without the extension, when tasks are not asked for", async () => {
@@ -103,10 +103,18 @@ describe("a 2026-07-28 server with the tasks extension", () => {
   it("calls a tool again as a task when the server refuses it plainly with -32021 naming the extension", async () => {
     for (const mode of [undefined, "never"] as const) {
       const { hub, statuses } = await connect(mode);
-      expect(text(await hub.callTool("batch", {}))).toBe("batched");
+      // The tool ran and reported an error: the task completed, and its result is the tool's error.
+      const result = await hub.callTool("failing_job", {});
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "the job found nothing to do" }] });
       expect(statuses.at(-1)).toBe("completed");
-      expect((await seen(hub)).filter((m) => m.startsWith("tools/call batch"))).toEqual(["tools/call batch", "tools/call batch +tasks"]);
+      expect((await seen(hub)).filter((m) => m.startsWith("tools/call failing_job"))).toEqual(["tools/call failing_job", "tools/call failing_job +tasks"]);
     }
+  }, 30_000);
+
+  it("answers two questions a task asks at once in one tasks/update", async () => {
+    const { hub } = await connect("always", { onElicitation: async (params) => ({ action: "accept", content: { name: params.message.replace("?", "") } }) });
+    expect(text(await hub.callTool("multi_input", {}))).toBe("First and Second");
+    expect((await seen(hub)).filter((m) => m === "tasks/update")).toHaveLength(1);
   }, 30_000);
 
   it("does the same over stateless Streamable HTTP, a question answered mid-task included", async () => {
@@ -115,7 +123,7 @@ describe("a 2026-07-28 server with the tasks extension", () => {
       const hub = await hubs.connect({ jobs: { url: server.url, tasks: "always" } }, { onElicitation: async () => ({ action: "decline" }) });
       expect(hub.servers()[0]).toMatchObject({ status: "connected", transport: "streamable-http", protocolVersion: "2026-07-28" });
       expect(text(await hub.callTool("slow_compute", {}))).toBe("computed after 300 ms");
-      expect(text(await hub.callTool("confirm_delete", { file: "notes.txt" }))).toBe("kept notes.txt");
+      expect(text(await hub.callTool("confirm_delete", { filename: "notes.txt" }))).toBe("kept notes.txt");
       expect(await seen(hub)).toEqual(expect.arrayContaining(["tools/call confirm_delete +tasks", "tasks/get", "tasks/update"]));
     } finally {
       await server.stop();
