@@ -34,7 +34,7 @@ export const DetailedTaskSchema = z.looseObject({
   createdAt: z.string(),
   lastUpdatedAt: z.string(),
   ttlMs: z.number().int().nullable(),
-  pollIntervalMs: z.number().int().positive().optional(),
+  pollIntervalMs: z.number().nonnegative().optional(),
   result: z.looseObject({}).optional(),
   error: z.looseObject({ code: z.number(), message: z.string() }).optional(),
   inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.looseObject({}).optional() })).optional(),
