@@ -61,11 +61,13 @@ describe("a 2026-07-28 server with the tasks extension", () => {
     expect(statuses.at(-1)).toBe("cancelled");
   }, 30_000);
 
-  it("cancels the task on the server with tasks/cancel when the caller gives up", async () => {
-    const { hub, statuses } = await connect("always");
+  it("cancels the task on the server with tasks/cancel when the caller gives up, plain calls going on meanwhile", async () => {
+    // With tasks: never the task-only tool still becomes a task (after -32021), and greet goes through the SDK's client.
+    const { hub, statuses } = await connect("never");
     const controller = new AbortController();
     const call = hub.callTool("never_ends", {}, { signal: controller.signal });
     await waitUntil(() => statuses.includes("working"), 10_000, "the task to start");
+    expect(text(await hub.callTool("greet", { name: "Bo" }))).toBe("Hello, Bo!");
     controller.abort(new Error("the user pressed Ctrl-C"));
     await expect(call).rejects.toThrow();
     expect(await seen(hub)).toContain("tasks/cancel");
