@@ -1,5 +1,6 @@
 import { ProtocolError, UrlElicitationRequiredError, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import type { Client, ClientCapabilities, LoggingLevel } from "@modelcontextprotocol/client";
+import { CreateMessageRequestParamsSchema, ElicitRequestParamsSchema } from "@modelcontextprotocol/core";
+import type { Client, ClientCapabilities, ElicitRequestParams, ElicitResult, LoggingLevel, StandardSchemaV1 } from "@modelcontextprotocol/client";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import type { ClientHandlers, HubEvent, Root, UrlElicitationHandler } from "./types.js";
 
@@ -41,15 +42,7 @@ export function registerClientFeatures(client: Client, features: ClientFeatures)
   if (roots) client.setRequestHandler('roots/list', () => ({ roots: roots() }));
   const { onElicitation, onUrlElicitation, onSampling } = handlers;
   if (onElicitation || onUrlElicitation) {
-    client.setRequestHandler('elicitation/create', async (request, ctx) => {
-      const params = request.params;
-      if (params.mode === "url") {
-        if (!onUrlElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "URL-mode elicitation is not supported");
-        return onUrlElicitation(params, server, ctx.mcpReq.signal);
-      }
-      if (!onElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "form-mode elicitation is not supported");
-      return onElicitation(params, server, ctx.mcpReq.signal);
-    });
+    client.setRequestHandler('elicitation/create', (request, ctx) => elicit(features, request.params, ctx.mcpReq.signal));
   }
   if (onSampling) {
     client.setRequestHandler('sampling/createMessage', (request, ctx) => onSampling(request.params, { server, signal: ctx.mcpReq.signal }));
@@ -65,6 +58,41 @@ export function registerClientFeatures(client: Client, features: ClientFeatures)
     features.log(`${pid !== undefined ? `pid ${pid} ` : ""}${level}${logger ? ` ${logger}` : ""}: ${text}`);
     features.emit({ type: "log", server, level, text, ...(pid !== undefined ? { pid } : {}), ...(logger !== undefined ? { logger } : {}) });
   });
+}
+
+function elicit(features: Pick<ClientFeatures, "server" | "handlers">, params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult> {
+  const { onElicitation, onUrlElicitation } = features.handlers;
+  if (params.mode === "url") {
+    if (!onUrlElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "URL-mode elicitation is not supported");
+    return onUrlElicitation(params, features.server, signal);
+  }
+  if (!onElicitation) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "form-mode elicitation is not supported");
+  return onElicitation(params, features.server, signal);
+}
+
+/**
+ * Answers a request a server sent inside a result (a task's `inputRequests`) as the handlers registered on the
+ * Client answer the same request sent on its own; its params are checked with the SDK's schemas first.
+ */
+export function answerInputRequest(features: Pick<ClientFeatures, "server" | "handlers" | "roots">) {
+  return async (request: { method: string; params?: Record<string, unknown> }, signal: AbortSignal | undefined): Promise<Record<string, unknown>> => {
+    const never = signal ?? new AbortController().signal;
+    const { onElicitation, onUrlElicitation, onSampling } = features.handlers;
+    if (request.method === "roots/list" && features.roots) return { roots: features.roots() };
+    if (request.method === "elicitation/create" && (onElicitation || onUrlElicitation)) {
+      return elicit(features, checked(ElicitRequestParamsSchema, request), never);
+    }
+    if (request.method === "sampling/createMessage" && onSampling) {
+      return onSampling(checked(CreateMessageRequestParamsSchema, request), { server: features.server, signal: never });
+    }
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `the client does not answer ${request.method}`);
+  };
+}
+
+function checked<T extends StandardSchemaV1>(schema: T, request: { method: string; params?: unknown }): StandardSchemaV1.InferOutput<T> {
+  const result = schema["~standard"].validate(request.params ?? {});
+  if (result instanceof Promise || result.issues) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid ${request.method} params in a task's inputRequests`);
+  return result.value;
 }
 
 /** Asks a server that logs to send messages of `level` and above; a refusal is only logged. */

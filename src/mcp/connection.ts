@@ -16,8 +16,10 @@ import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
-import { applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
-import { runsAsTask, taskProtocolFor, ToolTasks } from "./tasks.js";
+import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
+import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
+import type { ToolTaskProtocol } from "./tasks.js";
+import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
@@ -111,6 +113,8 @@ export class Connection {
     prompts: new RefreshQueue(() => this.refresh("prompts")),
   };
   private readonly tasks: ToolTasks;
+  /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
+  private taskProtocol: ToolTaskProtocol = sep1686Tasks;
   private readonly auth: OAuthSession | undefined;
   /**
    * Set when this stdio server showed it speaks 2025-11-25 only (it exited on, or did not answer,
@@ -123,7 +127,7 @@ export class Connection {
     readonly config: ServerConfig,
     private readonly options: ConnectionOptions,
   ) {
-    this.tasks = new ToolTasks(name, options.emit);
+    this.tasks = new ToolTasks(name, options.emit, () => this.taskProtocol);
     this.state = {
       name,
       transport: isStdioServer(config) ? "stdio" : config.type === "sse" ? "sse" : "streamable-http",
@@ -189,10 +193,14 @@ export class Connection {
     try {
       return (await this.request(what, options, (client, requestOptions) => {
         const listed = this.tools.find((t) => t.name === tool);
-        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, taskProtocolFor(client).supported(client), requestOptions.timeout)) {
+        const tasks = this.taskProtocol;
+        const asTask = () => {
           taskCap = total();
           const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
           return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
+        };
+        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
+          return asTask();
         }
         const relay = relayed(client, round);
         const call = () =>
@@ -207,7 +215,14 @@ export class Connection {
             resetTimeoutOnProgress: true,
             onprogress: (progress) => options.onProgress?.(progress),
           });
-        return withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+        const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+        // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
+        // (as a SEP-1686 tool whose taskSupport is "required" always is).
+        if (!tasks.serverDirected || !tasks.supported(client) || round) return plain;
+        return plain.catch((error: unknown) => {
+          if (requiresTasksExtension(error)) return asTask();
+          throw error;
+        });
       })) as CallToolResult | InputRequiredResult;
     } catch (error) {
       if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
@@ -330,6 +345,7 @@ export class Connection {
       transport = opened.transport;
       this.client = opened.client;
       this.transport = transport;
+      this.taskProtocol = this.taskProtocolOf(opened.client, transport);
       await Promise.all([
         this.loadLists(opened.client, startup.signal),
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
@@ -505,6 +521,22 @@ export class Connection {
     } finally {
       clearTimeout(garbageTimer);
     }
+  }
+
+  /**
+   * The tasks extension where a 2026-07-28 server declares it: its requests go beside the client on the same
+   * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
+   */
+  private taskProtocolOf(client: Client, transport: Transport): ToolTaskProtocol {
+    if (!serverDeclaresTasksExtension(client)) return sep1686Tasks;
+    const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
+    const capabilities = clientCapabilities(features);
+    const raw = new RawRequests(transport, {
+      protocolVersion: client.getNegotiatedProtocolVersion() ?? MODERN,
+      clientInfo: this.options.clientInfo,
+      clientCapabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } },
+    });
+    return extensionTasks(new TasksExtensionClient(raw), answerInputRequest(features));
   }
 
   private registerHandlers(client: Client): void {

@@ -5,8 +5,10 @@ import {
   GetTaskResultSchema,
   ListTasksResultSchema,
 } from "@modelcontextprotocol/core";
-import { SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
+import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
+import { serverDeclaresTasksExtension } from "./ext-tasks.js";
+import type { DetailedTask, ExtInputRequest, TasksExtensionClient } from "./ext-tasks.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
 /**
@@ -15,18 +17,22 @@ import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
  *   `tasks/get` polls, `tasks/result` fetches the result (and carries the requests of an
  *   `input_required` task), `tasks/cancel` cancels. SDK v2 keeps only its wire schemas (it dropped
  *   v1's `client.experimental.tasks`), so the requests are sent here with those schemas.
- * - 2026-07-28 (SEP-2663, an extension): a plain `tools/call` may answer `resultType: "task"`;
- *   `tasks/get` polls and returns the result inline, input goes back with `tasks/update`.
- *   Adding it is one more implementation of this interface, picked in `taskProtocolFor` by the
- *   negotiated protocol version once the SDK speaks that revision.
+ * - 2026-07-28 (SEP-2663, the `io.modelcontextprotocol/tasks` extension): the server decides; a `tools/call`
+ *   that declares the extension may answer `resultType: "task"`, `tasks/get` returns the result inline and
+ *   the questions of an `input_required` task, which go back with `tasks/update` (see ext-tasks.ts).
  */
 export interface ToolTaskProtocol {
-  /** Whether the server says it runs `tools/call` as a task. */
+  /** Whether the server runs `tools/call` as a task. */
   supported(client: Client): boolean;
-  create(client: Client, tool: string, args: Record<string, unknown>, options: RequestOptions): Promise<Task>;
+  /** The server decides which calls become tasks (the extension), not the tool's `execution.taskSupport`. */
+  readonly serverDirected: boolean;
+  /** Starts the call: a task, or the tool's result when the server answered at once. */
+  create(client: Client, tool: string, args: Record<string, unknown>, options: RequestOptions): Promise<Task | { result: CallToolResult }>;
   get(client: Client, taskId: string, options: RequestOptions): Promise<Task>;
-  /** The final result; for an `input_required` task, waits while the server's requests are answered. */
-  result(client: Client, taskId: string, options: RequestOptions): Promise<CallToolResult>;
+  /** The final result; for an `input_required` task without `answer`, waits while the server's requests are answered. */
+  result(client: Client, task: Task, options: RequestOptions): Promise<CallToolResult>;
+  /** Answers an `input_required` task's questions; the task moves on, and is polled again. */
+  answer?(client: Client, task: Task, options: RequestOptions): Promise<void>;
   cancel(client: Client, taskId: string, options: RequestOptions): Promise<void>;
   list(client: Client, options: RequestOptions): Promise<Task[]>;
 }
@@ -38,6 +44,7 @@ const MAX_TASK_PAGES = 20;
 
 export const sep1686Tasks: ToolTaskProtocol = {
   supported: (client) => client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
+  serverDirected: false,
   async create(client, tool, args, options) {
     const created = await client.request(
       { method: "tools/call", params: { name: tool, arguments: args, task: { ttl: TASK_TTL_MS } } },
@@ -47,7 +54,7 @@ export const sep1686Tasks: ToolTaskProtocol = {
     return created.task;
   },
   get: (client, taskId, options) => client.request({ method: "tasks/get", params: { taskId } }, GetTaskResultSchema, options),
-  result: (client, taskId, options) => client.request({ method: "tasks/result", params: { taskId } }, CallToolResultSchema, options),
+  result: (client, task, options) => client.request({ method: "tasks/result", params: { taskId: task.taskId } }, CallToolResultSchema, options),
   async cancel(client, taskId, options) {
     await client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema, options);
   },
@@ -64,17 +71,99 @@ export const sep1686Tasks: ToolTaskProtocol = {
   },
 };
 
-/** The task protocol of a connected server's revision; today every revision the SDK speaks uses SEP-1686. */
-export function taskProtocolFor(_client: Client): ToolTaskProtocol {
-  return sep1686Tasks;
+/** Answers one of a server's questions (elicitation, sampling, roots) as the client's handlers would. */
+export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal | undefined) => Promise<Record<string, unknown>>;
+
+/** At most this many input_required rounds of one tools/call before it becomes a task or a result. */
+const MAX_CALL_ROUNDS = 16;
+/** At most this many questions outstanding at once in one round or task: each may be put to a person. */
+const MAX_INPUT_REQUESTS = 32;
+
+/**
+ * The tasks extension (SEP-2663) on one server, as a ToolTaskProtocol. It keeps each running task's last
+ * detailed state (its inline result, error or questions) and the question keys already answered, which the
+ * spec asks clients not to answer twice.
+ */
+export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest): ToolTaskProtocol {
+  const latest = new Map<string, DetailedTask>();
+  const answered = new Map<string, Set<string>>();
+  const timeoutOf = (options: RequestOptions) => ({ timeout: options.timeout ?? POLL.maxMaxMs, ...(options.signal ? { signal: options.signal } : {}) });
+  const forget = (taskId: string): void => {
+    latest.delete(taskId);
+    answered.delete(taskId);
+  };
+  const seen = (task: DetailedTask): Task => {
+    if (task.status === "cancelled") forget(task.taskId);
+    else latest.set(task.taskId, task);
+    return {
+      taskId: task.taskId,
+      status: task.status,
+      ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt,
+      ttl: task.ttlMs,
+      ...(task.pollIntervalMs !== undefined ? { pollInterval: task.pollIntervalMs } : {}),
+    };
+  };
+  const answerAll = async (requests: Record<string, ExtInputRequest>, skip: Set<string>, signal: AbortSignal | undefined) => {
+    const count = Object.keys(requests).length;
+    if (count > MAX_INPUT_REQUESTS) {
+      throw new SdkError(SdkErrorCode.InvalidResult, `the server asked ${count} questions at once; at most ${MAX_INPUT_REQUESTS} are answered`);
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(requests)) {
+      if (skip.has(key)) continue;
+      responses[key] = await answer(request, signal);
+      skip.add(key);
+    }
+    return responses;
+  };
+  return {
+    supported: serverDeclaresTasksExtension,
+    serverDirected: true,
+    async create(_client, tool, args, options) {
+      let round: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
+      for (let rounds = 0; rounds < MAX_CALL_ROUNDS; rounds++) {
+        const outcome = await ext.callTool(tool, args, timeoutOf(options), round);
+        if (outcome.kind === "task") return seen(outcome.task);
+        if (outcome.kind === "complete") return { result: outcome.result };
+        const inputResponses = await answerAll(outcome.inputRequests, new Set(), options.signal);
+        round = { inputResponses, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
+      }
+      throw new SdkError(SdkErrorCode.InvalidResult, `tools/call ${tool} still asked for input after ${MAX_CALL_ROUNDS} rounds`);
+    },
+    get: async (_client, taskId, options) => seen(await ext.get(taskId, timeoutOf(options))),
+    async result(_client, task, options) {
+      const detail = latest.get(task.taskId) ?? (await ext.get(task.taskId, timeoutOf(options)));
+      forget(task.taskId);
+      if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
+      const parsed = CallToolResultSchema.safeParse(detail.result);
+      if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
+      return parsed.data;
+    },
+    async answer(_client, task, options) {
+      const requests = latest.get(task.taskId)?.inputRequests ?? {};
+      let skip = answered.get(task.taskId);
+      if (!skip) answered.set(task.taskId, (skip = new Set()));
+      const inputResponses = await answerAll(requests, skip, options.signal);
+      if (Object.keys(inputResponses).length > 0) await ext.update(task.taskId, inputResponses, timeoutOf(options));
+    },
+    async cancel(_client, taskId, options) {
+      forget(taskId);
+      await ext.cancel(taskId, timeoutOf(options));
+    },
+    // The extension has no tasks/list: the hub lists the tasks it waits for.
+    list: async () => [],
+  };
 }
 
 /** A call whose timeout is above this runs as a task under `tasks: "auto"` when the tool allows it. */
 export const AUTO_TASK_ABOVE_MS = 60_000;
 
 /** Whether a call of `tool` runs as a task. */
-export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupports: boolean, timeoutMs: number): boolean {
-  const support = tool?.execution?.taskSupport;
+export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupports: boolean, timeoutMs: number, serverDirected = false): boolean {
+  // With the extension the tool says nothing (2026-07-28 has no taskSupport): the call is offered as a task, the server decides.
+  const support = serverDirected ? "optional" : tool?.execution?.taskSupport;
   if (support === "required") return true;
   if (support !== "optional" || !serverSupports) return false;
   return mode === "always" || (mode === "auto" && timeoutMs > AUTO_TASK_ABOVE_MS);
@@ -161,18 +250,24 @@ export async function runToolTask(
   const { signal, timeout } = requestOptions;
   // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
   const pollOptions: RequestOptions = { timeout };
-  let task = await protocol.create(client, tool, args, requestOptions);
+  const created = await protocol.create(client, tool, args, requestOptions);
+  if ("result" in created) return created.result;
+  let task = created;
   onStatus?.(task);
   const cap = (pollInterval: number | null | undefined): number => Math.min(Math.max(pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
   let delay: number = notices.sent ? cap(task.pollInterval) : POLL.firstMs;
   let changedAt = Date.now();
   try {
     for (;;) {
-      if (task.status === "completed" || task.status === "input_required") {
-        return await protocol.result(client, task.taskId, requestOptions);
-      }
-      if (task.status === "failed") return await failedResult(protocol, client, task, requestOptions);
-      if (task.status === "cancelled") {
+      if (task.status === "input_required" && protocol.answer) {
+        // A person may take a while: the wait for a change starts when the answers are in.
+        await protocol.answer(client, task, requestOptions);
+        changedAt = Date.now();
+      } else if (task.status === "completed" || task.status === "input_required") {
+        return await protocol.result(client, task, requestOptions);
+      } else if (task.status === "failed") {
+        return await failedResult(protocol, client, task, requestOptions);
+      } else if (task.status === "cancelled") {
         return { isError: true, content: [{ type: "text", text: `the server cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ""}` }] };
       }
       const noticed = await notices.wait(task.taskId, delay, signal);
@@ -207,6 +302,8 @@ export class ToolTasks {
   constructor(
     private readonly server: string,
     private readonly emit: (event: HubEvent) => void,
+    /** The task form the connected server speaks. */
+    private readonly protocol: () => ToolTaskProtocol,
   ) {}
 
   async run(
@@ -219,7 +316,7 @@ export class ToolTasks {
     let taskId: string | undefined;
     let changes = 0;
     try {
-      return await runToolTask(taskProtocolFor(client), client, tool, args, {
+      return await runToolTask(this.protocol(), client, tool, args, {
         requestOptions,
         notices: this.notices,
         onStatus: (task) => {
@@ -244,7 +341,7 @@ export class ToolTasks {
 
   /** What the server lists (where it can), with the tasks in flight it does not list. */
   async list(client: Client, options: RequestOptions): Promise<HubTask[]> {
-    const protocol = taskProtocolFor(client);
+    const protocol = this.protocol();
     const listed = client.getServerCapabilities()?.tasks?.list ? await protocol.list(client, options) : [];
     const byId = new Map<string, HubTask>([...this.inFlight].map(([id, task]) => [id, { ...task }]));
     for (const task of listed) byId.set(task.taskId, { ...byId.get(task.taskId), ...task, server: this.server });
@@ -252,14 +349,14 @@ export class ToolTasks {
   }
 
   async get(client: Client, taskId: string, options: RequestOptions): Promise<HubTask> {
-    const task = await taskProtocolFor(client).get(client, taskId, options);
+    const task = await this.protocol().get(client, taskId, options);
     return { ...this.inFlight.get(taskId), ...task, server: this.server };
   }
 }
 
 async function failedResult(protocol: ToolTaskProtocol, client: Client, task: Task, options: RequestOptions): Promise<CallToolResult> {
   try {
-    return await protocol.result(client, task.taskId, options);
+    return await protocol.result(client, task, options);
   } catch (error) {
     const why = task.statusMessage ?? (error instanceof Error ? error.message : String(error));
     return { isError: true, content: [{ type: "text", text: `the task failed: ${why}` }] };

@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { spawn } from "node:child_process";
 import type { CreateMessageRequestParams, ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";
-import { EVERYTHING, fixture, FIXTURES, waitUntil } from "./processes.js";
+import { EVERYTHING, fixture, httpFixture, waitUntil } from "./processes.js";
 
 /**
  * Both protocol eras at once: a server that speaks only 2026-07-28 (test/fixtures/servers/modern-only.mjs,
@@ -84,17 +83,9 @@ describe("a server that speaks only 2026-07-28", () => {
   }, 20_000);
 
   it("speaks 2026-07-28 over stateless Streamable HTTP too", async () => {
-    const portFile = join(dir, "port");
-    const child = spawn(process.execPath, [join(FIXTURES, "modern-only.mjs"), "--http", portFile], { stdio: "ignore" });
+    const server = await httpFixture("modern-only.mjs", dir);
     try {
-      await waitUntil(() => {
-        try {
-          return readFileSync(portFile, "utf8").length > 0;
-        } catch {
-          return false;
-        }
-      }, 15_000, "the HTTP server's port");
-      const hub = await connect({ remote: { url: `http://127.0.0.1:${readFileSync(portFile, "utf8")}/mcp` } }, {
+      const hub = await connect({ remote: { url: server.url } }, {
         onElicitation: async () => ({ action: "accept", content: { name: "Bo" } }),
         onSampling: async () => ({ role: "assistant", model: "test", content: { type: "text", text: "tulips" } }),
         roots: [dir],
@@ -102,9 +93,7 @@ describe("a server that speaks only 2026-07-28", () => {
       expect(hub.servers()[0]).toMatchObject({ status: "connected", transport: "streamable-http", protocolVersion: "2026-07-28" });
       expect(text(await hub.callTool("interview", {}))).toBe(`name=Bo poem=tulips roots=${pathToFileURL(dir).href}`);
     } finally {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill();
-      await exited;
+      await server.stop();
     }
   }, 30_000);
 

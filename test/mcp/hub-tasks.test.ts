@@ -45,6 +45,13 @@ describe("which calls run as tasks", () => {
     expect(runsAsTask(tool("optional"), "auto", true, 60_000)).toBe(false);
     expect(runsAsTask(tool("optional"), "auto", true, 120_000)).toBe(true);
   });
+
+  it("offers every call as a task by the mode alone where the server decides (the 2026-07-28 extension)", () => {
+    expect(runsAsTask(undefined, "always", true, 1000, true)).toBe(true);
+    expect(runsAsTask(undefined, "auto", true, 1000, true)).toBe(false);
+    expect(runsAsTask(undefined, "auto", true, 120_000, true)).toBe(true);
+    expect(runsAsTask(undefined, "always", false, 1000, true)).toBe(false);
+  });
 });
 
 it("keeps a tool's execution and _meta in the registry", async () => {

@@ -12,6 +12,27 @@ export const EVERYTHING = fileURLToPath(
 );
 export const LOOPBACK_PRELOAD = fileURLToPath(new URL("../support/loopback.cjs", import.meta.url));
 
+/**
+ * Runs a fixture that serves Streamable HTTP with `--http PORT_FILE` (it writes the port it listens on there); `stop`
+ * kills it and waits for its exit.
+ */
+export async function httpFixture(file: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const portFile = join(dir, `${file}.port`);
+  const child = spawn(process.execPath, [join(FIXTURES, file), "--http", portFile], { stdio: "ignore" });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    child.kill();
+    await exited;
+  };
+  try {
+    await waitUntil(() => existsSync(portFile) && readFileSync(portFile, "utf8").length > 0, 15_000, "the HTTP server's port");
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: `http://127.0.0.1:${readFileSync(portFile, "utf8")}/mcp`, stop };
+}
+
 /** A stdio server config running one of test/fixtures/servers with this node. */
 export function fixture(file: string, ...args: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: [`${FIXTURES}${file}`, ...args] };

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { LOOPBACK_PRELOAD } from "../mcp/processes.js";
 import { nodeBinary } from "./node-releases.js";
 
@@ -38,6 +39,15 @@ export function conformance(
       },
     );
   });
+}
+
+/** A scenario run's summary line says every check passed, none failed or warned, and there was at least one. */
+export function expectCleanPass(output: string): void {
+  const summary = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(output);
+  expect(summary, output).not.toBeNull();
+  const [, passed, total, failed, warnings] = summary as RegExpExecArray;
+  expect({ failed, warnings, passed }, output).toEqual({ failed: "0", warnings: "0", passed: total });
+  expect(Number(total)).toBeGreaterThan(0);
 }
 
 export interface Check {
