@@ -5,7 +5,7 @@ import { configError, LlmError, oneLine } from "./errors.js";
 type NodeLlamaCpp = typeof import("node-llama-cpp");
 
 /** The version package.json pins, for the install hint. */
-const NODE_LLAMA_CPP = "node-llama-cpp@3.22.1";
+const NODE_LLAMA_CPP = "node-llama-cpp@3.21.1";
 
 interface Runtime {
   lib: NodeLlamaCpp;

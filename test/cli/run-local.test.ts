@@ -114,7 +114,7 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split("\n");
     expect(lines.at(-1)).toBe(
-      "toolbridge: --provider local needs node-llama-cpp, an optional dependency this install left out: run `npm install node-llama-cpp@3.22.1` in toolbridge's folder (or install toolbridge without --omit=optional).",
+      "toolbridge: --provider local needs node-llama-cpp, an optional dependency this install left out: run `npm install node-llama-cpp@3.21.1` in toolbridge's folder (or install toolbridge without --omit=optional).",
     );
   });
 });
