@@ -132,6 +132,36 @@ describe("POST /v1/responses", () => {
     expect((broken as Error).message).toContain(`Response ${first.id} (earlier in the conversation`);
   });
 
+  it("ends an answer cut at max_output_tokens as incomplete, whole and streamed (response.incomplete), and keeps it for previous_response_id", async () => {
+    const CUT = { text: "Today is", finishReason: "length" };
+    harness = await startHarness({ replies: [DATE_CALL, CUT, CUT, { text: "the 7th." }] });
+    const sdk = client(harness);
+    const whole = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", max_output_tokens: 3 });
+    expect(whole.status).toBe("incomplete");
+    expect(whole.incomplete_details).toEqual({ reason: "max_output_tokens" });
+    expect(whole.output_text).toBe("Today is");
+    expect(whole.output).toMatchObject([{ type: "message", status: "incomplete" }]);
+
+    const stream = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", max_output_tokens: 3, stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const types = events.map((event) => event.type);
+    expect(types).not.toContain("response.completed");
+    const last = events.at(-1);
+    expect(last?.type).toBe("response.incomplete");
+    const response = (last as OpenAI.Responses.ResponseIncompleteEvent).response;
+    expect(response).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [{ type: "message", status: "incomplete" }] });
+    const itemDone = events.find((event) => event.type === "response.output_item.done") as OpenAI.Responses.ResponseOutputItemDoneEvent;
+    expect(itemDone.item).toMatchObject({ type: "message", status: "incomplete" });
+
+    // What was cut is stored and the conversation goes on from it.
+    expect((await sdk.responses.retrieve(response.id)).status).toBe("incomplete");
+    const next = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "Go on.", previous_response_id: response.id });
+    expect(next.status).toBe("completed");
+    expect(next.incomplete_details).toBeNull();
+    expect(harness.upstream.chatRequests.at(-1)?.body.messages.at(-2)).toEqual({ role: "assistant", content: "Today is" });
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)
