@@ -49,6 +49,14 @@ export const MessagesRequestSchema = z.looseObject({
     .looseObject({ type: z.enum(["auto", "any", "tool", "none"]), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
     .optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
+  // Anthropic's thinking switch; "adaptive" and "between_tools" leave the amount to the model.
+  thinking: z
+    .discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("enabled"), budget_tokens: z.number().int().positive() }),
+      z.looseObject({ type: z.literal("disabled") }),
+      z.looseObject({ type: z.enum(["adaptive", "between_tools"]) }),
+    ])
+    .optional(),
 });
 
 export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
@@ -104,6 +112,8 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
   if (request.stop_sequences !== undefined) generation.stop = request.stop_sequences;
   if (request.metadata?.user_id) generation.user = request.metadata.user_id;
   if (choice?.disable_parallel_tool_use) generation.parallelToolCalls = false;
+  const thinking = request.thinking;
+  if (thinking) generation.thinking = thinking.type === "enabled" ? { enabled: true, budgetTokens: thinking.budget_tokens } : { enabled: thinking.type !== "disabled" };
   if (Object.keys(generation).length > 0) out.generation = generation;
   return out;
 }

@@ -120,6 +120,20 @@ export function openAIGenerationFields(request: ChatRequest): Record<string, unk
   return fields;
 }
 
+/**
+ * A thinking switch as vLLM's models read it: in `chat_template_kwargs`, Qwen3's template reads
+ * `enable_thinking` and DeepSeek-V3.1's and Granite's read `thinking` (a template ignores the
+ * other's); the budget is vLLM's `thinking_token_budget` (servers that lack it ignore it).
+ * `kwargs`: the template arguments the request already carries, kept.
+ */
+export function thinkingFields(thinking: NonNullable<ChatRequest["thinking"]>, kwargs: unknown): Record<string, unknown> {
+  const given = typeof kwargs === "object" && kwargs !== null && !Array.isArray(kwargs) ? kwargs : {};
+  return {
+    chat_template_kwargs: { ...given, enable_thinking: thinking.enabled, thinking: thinking.enabled },
+    ...(thinking.enabled && thinking.budgetTokens !== undefined ? { thinking_token_budget: thinking.budgetTokens } : {}),
+  };
+}
+
 export function toOpenAIResponseFormat(format: Extract<ResponseFormat, { type: "json" }>): Record<string, unknown> {
   if (!format.schema) return { type: "json_object" };
   return {

@@ -71,6 +71,12 @@ export interface GenerationSettings {
   logprobs?: boolean;
   topLogprobs?: number;
   reasoningEffort?: string;
+  /**
+   * Whether a model that can think before answering should, and in how many tokens at most.
+   * The OpenAI-compatible adapter sends it as vLLM's chat templates and sampler read it;
+   * adapters whose API could not keep such a conversation going leave it out.
+   */
+  thinking?: { enabled: boolean; budgetTokens?: number };
   /** Whether one reply may call several tools; sent only with tools. */
   parallelToolCalls?: boolean;
   /** The end user, for the provider's abuse monitoring. */
