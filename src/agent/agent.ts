@@ -1,5 +1,6 @@
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
+import { partText } from "../llm/content-part.js";
 import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
@@ -343,7 +344,7 @@ export class Agent {
     }
 
     const turn: TurnResult = {
-      input: input === null ? "" : typeof input === "string" ? input : input.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(""),
+      input: input === null ? "" : typeof input === "string" ? input : input.map(partText).join(""),
       text: answer,
       reasoning,
       status: stopReason === "aborted" ? "aborted" : stopReason === "error" ? "failed" : "completed",

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { isWebUrl, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -15,7 +15,7 @@ const MAX_STOP_SEQUENCES = 16;
 const TextBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ImageBlockSchema = z.looseObject({
   type: z.literal("image"),
-  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional(), url: z.string().optional() }),
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
@@ -138,9 +138,10 @@ function contentPart(block: { type: string }, where: string): ContentPart {
   if (block.type === "text") return { type: "text", text: (block as z.infer<typeof TextBlockSchema>).text };
   if (block.type === "image") {
     const { source } = block as z.infer<typeof ImageBlockSchema>;
-    // Fetching a URL the client names would make the gateway a proxy to anywhere.
+    // A URL goes to the upstream, which fetches it; the gateway never fetches what a client names.
+    if (source.type === "url" && source.url !== undefined && isWebUrl(source.url)) return { type: "image-url", url: source.url };
     if (source.type !== "base64" || !source.media_type?.startsWith("image/") || source.data === undefined) {
-      throw new WireError(`${where}: images are accepted as base64 sources only`);
+      throw new WireError(`${where}: images are accepted as base64 sources or http(s) url sources`);
     }
     return { type: "image", mimeType: source.media_type, data: source.data };
   }

@@ -255,11 +255,21 @@ function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
 
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
 
-/** An image a client sent as a data: URL; fetching a URL the client names would make the gateway a proxy to anywhere. */
-export function dataUrlImage(url: string, where: string): ContentPart {
+/**
+ * An image a client sent as a data: URL, or an http(s) URL that goes to the upstream as it is
+ * (vLLM fetches it, within its own `--allowed-media-domains`); the gateway itself never fetches
+ * a URL a client names.
+ */
+export function imagePart(url: string, where: string): ContentPart {
   const match = DATA_URL.exec(url);
-  if (!match) throw new WireError(`${where}: images are accepted as data: URLs (base64) only`);
-  return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+  if (match) return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+  if (isWebUrl(url)) return { type: "image-url", url };
+  throw new WireError(`${where}: images are accepted as data: URLs (base64) or http(s) URLs`);
+}
+
+/** An absolute http: or https: URL. */
+export function isWebUrl(text: string): boolean {
+  return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
 }
 
 function userContent(content: z.infer<typeof ContentSchema>, where: string): string | ContentPart[] {
@@ -267,7 +277,7 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
   return content.map((part, index): ContentPart => {
     if (part.type === "text") return { type: "text", text: (part as z.infer<typeof TextPartSchema>).text };
     if (part.type === "image_url") {
-      return dataUrlImage((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
+      return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
     if (part.type === "input_audio") {
       const { data, format } = (part as z.infer<typeof AudioPartSchema>).input_audio;

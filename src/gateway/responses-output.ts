@@ -1,6 +1,7 @@
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { HubTool } from "../mcp/types.js";
 import { base64Bytes, resultBody } from "../agent/tool-result.js";
+import { partText } from "../llm/content-part.js";
 import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
 import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
@@ -272,11 +273,12 @@ export interface CallOutput {
  * sees them when the conversation goes on from the stored response.
  */
 export function mcpCallOutput(content: string | ContentPart[], isError = false): CallOutput {
-  const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[${part.type} ${part.mimeType}, ${base64Bytes(part.data)} bytes]`)).join("\n");
+  const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" || part.type === "image-url" ? partText(part) : `[${part.type} ${part.mimeType}, ${base64Bytes(part.data)} bytes]`)).join("\n");
   const result: CallOutput = isError ? { error: text } : { output: text };
-  if (typeof content !== "string" && content.some((part) => part.type === "image")) {
+  if (typeof content !== "string" && content.some((part) => part.type === "image" || part.type === "image-url")) {
     result.parts = content.flatMap((part): Item[] => {
       if (part.type === "text") return [{ type: "input_text", text: part.text }];
+      if (part.type === "image-url") return [{ type: "input_image", image_url: part.url, detail: "auto" }];
       return part.type === "image" ? [{ type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}`, detail: "auto" }] : [];
     });
   }

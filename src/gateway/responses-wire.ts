@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { dataUrlImage, generationOf, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -315,7 +315,7 @@ function userContent(content: string | z.infer<typeof PartSchema>[], where: stri
   if (typeof content === "string") return content;
   const parts = content.map((part, index): ContentPart => {
     if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return { type: "text", text: part.text ?? "" };
-    if (part.type === "input_image") return dataUrlImage(part.image_url ?? "", `${where}.content[${index}]`);
+    if (part.type === "input_image") return imagePart(part.image_url ?? "", `${where}.content[${index}]`);
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
   // Text alone goes as a string, which every chat template reads.

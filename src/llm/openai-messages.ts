@@ -74,6 +74,8 @@ function wirePart(part: ContentPart, provider: string): WirePart {
       return { type: "text", text: part.text };
     case "image":
       return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
+    case "image-url":
+      return { type: "image_url", image_url: { url: part.url } };
     case "audio": {
       const format = AUDIO_FORMATS[part.mimeType.toLowerCase().split(";")[0]?.trim() ?? ""];
       if (!format) throw new LlmError("unsupported-content", `${provider} takes audio as wav or mp3 only (input_audio), not ${part.mimeType}`);

@@ -16,6 +16,8 @@ export type ContentPart =
   | { type: "text"; text: string }
   /** base64 data */
   | { type: "image"; data: string; mimeType: string }
+  /** An image at an http(s) URL, which the model's server fetches; providers that cannot refuse it with an error naming them. */
+  | { type: "image-url"; url: string }
   /** base64 data; providers that cannot hear refuse it with an error naming them. */
   | { type: "audio"; data: string; mimeType: string };
 

@@ -166,6 +166,20 @@ describe("Anthropic Messages API", () => {
     expect(harness.upstream.chatRequests).toHaveLength(0);
   });
 
+  it("passes an image url source to the model as an image URL (the upstream fetches it), and refuses one that is not http(s)", async () => {
+    harness = await startHarness({ replies: [{ text: "A cat." }], servers: {} });
+    const sdk = client(harness);
+    const image = (url: string): Anthropic.ImageBlockParam => ({ type: "image", source: { type: "url", url } });
+    await sdk.messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, messages: [{ role: "user", content: [image("https://images.example/cat.png"), { type: "text", text: "What is this?" }] }] });
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content).toEqual([
+      { type: "image_url", image_url: { url: "https://images.example/cat.png" } },
+      { type: "text", text: "What is this?" },
+    ]);
+    const refused = sdk.messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, messages: [{ role: "user", content: [image("ftp://images.example/cat.png")] }] });
+    await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: images are accepted as base64 sources or http(s) url sources") });
+    expect(harness.upstream.chatRequests).toHaveLength(1);
+  });
+
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL] });
     await client(harness).messages.create({

@@ -162,6 +162,19 @@ describe("POST /v1/responses", () => {
     expect(harness.upstream.chatRequests.at(-1)?.body.messages.at(-2)).toEqual({ role: "assistant", content: "Today is" });
   });
 
+  it("passes an input_image's http(s) URL to the model as it is (the upstream fetches it)", async () => {
+    harness = await startHarness({ replies: [{ text: "A cat." }], servers: {} });
+    const response = await client(harness).responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      input: [{ role: "user", content: [{ type: "input_text", text: "What is this?" }, { type: "input_image", image_url: "https://images.example/cat.png", detail: "auto" }] }],
+    });
+    expect(response.output_text).toBe("A cat.");
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content).toEqual([
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url: "https://images.example/cat.png" } },
+    ]);
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)
