@@ -102,12 +102,10 @@ export const ChatCompletionRequestSchema = z.looseObject({
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 
 /** The fields the gateway reads itself; every other field a client sets goes to the upstream as it is. */
-const OWN_FIELDS = new Set([
-  ...Object.keys(ChatCompletionRequestSchema.shape),
-  // Legacy function calling: the loop speaks tools only.
-  "functions",
-  "function_call",
-]);
+const OWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape));
+
+/** Legacy function calling, which the loop does not speak: refused by name rather than dropped. */
+const LEGACY_FIELDS = { functions: "tools", function_call: "tool_choice" } as const;
 
 /**
  * vLLM's request fields that constrain the answer's text: like response_format, they go only
@@ -133,6 +131,9 @@ export interface AgentRequest {
 export class WireError extends Error {}
 
 export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
+  for (const [field, instead] of Object.entries(LEGACY_FIELDS)) {
+    if (request[field] != null) throw new WireError(`${field}: legacy function calling is not supported; send ${instead} instead (functions as tools of type "function")`);
+  }
   const system: string[] = [];
   const history: Message[] = [];
   // OpenAI's tool messages carry no name; the call they answer does.

@@ -209,6 +209,21 @@ describe("chat completions parameters", () => {
     expect(harness.upstream.chatRequests).toHaveLength(1);
   });
 
+  it("refuses legacy functions and function_call with a 400 naming tools and tool_choice, instead of dropping them", async () => {
+    harness = await startHarness({ replies: [{ text: "unused" }] });
+    const sdk = client(harness);
+    const legacy = { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, functions: [legacy] })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("functions: legacy function calling is not supported; send tools instead"),
+    });
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, function_call: "auto" })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("function_call: legacy function calling is not supported; send tool_choice instead"),
+    });
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
   it("/v1/models keeps the upstream's fields, max_model_len among them", async () => {
     harness = await startHarness({ aliases: { fast: DEFAULT_VLLM_MODEL } });
     const response = await fetch(`${harness.baseURL}/models`);
