@@ -26,6 +26,11 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Model requests with tools per turn before the agent asks for an answer without them. */
   maxIterations?: number;
+  /**
+   * Tool calls run per turn at most (the Responses API's `max_tool_calls`): calls past it are
+   * not run, and the model is then asked for an answer without tools. Absent: no limit.
+   */
+  maxToolCalls?: number;
   /** Tool result text longer than this is cut before the model sees it (the turn keeps it whole). */
   maxToolResultChars?: number;
   toolChoice?: ToolChoice;
@@ -87,8 +92,11 @@ interface Reply {
   stopSequence?: string;
 }
 
-const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
-  "max-iterations": "You have reached the limit of tool calls for this question. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.",
+const LIMIT_REACHED = "You have reached the limit of tool calls for this question. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.";
+
+const ANSWER_NOW: Record<"max-iterations" | "max-tool-calls" | "repeated-call", string> = {
+  "max-iterations": LIMIT_REACHED,
+  "max-tool-calls": LIMIT_REACHED,
   "repeated-call": `You called the same tool with the same arguments ${MAX_IDENTICAL_CALLS} times in a row. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.`,
 };
 
@@ -261,7 +269,9 @@ export class Agent {
     let reformat = false;
     try {
       for (;;) {
-        const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
+        const maxToolCalls = this.options.maxToolCalls ?? Infinity;
+        const limit: keyof typeof ANSWER_NOW | undefined =
+          stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : toolCalls.length >= maxToolCalls ? "max-tool-calls" : undefined;
         if (limit) stopReason = limit;
         this.catalog.refresh();
         const tools = limit || reformat ? undefined : this.offeredTools(offer);
@@ -304,7 +314,11 @@ export class Agent {
         add(assistantMessage(reply.text, reply.reasoning, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
         const skipped = new Map<ToolCall, string>();
+        for (const entry of parsed.slice(Math.max(0, maxToolCalls - toolCalls.length))) {
+          skipped.set(entry.call, `Not run: this question may make at most ${maxToolCalls} tool calls, and they are used up. Use the results you already have.`);
+        }
         for (const entry of parsed) {
+          if (skipped.has(entry.call)) continue;
           if (guard.isRunaway(entry)) {
             skipped.set(entry.call, `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
             stopReason = "repeated-call";
@@ -349,7 +363,7 @@ export class Agent {
       reasoning,
       status: stopReason === "aborted" ? "aborted" : stopReason === "error" ? "failed" : "completed",
       stopReason,
-      limitReached: stopReason === "max-iterations" || stopReason === "repeated-call",
+      limitReached: stopReason === "max-iterations" || stopReason === "max-tool-calls" || stopReason === "repeated-call",
       iterations,
       toolCalls,
       usage,

@@ -66,6 +66,8 @@ export type StopReason =
   /** The model answered in text. */
   | "answer"
   | "max-iterations"
+  /** The turn ran as many tool calls as it may (`maxToolCalls`), and the model then answered without tools. */
+  | "max-tool-calls"
   /** The same tool call came back again and again. */
   | "repeated-call"
   /** The model called tools the caller runs (AgentOptions.clientTools): see TurnResult.clientToolCalls. */

@@ -67,6 +67,8 @@ export const ResponsesRequestSchema = z.looseObject({
     .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
+  /** The MCP tool calls the loop may run for this response; calls past it are not run. */
+  max_tool_calls: z.number().int().min(0).nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().min(1).max(200).nullish(),
@@ -91,7 +93,6 @@ const RESPONSES_OWN_FIELDS = new Set([
   "background",
   "context_management",
   "conversation",
-  "max_tool_calls",
   "prompt",
   "prompt_cache_retention",
   "stream_options",

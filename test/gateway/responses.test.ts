@@ -175,6 +175,23 @@ describe("POST /v1/responses", () => {
     ]);
   });
 
+  it("runs at most max_tool_calls MCP calls: the rest are not run, and the model then answers without tools", async () => {
+    const TWO_CALLS = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }, { name: "get-date", arguments: { format: "iso", timezone: "Asia/Taipei" } }] };
+    harness = await startHarness({ replies: [TWO_CALLS, ANSWER] });
+    // A field of OpenAI's API that this SDK's types leave out of the create parameters.
+    const response = await client(harness).responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", ...{ max_tool_calls: 1 } });
+    expect(response).toMatchObject({ status: "completed", max_tool_calls: 1 });
+    expect(response.output_text).toBe(ANSWER.text);
+    const [first, second] = harness.upstream.chatRequests.map((request) => request.body);
+    expect(first.tools.length).toBeGreaterThan(0);
+    expect(second.tools).toBeUndefined();
+    const results = second.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+    expect(results).toHaveLength(2);
+    expect(results[0]).toContain(String(new Date().getFullYear()));
+    expect(results[1]).toBe("Not run: this question may make at most 1 tool calls, and they are used up. Use the results you already have.");
+    expect(JSON.stringify(second.messages)).toContain("You have reached the limit of tool calls");
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)
