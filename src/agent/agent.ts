@@ -14,7 +14,7 @@ import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import type { ProbedMode } from "./tool-mode-probe.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
 import { ToolOffer, runWithToolSearch, type ToolSearchSettings, type TurnOffer } from "./tool-offer.js";
-import { runToolCalls } from "./tool-runner.js";
+import { runToolCalls, type SkippedCall } from "./tool-runner.js";
 import { toolCallingFor } from "./tool-calling.js";
 import type { PromptFormat } from "../toolcall/prompt-families.js";
 
@@ -313,14 +313,14 @@ export class Agent {
         }
         add(assistantMessage(reply.text, reply.reasoning, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
-        const skipped = new Map<ToolCall, string>();
+        const skipped = new Map<ToolCall, SkippedCall>();
         for (const entry of parsed.slice(Math.max(0, maxToolCalls - toolCalls.length))) {
-          skipped.set(entry.call, `Not run: this question may make at most ${maxToolCalls} tool calls, and they are used up. Use the results you already have.`);
+          skipped.set(entry.call, { outcome: "over-limit", reason: `Not run: this question may make at most ${maxToolCalls} tool calls, and they are used up. Use the results you already have.` });
         }
         for (const entry of parsed) {
           if (skipped.has(entry.call)) continue;
           if (guard.isRunaway(entry)) {
-            skipped.set(entry.call, `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
+            skipped.set(entry.call, { outcome: "repeated", reason: `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.` });
             stopReason = "repeated-call";
           }
         }

@@ -44,6 +44,8 @@ export type ToolOutcome =
   | "not-approved"
   /** The same call was repeated too often; it was not run. */
   | "repeated"
+  /** The turn had run as many calls as it may (maxToolCalls); it was not run. */
+  | "over-limit"
   | "cancelled";
 
 export interface ToolCallRecord {
