@@ -1,5 +1,6 @@
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
+import { partText } from "../llm/content-part.js";
 import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
@@ -13,7 +14,7 @@ import { ToolModeSession, type ToolCallingMiddlewares } from "./tool-mode.js";
 import type { ProbedMode } from "./tool-mode-probe.js";
 import { DEFAULT_MAX_TOOL_RESULT_CHARS, capToolContent } from "./tool-result.js";
 import { ToolOffer, runWithToolSearch, type ToolSearchSettings, type TurnOffer } from "./tool-offer.js";
-import { runToolCalls } from "./tool-runner.js";
+import { runToolCalls, type SkippedCall } from "./tool-runner.js";
 import { toolCallingFor } from "./tool-calling.js";
 import type { PromptFormat } from "../toolcall/prompt-families.js";
 
@@ -25,6 +26,11 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Model requests with tools per turn before the agent asks for an answer without them. */
   maxIterations?: number;
+  /**
+   * Tool calls run per turn at most (the Responses API's `max_tool_calls`): calls past it are
+   * not run, and the model is then asked for an answer without tools. Absent: no limit.
+   */
+  maxToolCalls?: number;
   /** Tool result text longer than this is cut before the model sees it (the turn keeps it whole). */
   maxToolResultChars?: number;
   toolChoice?: ToolChoice;
@@ -86,8 +92,11 @@ interface Reply {
   stopSequence?: string;
 }
 
-const ANSWER_NOW: Record<"max-iterations" | "repeated-call", string> = {
-  "max-iterations": "You have reached the limit of tool calls for this question. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.",
+const LIMIT_REACHED = "You have reached the limit of tool calls for this question. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.";
+
+const ANSWER_NOW: Record<"max-iterations" | "max-tool-calls" | "repeated-call", string> = {
+  "max-iterations": LIMIT_REACHED,
+  "max-tool-calls": LIMIT_REACHED,
   "repeated-call": `You called the same tool with the same arguments ${MAX_IDENTICAL_CALLS} times in a row. Do not call any more tools: answer the question now from the tool results you already have, and say if something is still unknown.`,
 };
 
@@ -260,7 +269,9 @@ export class Agent {
     let reformat = false;
     try {
       for (;;) {
-        const limit: "max-iterations" | "repeated-call" | undefined = stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : undefined;
+        const maxToolCalls = this.options.maxToolCalls ?? Infinity;
+        const limit: keyof typeof ANSWER_NOW | undefined =
+          stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : toolCalls.length >= maxToolCalls ? "max-tool-calls" : undefined;
         if (limit) stopReason = limit;
         this.catalog.refresh();
         const tools = limit || reformat ? undefined : this.offeredTools(offer);
@@ -302,10 +313,14 @@ export class Agent {
         }
         add(assistantMessage(reply.text, reply.reasoning, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
-        const skipped = new Map<ToolCall, string>();
+        const skipped = new Map<ToolCall, SkippedCall>();
+        for (const entry of parsed.slice(Math.max(0, maxToolCalls - toolCalls.length))) {
+          skipped.set(entry.call, { outcome: "over-limit", reason: `Not run: this question may make at most ${maxToolCalls} tool calls, and they are used up. Use the results you already have.` });
+        }
         for (const entry of parsed) {
+          if (skipped.has(entry.call)) continue;
           if (guard.isRunaway(entry)) {
-            skipped.set(entry.call, `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.`);
+            skipped.set(entry.call, { outcome: "repeated", reason: `Not run: "${entry.call.name}" was called with these same arguments ${MAX_IDENTICAL_CALLS} times in a row, and its result will not change. Use the results you already have.` });
             stopReason = "repeated-call";
           }
         }
@@ -343,12 +358,12 @@ export class Agent {
     }
 
     const turn: TurnResult = {
-      input: input === null ? "" : typeof input === "string" ? input : input.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(""),
+      input: input === null ? "" : typeof input === "string" ? input : input.map(partText).join(""),
       text: answer,
       reasoning,
       status: stopReason === "aborted" ? "aborted" : stopReason === "error" ? "failed" : "completed",
       stopReason,
-      limitReached: stopReason === "max-iterations" || stopReason === "repeated-call",
+      limitReached: stopReason === "max-iterations" || stopReason === "max-tool-calls" || stopReason === "repeated-call",
       iterations,
       toolCalls,
       usage,

@@ -1,5 +1,6 @@
 import { LlmError } from "../llm/errors.js";
 import type { ChatModel, ContentPart, Message, Usage } from "../llm/types.js";
+import { partText } from "../llm/content-part.js";
 
 /** What compacting did: the conversation's size before and after, and the summary it continues from. */
 export interface Compaction {
@@ -111,5 +112,5 @@ export function conversationText(conversation: readonly Message[]): string {
 
 function partsText(content: string | ContentPart[]): string {
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join("");
+  return content.map(partText).join("");
 }

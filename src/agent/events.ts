@@ -44,6 +44,8 @@ export type ToolOutcome =
   | "not-approved"
   /** The same call was repeated too often; it was not run. */
   | "repeated"
+  /** The turn had run as many calls as it may (maxToolCalls); it was not run. */
+  | "over-limit"
   | "cancelled";
 
 export interface ToolCallRecord {
@@ -66,6 +68,8 @@ export type StopReason =
   /** The model answered in text. */
   | "answer"
   | "max-iterations"
+  /** The turn ran as many tool calls as it may (`maxToolCalls`), and the model then answered without tools. */
+  | "max-tool-calls"
   /** The same tool call came back again and again. */
   | "repeated-call"
   /** The model called tools the caller runs (AgentOptions.clientTools): see TurnResult.clientToolCalls. */

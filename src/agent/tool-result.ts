@@ -1,5 +1,6 @@
 import type { CallToolResult } from "../mcp/types.js";
 import type { ContentPart } from "../llm/types.js";
+import { partText } from "../llm/content-part.js";
 
 /**
  * Turns what an MCP tool returned into what a model can read, and cuts it down to a size
@@ -107,7 +108,7 @@ export function summarizeContent(content: string | ContentPart[], maxChars = 160
   const text =
     typeof content === "string"
       ? content
-      : content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(" ");
+      : content.map(partText).join(" ");
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= maxChars ? line : `${line.slice(0, maxChars - 1)}…`;
 }

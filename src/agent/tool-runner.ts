@@ -6,6 +6,12 @@ import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js"
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
 import { resultBody, summarizeContent, toModelContent } from "./tool-result.js";
 
+/** A call the agent decided not to run: why, for the record and for the model. */
+export interface SkippedCall {
+  outcome: "repeated" | "over-limit";
+  reason: string;
+}
+
 export interface RunToolsContext {
   host: ToolHost;
   catalog: ToolCatalog;
@@ -14,8 +20,8 @@ export interface RunToolsContext {
   /** Decides, call by call, whether a tool may run. */
   approval: Approval;
   emit: (event: AgentEvent) => void;
-  /** Calls the agent decided not to run (the repeat guard), with the reason the model gets. */
-  skipped: ReadonlyMap<ToolCall, string>;
+  /** Calls the agent decided not to run (the repeat guard, the turn's call limit), with the reason the model gets. */
+  skipped: ReadonlyMap<ToolCall, SkippedCall>;
 }
 
 /** A tool that keeps changing under its approval is given up after this many decisions. */
@@ -51,8 +57,8 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
   const refuse = (outcome: ToolOutcome, content: string, args?: Record<string, unknown>): ToolCallRecord =>
     finish(args === undefined ? { outcome, isError: true, content } : { outcome, isError: true, content, arguments: args });
 
-  const skipReason = context.skipped.get(call);
-  if (skipReason !== undefined) return refuse("repeated", skipReason, parsed.ok ? parsed.arguments : undefined);
+  const skip = context.skipped.get(call);
+  if (skip !== undefined) return refuse(skip.outcome, skip.reason, parsed.ok ? parsed.arguments : undefined);
 
   let tool = context.catalog.get(call.name);
   if (!tool) {

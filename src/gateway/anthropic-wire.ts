@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { isWebUrl, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -15,7 +15,7 @@ const MAX_STOP_SEQUENCES = 16;
 const TextBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ImageBlockSchema = z.looseObject({
   type: z.literal("image"),
-  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional(), url: z.string().optional() }),
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
@@ -49,6 +49,14 @@ export const MessagesRequestSchema = z.looseObject({
     .looseObject({ type: z.enum(["auto", "any", "tool", "none"]), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
     .optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
+  // Anthropic's thinking switch; "adaptive" and "between_tools" leave the amount to the model.
+  thinking: z
+    .discriminatedUnion("type", [
+      z.looseObject({ type: z.literal("enabled"), budget_tokens: z.number().int().positive() }),
+      z.looseObject({ type: z.literal("disabled") }),
+      z.looseObject({ type: z.enum(["adaptive", "between_tools"]) }),
+    ])
+    .optional(),
 });
 
 export type MessagesRequest = z.infer<typeof MessagesRequestSchema>;
@@ -104,6 +112,8 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
   if (request.stop_sequences !== undefined) generation.stop = request.stop_sequences;
   if (request.metadata?.user_id) generation.user = request.metadata.user_id;
   if (choice?.disable_parallel_tool_use) generation.parallelToolCalls = false;
+  const thinking = request.thinking;
+  if (thinking) generation.thinking = thinking.type === "enabled" ? { enabled: true, budgetTokens: thinking.budget_tokens } : { enabled: thinking.type !== "disabled" };
   if (Object.keys(generation).length > 0) out.generation = generation;
   return out;
 }
@@ -128,9 +138,10 @@ function contentPart(block: { type: string }, where: string): ContentPart {
   if (block.type === "text") return { type: "text", text: (block as z.infer<typeof TextBlockSchema>).text };
   if (block.type === "image") {
     const { source } = block as z.infer<typeof ImageBlockSchema>;
-    // Fetching a URL the client names would make the gateway a proxy to anywhere.
+    // A URL goes to the upstream, which fetches it; the gateway never fetches what a client names.
+    if (source.type === "url" && source.url !== undefined && isWebUrl(source.url)) return { type: "image-url", url: source.url };
     if (source.type !== "base64" || !source.media_type?.startsWith("image/") || source.data === undefined) {
-      throw new WireError(`${where}: images are accepted as base64 sources only`);
+      throw new WireError(`${where}: images are accepted as base64 sources or http(s) url sources`);
     }
     return { type: "image", mimeType: source.media_type, data: source.data };
   }

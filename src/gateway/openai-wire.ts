@@ -102,12 +102,10 @@ export const ChatCompletionRequestSchema = z.looseObject({
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 
 /** The fields the gateway reads itself; every other field a client sets goes to the upstream as it is. */
-const OWN_FIELDS = new Set([
-  ...Object.keys(ChatCompletionRequestSchema.shape),
-  // Legacy function calling: the loop speaks tools only.
-  "functions",
-  "function_call",
-]);
+const OWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape));
+
+/** Legacy function calling, which the loop does not speak: refused by name rather than dropped. */
+const LEGACY_FIELDS = { functions: "tools", function_call: "tool_choice" } as const;
 
 /**
  * vLLM's request fields that constrain the answer's text: like response_format, they go only
@@ -133,6 +131,9 @@ export interface AgentRequest {
 export class WireError extends Error {}
 
 export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
+  for (const [field, instead] of Object.entries(LEGACY_FIELDS)) {
+    if (request[field] != null) throw new WireError(`${field}: legacy function calling is not supported; send ${instead} instead (functions as tools of type "function")`);
+  }
   const system: string[] = [];
   const history: Message[] = [];
   // OpenAI's tool messages carry no name; the call they answer does.
@@ -255,11 +256,21 @@ function textOf(content: z.infer<typeof ContentSchema>, where: string): string {
 
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
 
-/** An image a client sent as a data: URL; fetching a URL the client names would make the gateway a proxy to anywhere. */
-export function dataUrlImage(url: string, where: string): ContentPart {
+/**
+ * An image a client sent as a data: URL, or an http(s) URL that goes to the upstream as it is
+ * (vLLM fetches it, within its own `--allowed-media-domains`); the gateway itself never fetches
+ * a URL a client names.
+ */
+export function imagePart(url: string, where: string): ContentPart {
   const match = DATA_URL.exec(url);
-  if (!match) throw new WireError(`${where}: images are accepted as data: URLs (base64) only`);
-  return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+  if (match) return { type: "image", mimeType: (match[1] as string).toLowerCase(), data: (match[2] as string).replace(/\s+/g, "") };
+  if (isWebUrl(url)) return { type: "image-url", url };
+  throw new WireError(`${where}: images are accepted as data: URLs (base64) or http(s) URLs`);
+}
+
+/** An absolute http: or https: URL. */
+export function isWebUrl(text: string): boolean {
+  return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
 }
 
 function userContent(content: z.infer<typeof ContentSchema>, where: string): string | ContentPart[] {
@@ -267,7 +278,7 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
   return content.map((part, index): ContentPart => {
     if (part.type === "text") return { type: "text", text: (part as z.infer<typeof TextPartSchema>).text };
     if (part.type === "image_url") {
-      return dataUrlImage((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
+      return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
     if (part.type === "input_audio") {
       const { data, format } = (part as z.infer<typeof AudioPartSchema>).input_audio;

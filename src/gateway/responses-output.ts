@@ -1,6 +1,7 @@
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { HubTool } from "../mcp/types.js";
 import { base64Bytes, resultBody } from "../agent/tool-result.js";
+import { partText } from "../llm/content-part.js";
 import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
 import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
@@ -147,15 +148,25 @@ export class ResponseOutput {
     }
   }
 
-  /** The turn's end: calls for the client (functions to run, MCP calls to approve), then the final event. */
+  /**
+   * The turn's end: calls for the client (functions to run, MCP calls to approve), then the
+   * final event. An answer cut at the token limit ends as OpenAI ends it: the open item and the
+   * response `incomplete`, `incomplete_details.reason` "max_output_tokens", `response.incomplete`.
+   */
   finish(turn: TurnResult): Record<string, unknown> {
-    this.closeText();
+    const cut = turn.status === "completed" && turn.finishReason === "length" && (turn.clientToolCalls ?? []).length === 0;
+    this.closeText(cut ? "incomplete" : "completed");
     for (const call of turn.clientToolCalls ?? []) this.clientCall(call);
     const usage = responseUsage(turn.usage);
     if (turn.status === "failed") {
       const error = { code: "server_error", message: `Upstream model failed: ${turn.error?.message ?? "the turn failed"}` };
       const response = this.response("failed", { error, usage });
       this.emit("response.failed", { response });
+      return response;
+    }
+    if (cut) {
+      const response = this.response("incomplete", { usage, incomplete_details: { reason: "max_output_tokens" } });
+      this.emit("response.incomplete", { response });
       return response;
     }
     const response = this.response("completed", { usage, completed_at: Math.floor(Date.now() / 1000) });
@@ -192,12 +203,12 @@ export class ResponseOutput {
     this.done(item, index);
   }
 
-  private closeText(): void {
-    this.closeReasoning();
-    this.closeMessage();
+  private closeText(status: "completed" | "incomplete" = "completed"): void {
+    this.closeReasoning(status);
+    this.closeMessage(status);
   }
 
-  private closeMessage(): void {
+  private closeMessage(status: "completed" | "incomplete" = "completed"): void {
     const open = this.message;
     if (!open) return;
     this.message = undefined;
@@ -205,11 +216,11 @@ export class ResponseOutput {
     this.emit("response.output_text.done", { item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: open.logprobs });
     this.emit("response.content_part.done", { item_id: open.item.id, output_index: open.index, content_index: 0, part });
     open.item.content = [part];
-    open.item.status = "completed";
+    open.item.status = status;
     this.done(open.item, open.index);
   }
 
-  private closeReasoning(): void {
+  private closeReasoning(status: "completed" | "incomplete" = "completed"): void {
     const open = this.reasoning;
     if (!open) return;
     this.reasoning = undefined;
@@ -221,7 +232,7 @@ export class ResponseOutput {
     this.emit("response.reasoning_summary_part.done", { item_id: open.item.id, output_index: open.index, summary_index: 0, part: summary });
     open.item.content = [part];
     open.item.summary = [summary];
-    open.item.status = "completed";
+    open.item.status = status;
     this.done(open.item, open.index);
   }
 
@@ -262,11 +273,12 @@ export interface CallOutput {
  * sees them when the conversation goes on from the stored response.
  */
 export function mcpCallOutput(content: string | ContentPart[], isError = false): CallOutput {
-  const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[${part.type} ${part.mimeType}, ${base64Bytes(part.data)} bytes]`)).join("\n");
+  const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" || part.type === "image-url" ? partText(part) : `[${part.type} ${part.mimeType}, ${base64Bytes(part.data)} bytes]`)).join("\n");
   const result: CallOutput = isError ? { error: text } : { output: text };
-  if (typeof content !== "string" && content.some((part) => part.type === "image")) {
+  if (typeof content !== "string" && content.some((part) => part.type === "image" || part.type === "image-url")) {
     result.parts = content.flatMap((part): Item[] => {
       if (part.type === "text") return [{ type: "input_text", text: part.text }];
+      if (part.type === "image-url") return [{ type: "input_image", image_url: part.url, detail: "auto" }];
       return part.type === "image" ? [{ type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}`, detail: "auto" }] : [];
     });
   }

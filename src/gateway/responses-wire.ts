@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { dataUrlImage, generationOf, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -67,6 +67,8 @@ export const ResponsesRequestSchema = z.looseObject({
     .nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_output_tokens: z.number().int().positive().nullish(),
+  /** The MCP tool calls the loop may run for this response; calls past it are not run. */
+  max_tool_calls: z.number().int().min(0).nullish(),
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().min(1).max(200).nullish(),
@@ -91,7 +93,6 @@ const RESPONSES_OWN_FIELDS = new Set([
   "background",
   "context_management",
   "conversation",
-  "max_tool_calls",
   "prompt",
   "prompt_cache_retention",
   "stream_options",
@@ -315,7 +316,7 @@ function userContent(content: string | z.infer<typeof PartSchema>[], where: stri
   if (typeof content === "string") return content;
   const parts = content.map((part, index): ContentPart => {
     if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return { type: "text", text: part.text ?? "" };
-    if (part.type === "input_image") return dataUrlImage(part.image_url ?? "", `${where}.content[${index}]`);
+    if (part.type === "input_image") return imagePart(part.image_url ?? "", `${where}.content[${index}]`);
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
   // Text alone goes as a string, which every chat template reads.

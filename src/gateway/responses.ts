@@ -82,6 +82,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       incomplete_details: null,
       instructions: request.instructions ?? null,
       max_output_tokens: request.max_output_tokens ?? null,
+      max_tool_calls: request.max_tool_calls ?? null,
       metadata: request.metadata ?? {},
       model: request.model,
       parallel_tool_calls: request.parallel_tool_calls ?? true,
@@ -156,6 +157,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
       ...(request.temperature != null ? { temperature: request.temperature } : {}),
       ...(request.max_output_tokens != null ? { maxTokens: request.max_output_tokens } : {}),
       ...(selection.filter ? { toolFilter: selection.filter } : {}),
+      ...(request.max_tool_calls != null ? { maxToolCalls: request.max_tool_calls } : {}),
       onEvent: (event) => output.onEvent(event),
     },
   );

@@ -35,6 +35,8 @@ export interface TurnOptions {
   ask?: ApproveCallback;
   /** Narrows the tools offered for this request (the Responses API's `mcp` tools). */
   toolFilter?: ToolFilter;
+  /** Hub tool calls this request may run (the Responses API's `max_tool_calls`). */
+  maxToolCalls?: number;
 }
 
 /**
@@ -120,6 +122,7 @@ export class TurnRunner {
       ...(toolChoice !== undefined ? { toolChoice } : {}),
       ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
       ...(request.generation ? { generation: request.generation } : {}),
       ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}),
     });

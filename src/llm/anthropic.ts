@@ -238,6 +238,8 @@ function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthrop
       return { type: "text", text: part.text };
     case "image":
       return { type: "image", source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data } };
+    case "image-url":
+      return { type: "image", source: { type: "url", url: part.url } };
     case "audio":
       throw new LlmError("unsupported-content", `anthropic cannot take audio input (${part.mimeType}); use a model of a provider that can (gemini, or an OpenAI-compatible server with input_audio)`);
   }

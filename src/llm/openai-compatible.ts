@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import { readBoundedBody } from "./bounded-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
-import { openAIGenerationFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
+import { openAIGenerationFields, thinkingFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
 import { readServerSentEvents } from "./sse-events.js";
 import { fromSdkError, type ErrorContext } from "./sdk-errors.js";
@@ -83,6 +83,8 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       // OpenAI's reasoning models take only max_completion_tokens; every other server reads max_tokens.
       ...(maxTokens !== undefined ? (this.provider === "openai" ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }) : {}),
       ...openAIGenerationFields(request),
+      // OpenAI refuses fields it does not know; its models think as reasoning_effort says.
+      ...(request.thinking && this.provider !== "openai" ? thinkingFields(request.thinking, { ...options.extraBody, ...request.providerOptions }.chat_template_kwargs) : {}),
       stream: true,
       stream_options: { include_usage: true },
     };

@@ -74,6 +74,8 @@ function wirePart(part: ContentPart, provider: string): WirePart {
       return { type: "text", text: part.text };
     case "image":
       return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
+    case "image-url":
+      return { type: "image_url", image_url: { url: part.url } };
     case "audio": {
       const format = AUDIO_FORMATS[part.mimeType.toLowerCase().split(";")[0]?.trim() ?? ""];
       if (!format) throw new LlmError("unsupported-content", `${provider} takes audio as wav or mp3 only (input_audio), not ${part.mimeType}`);
@@ -118,6 +120,20 @@ export function openAIGenerationFields(request: ChatRequest): Record<string, unk
   if (format?.type === "json") fields.response_format = toOpenAIResponseFormat(format);
   else if (format?.type === "provider") Object.assign(fields, format.fields);
   return fields;
+}
+
+/**
+ * A thinking switch as vLLM's models read it: in `chat_template_kwargs`, Qwen3's template reads
+ * `enable_thinking` and DeepSeek-V3.1's and Granite's read `thinking` (a template ignores the
+ * other's); the budget is vLLM's `thinking_token_budget` (servers that lack it ignore it).
+ * `kwargs`: the template arguments the request already carries, kept.
+ */
+export function thinkingFields(thinking: NonNullable<ChatRequest["thinking"]>, kwargs: unknown): Record<string, unknown> {
+  const given = typeof kwargs === "object" && kwargs !== null && !Array.isArray(kwargs) ? kwargs : {};
+  return {
+    chat_template_kwargs: { ...given, enable_thinking: thinking.enabled, thinking: thinking.enabled },
+    ...(thinking.enabled && thinking.budgetTokens !== undefined ? { thinking_token_budget: thinking.budgetTokens } : {}),
+  };
 }
 
 export function toOpenAIResponseFormat(format: Extract<ResponseFormat, { type: "json" }>): Record<string, unknown> {

@@ -16,6 +16,8 @@ export type ContentPart =
   | { type: "text"; text: string }
   /** base64 data */
   | { type: "image"; data: string; mimeType: string }
+  /** An image at an http(s) URL, which the model's server fetches; providers that cannot refuse it with an error naming them. */
+  | { type: "image-url"; url: string }
   /** base64 data; providers that cannot hear refuse it with an error naming them. */
   | { type: "audio"; data: string; mimeType: string };
 
@@ -71,6 +73,12 @@ export interface GenerationSettings {
   logprobs?: boolean;
   topLogprobs?: number;
   reasoningEffort?: string;
+  /**
+   * Whether a model that can think before answering should, and in how many tokens at most.
+   * The OpenAI-compatible adapter sends it as vLLM's chat templates and sampler read it;
+   * adapters whose API could not keep such a conversation going leave it out.
+   */
+  thinking?: { enabled: boolean; budgetTokens?: number };
   /** Whether one reply may call several tools; sent only with tools. */
   parallelToolCalls?: boolean;
   /** The end user, for the provider's abuse monitoring. */

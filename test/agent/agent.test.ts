@@ -120,6 +120,20 @@ describe("Agent", () => {
     expect(agent.messages.filter((m) => m.role === "user")).toHaveLength(1);
   });
 
+  it("at maxToolCalls runs no call past it and asks for the answer without tools, reporting the limit", async () => {
+    const model = new FakeModel([
+      calls(["c1", "get-date", '{"timezone": "Asia/Taipei"}'], ["c2", "get-date", '{"timezone": "Europe/Paris"}']),
+      text("It is 7 January in Taipei."),
+    ]);
+    const agent = new Agent({ approval: allowAll, model, tools: dateHost(), maxToolCalls: 1, toolCalling: identity });
+    const turn = await agent.send("dates?");
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[1]?.tools).toBeUndefined();
+    expect(turn.toolCalls.map((call) => call.outcome)).toEqual(["ok", "over-limit"]);
+    expect(toolMessages(model.requests[1]?.messages ?? []).map((m) => m.content)[1]).toBe("Not run: this question may make at most 1 tool calls, and they are used up. Use the results you already have.");
+    expect(turn).toMatchObject({ limitReached: true, stopReason: "max-tool-calls", status: "completed" });
+  });
+
   it("stops a runaway loop when the same call comes three times in a row, without running the third", async () => {
     const model = new FakeModel([
       calls(["c1", "get-date", '{"format":"iso","timezone":"UTC"}']),

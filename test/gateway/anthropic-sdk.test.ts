@@ -136,6 +136,50 @@ describe("Anthropic Messages API", () => {
     expect([ended.stop_reason, ended.stop_sequence]).toEqual(["end_turn", null]);
   });
 
+  it("maps thinking to vLLM's switches in every round (enable_thinking/thinking, thinking_token_budget) and returns the reasoning as thinking blocks", async () => {
+    harness = await startHarness({ replies: [DATE_CALL, { ...ANSWER, reasoning: "The tool said the date." }, { text: "7 January." }, { text: "Hi." }] });
+    const sdk = client(harness);
+    const ask = { model: DEFAULT_VLLM_MODEL, max_tokens: 4096, messages: [{ role: "user" as const, content: "What is the date today?" }] };
+    const thought = await sdk.messages.create({ ...ask, thinking: { type: "enabled", budget_tokens: 2048 } });
+    expect(thought.content).toEqual([
+      { type: "thinking", thinking: "The tool said the date.", signature: "" },
+      { type: "text", text: "Today is **7 January 2026**." },
+    ]);
+    const [first, second] = harness.upstream.chatRequests.map((request) => request.body);
+    for (const body of [first, second]) {
+      expect(body.chat_template_kwargs).toEqual({ enable_thinking: true, thinking: true });
+      expect(body.thinking_token_budget).toBe(2048);
+      expect(body.thinking).toBeUndefined();
+    }
+    await sdk.messages.create({ ...ask, thinking: { type: "disabled" } });
+    const disabled = harness.upstream.chatRequests[2]?.body;
+    expect(disabled.chat_template_kwargs).toEqual({ enable_thinking: false, thinking: false });
+    expect(disabled.thinking_token_budget).toBeUndefined();
+    await sdk.messages.create(ask);
+    expect(harness.upstream.chatRequests[3]?.body.chat_template_kwargs).toBeUndefined();
+  });
+
+  it("refuses a thinking setting it cannot read with 400 naming the field", async () => {
+    harness = await startHarness({ replies: [] });
+    const bad = client(harness).messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, messages: [{ role: "user", content: "Hi" }], thinking: { type: "enabled" } as unknown as Anthropic.ThinkingConfigParam });
+    await expect(bad).rejects.toMatchObject({ status: 400, message: expect.stringContaining("thinking.budget_tokens") });
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
+  it("passes an image url source to the model as an image URL (the upstream fetches it), and refuses one that is not http(s)", async () => {
+    harness = await startHarness({ replies: [{ text: "A cat." }], servers: {} });
+    const sdk = client(harness);
+    const image = (url: string): Anthropic.ImageBlockParam => ({ type: "image", source: { type: "url", url } });
+    await sdk.messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, messages: [{ role: "user", content: [image("https://images.example/cat.png"), { type: "text", text: "What is this?" }] }] });
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content).toEqual([
+      { type: "image_url", image_url: { url: "https://images.example/cat.png" } },
+      { type: "text", text: "What is this?" },
+    ]);
+    const refused = sdk.messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 64, messages: [{ role: "user", content: [image("ftp://images.example/cat.png")] }] });
+    await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: images are accepted as base64 sources or http(s) url sources") });
+    expect(harness.upstream.chatRequests).toHaveLength(1);
+  });
+
   it("maps tool_choice any to required and disable_parallel_tool_use to parallel_tool_calls", async () => {
     harness = await startHarness({ replies: [WEATHER_CALL] });
     await client(harness).messages.create({

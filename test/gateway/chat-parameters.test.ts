@@ -191,6 +191,39 @@ describe("chat completions parameters", () => {
     expect(harness.upstream.chatRequests[0]?.body.messages[0].content[1]).toEqual({ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } });
   });
 
+  it("passes http(s) image URLs to the model as they are (the upstream fetches them), and refuses other schemes with 400", async () => {
+    harness = await startHarness({ replies: [{ text: "A cat." }], servers: {} });
+    const sdk = client(harness);
+    await sdk.chat.completions.create({
+      model: DEFAULT_VLLM_MODEL,
+      messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "https://images.example/cat.png?size=2" } }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }],
+    });
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content.slice(1)).toEqual([
+      { type: "image_url", image_url: { url: "https://images.example/cat.png?size=2" } },
+      { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+    ]);
+    for (const url of ["file:///etc/passwd", "images.example/cat.png"]) {
+      const refused = sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url } }] }] });
+      await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: images are accepted as data: URLs (base64) or http(s) URLs") });
+    }
+    expect(harness.upstream.chatRequests).toHaveLength(1);
+  });
+
+  it("refuses legacy functions and function_call with a 400 naming tools and tool_choice, instead of dropping them", async () => {
+    harness = await startHarness({ replies: [{ text: "unused" }] });
+    const sdk = client(harness);
+    const legacy = { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, functions: [legacy] })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("functions: legacy function calling is not supported; send tools instead"),
+    });
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, function_call: "auto" })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("function_call: legacy function calling is not supported; send tool_choice instead"),
+    });
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
   it("/v1/models keeps the upstream's fields, max_model_len among them", async () => {
     harness = await startHarness({ aliases: { fast: DEFAULT_VLLM_MODEL } });
     const response = await fetch(`${harness.baseURL}/models`);

@@ -2,6 +2,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { HumanMessage, ToolMessage, type AIMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { Agent, hostedMcpTool, OpenAIProvider, OpenAIResponsesModel, Runner, setTracingDisabled, tool as agentTool } from "@openai/agents";
+import { streamText } from "ai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
@@ -74,6 +75,15 @@ describe("the AI SDK's openai() provider (Responses)", () => {
     const result = await expectDateTurn(openai(DEFAULT_VLLM_MODEL), "It is **today**.", 30);
     expect(await result.reasoningText).toBe("Answer from the tool's result.");
     expect(harness.upstream.chatRequests).toHaveLength(2);
+  });
+
+  it("streamText: an answer cut at maxOutputTokens finishes with reason length (response.incomplete)", async () => {
+    harness = await startHarness({ replies: [{ text: "Today is", finishReason: "length" }], servers: {} });
+    const openai = createOpenAI({ baseURL: harness.baseURL, apiKey: "none" });
+    const result = streamText({ model: openai(DEFAULT_VLLM_MODEL), prompt: "What is the date?", maxOutputTokens: 3 });
+    expect(await result.text).toBe("Today is");
+    expect(await result.finishReason).toBe("length");
+    expect(harness.upstream.chatRequests[0]?.body.max_tokens).toBe(3);
   });
 
   it("streamText: a client tool is the client's to run, and the loop goes on", async () => {

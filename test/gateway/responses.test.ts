@@ -132,6 +132,66 @@ describe("POST /v1/responses", () => {
     expect((broken as Error).message).toContain(`Response ${first.id} (earlier in the conversation`);
   });
 
+  it("ends an answer cut at max_output_tokens as incomplete, whole and streamed (response.incomplete), and keeps it for previous_response_id", async () => {
+    const CUT = { text: "Today is", finishReason: "length" };
+    harness = await startHarness({ replies: [DATE_CALL, CUT, CUT, { text: "the 7th." }] });
+    const sdk = client(harness);
+    const whole = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", max_output_tokens: 3 });
+    expect(whole.status).toBe("incomplete");
+    expect(whole.incomplete_details).toEqual({ reason: "max_output_tokens" });
+    expect(whole.output_text).toBe("Today is");
+    expect(whole.output).toMatchObject([{ type: "message", status: "incomplete" }]);
+
+    const stream = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", max_output_tokens: 3, stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const types = events.map((event) => event.type);
+    expect(types).not.toContain("response.completed");
+    const last = events.at(-1);
+    expect(last?.type).toBe("response.incomplete");
+    const response = (last as OpenAI.Responses.ResponseIncompleteEvent).response;
+    expect(response).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [{ type: "message", status: "incomplete" }] });
+    const itemDone = events.find((event) => event.type === "response.output_item.done") as OpenAI.Responses.ResponseOutputItemDoneEvent;
+    expect(itemDone.item).toMatchObject({ type: "message", status: "incomplete" });
+
+    // What was cut is stored and the conversation goes on from it.
+    expect((await sdk.responses.retrieve(response.id)).status).toBe("incomplete");
+    const next = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "Go on.", previous_response_id: response.id });
+    expect(next.status).toBe("completed");
+    expect(next.incomplete_details).toBeNull();
+    expect(harness.upstream.chatRequests.at(-1)?.body.messages.at(-2)).toEqual({ role: "assistant", content: "Today is" });
+  });
+
+  it("passes an input_image's http(s) URL to the model as it is (the upstream fetches it)", async () => {
+    harness = await startHarness({ replies: [{ text: "A cat." }], servers: {} });
+    const response = await client(harness).responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      input: [{ role: "user", content: [{ type: "input_text", text: "What is this?" }, { type: "input_image", image_url: "https://images.example/cat.png", detail: "auto" }] }],
+    });
+    expect(response.output_text).toBe("A cat.");
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content).toEqual([
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url: "https://images.example/cat.png" } },
+    ]);
+  });
+
+  it("runs at most max_tool_calls MCP calls: the rest are not run, and the model then answers without tools", async () => {
+    const TWO_CALLS = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }, { name: "get-date", arguments: { format: "iso", timezone: "Asia/Taipei" } }] };
+    harness = await startHarness({ replies: [TWO_CALLS, ANSWER] });
+    // A field of OpenAI's API that this SDK's types leave out of the create parameters.
+    const response = await client(harness).responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?", ...{ max_tool_calls: 1 } });
+    expect(response).toMatchObject({ status: "completed", max_tool_calls: 1 });
+    expect(response.output_text).toBe(ANSWER.text);
+    const [first, second] = harness.upstream.chatRequests.map((request) => request.body);
+    expect(first.tools.length).toBeGreaterThan(0);
+    expect(second.tools).toBeUndefined();
+    const results = second.messages.filter((message: { role: string }) => message.role === "tool").map((message: { content: string }) => message.content);
+    expect(results).toHaveLength(2);
+    expect(results[0]).toContain(String(new Date().getFullYear()));
+    expect(results[1]).toBe("Not run: this question may make at most 1 tool calls, and they are used up. Use the results you already have.");
+    expect(JSON.stringify(second.messages)).toContain("You have reached the limit of tool calls");
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)

@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import OpenAI from "openai";
+import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { openGatewayState, StoreUrlError } from "../../src/gateway/open-state.js";
 import { silentLogger } from "../../src/gateway/log.js";
 import type { StoredResponse } from "../../src/gateway/state.js";
 import { startRedis } from "../support/redis-server.js";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
+import { openaiClient, startHarness } from "./harness.js";
 
 /** The gateway's state: the embedded file store, and Redis started after the gateway. */
 
@@ -63,6 +67,31 @@ describe("the Redis store", () => {
       if ("release" in one) one.release();
       if ("release" in two) two.release();
     } finally {
+      await state.close();
+      await redis.stop();
+    }
+  }, 30_000);
+
+  it("keeps a stored response for its TTL (Redis expires the key), then answers 404 for it", async () => {
+    const redis = await startRedis();
+    const state = await openGatewayState({ store: redis.url, defaultFile: "/nowhere", ttlSeconds: 2, limits, log: silentLogger });
+    const harness = await startHarness({ replies: [{ text: "Hello Ada." }], state });
+    const peek = createClient({ url: redis.url });
+    try {
+      await peek.connect();
+      const sdk = openaiClient(harness);
+      const response = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+      expect((await sdk.responses.retrieve(response.id)).output_text).toBe("Hello Ada.");
+      const ttl = await peek.pTTL(`toolbridge:response:${response.id}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(2000);
+      await expect.poll(() => peek.exists(`toolbridge:response:${response.id}`), { timeout: 10_000, interval: 100 }).toBe(0);
+      await expect(sdk.responses.retrieve(response.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      await expect(sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is my name?", previous_response_id: response.id })).rejects.toMatchObject({ status: 404, code: "previous_response_not_found" });
+      expect(harness.upstream.chatRequests).toHaveLength(1);
+    } finally {
+      await peek.quit();
+      await harness.close();
       await state.close();
       await redis.stop();
     }

@@ -125,6 +125,12 @@ describe("Anthropic adapter against a local Messages API server", () => {
     expect(anthropic?.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "tool", name: "add" }, { type: "none" }]);
   });
 
+  it("sends an image at a URL as a url source", () => {
+    const model = new AnthropicModel({ apiKey: "test-key", model: "claude-haiku-4-5" });
+    const body = model.requestBody({ messages: [{ role: "user", content: [{ type: "image-url", url: "https://images.example/cat.png" }] }] });
+    expect(body.messages[0]?.content).toEqual([{ type: "image", source: { type: "url", url: "https://images.example/cat.png" } }]);
+  });
+
   it("shows the status and Anthropic's message of an HTTP error", async () => {
     const model = await anthropicModel([{ kind: "error", status: 400, type: "invalid_request_error", message: "max_tokens: must be positive" }]);
     const err = (await failure(model.stream(ask()))) as LlmError;
@@ -222,6 +228,13 @@ describe("Gemini adapter against a local Gemini API server", () => {
     const out = await collect(model.stream(ask({ tools: [add, nasty, { name: "ping", parameters: {} }] })));
     expect(out.text).toBe("ok");
     expect(gemini?.requests[0]?.body.tools[0].functionDeclarations[2]).toEqual({ name: "ping" });
+  });
+
+  it("refuses an image at a URL, naming it, before any request", async () => {
+    const model = await geminiModel([{ text: "a" }]);
+    const error = await failure(model.stream({ messages: [{ role: "user", content: [{ type: "image-url", url: "https://images.example/cat.png" }] }] }));
+    expect(error).toMatchObject({ code: "unsupported-content", message: expect.stringContaining("gemini takes images inline only, not by URL (https://images.example/cat.png)") });
+    expect(gemini?.requests).toHaveLength(0);
   });
 
   it("shows the status and Google's message of an HTTP error, and says API key problems plainly", async () => {

@@ -163,6 +163,18 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     expect(server?.chatRequests[0]?.body.top_k).toBe(20);
   });
 
+  it("sends thinking as vLLM's template switches, keeping the configured template arguments; never to OpenAI", () => {
+    const options = { baseURL: "http://127.0.0.1:9/v1", model: "Qwen/Qwen3-8B", extraBody: { chat_template_kwargs: { custom: 1, enable_thinking: false } } };
+    const vllm = new OpenAICompatibleModel({ ...options, provider: "vllm" });
+    const body = vllm.requestBody(ask({ thinking: { enabled: true, budgetTokens: 512 } })) as unknown as Record<string, unknown>;
+    expect(body.chat_template_kwargs).toEqual({ custom: 1, enable_thinking: true, thinking: true });
+    expect(body.thinking_token_budget).toBe(512);
+    expect((vllm.requestBody(ask()) as unknown as Record<string, unknown>).chat_template_kwargs).toEqual({ custom: 1, enable_thinking: false });
+    const openai = new OpenAICompatibleModel({ ...options, extraBody: {}, provider: "openai" });
+    const sent = openai.requestBody(ask({ thinking: { enabled: false } })) as unknown as Record<string, unknown>;
+    expect(sent.chat_template_kwargs).toBeUndefined();
+  });
+
   it("maps a conversation with tool calls, tool results and an image to the wire", async () => {
     const model = await modelFor([{ text: "ok" }]);
     await collect(

@@ -1,5 +1,6 @@
 import type { GetPromptResult } from "@modelcontextprotocol/client";
 import { blockToPart } from "../../agent/tool-result.js";
+import { partText } from "../../llm/content-part.js";
 import type { ContentPart, Message } from "../../llm/types.js";
 import type { HubPrompt } from "../../mcp/types.js";
 import { UsageError } from "../errors.js";
@@ -141,7 +142,7 @@ export function promptTurn(result: GetPromptResult): { before: Message[]; input:
       if (last?.role === "user") messages[messages.length - 1] = { role: "user", content: joinParts([...asParts(last.content), part]) };
       else messages.push({ role: "user", content: joinParts([part]) });
     } else {
-      const text = part.type === "text" ? part.text : `[image ${part.mimeType}]`;
+      const text = partText(part);
       if (last?.role === "assistant") messages[messages.length - 1] = { role: "assistant", content: `${last.content}\n\n${text}` };
       else messages.push({ role: "assistant", content: text });
     }

@@ -1,4 +1,5 @@
 import type { Message } from "../../llm/types.js";
+import { partText } from "../../llm/content-part.js";
 import type { Colors } from "./colors.js";
 import { cleanTerminalText } from "./terminal-text.js";
 
@@ -11,7 +12,7 @@ function short(text: string): string {
 
 function textOf(content: Message["content"]): string {
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(" ");
+  return content.map(partText).join(" ");
 }
 
 /** A loaded or resumed conversation, as the user reads it back: who said what, each cut short, tool calls named. */

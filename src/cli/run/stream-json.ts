@@ -95,7 +95,7 @@ function parsedOrRaw(text: string): unknown {
 
 function toolContent(content: string | ContentPart[]): unknown {
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part : { type: part.type, source: { type: "base64", media_type: part.mimeType, data: part.data } }));
+  return content.map((part) => (part.type === "text" ? part : part.type === "image-url" ? { type: "image", source: { type: "url", url: part.url } } : { type: part.type, source: { type: "base64", media_type: part.mimeType, data: part.data } }));
 }
 
 function resultLine(turn: TurnResult) {
