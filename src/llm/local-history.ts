@@ -1,5 +1,6 @@
 import type { ChatHistoryItem, ChatModelFunctionCall } from "node-llama-cpp";
 import { LlmError } from "./errors.js";
+import { partText } from "./content-part.js";
 import type { ContentPart, Message } from "./types.js";
 
 /**
@@ -46,7 +47,7 @@ export function toChatHistory(messages: readonly Message[], system?: string): Ch
 function textOf(content: string | ContentPart[], prefix = ""): string {
   if (typeof content === "string") return prefix + content;
   const other = content.find((part) => part.type !== "text");
-  if (other) throw new LlmError("unsupported-content", `A local model reads text only; this request holds ${other.type === "image" ? "an image" : "audio"} (${other.mimeType}).`);
+  if (other) throw new LlmError("unsupported-content", `A local model reads text only; this request holds ${partText(other)}.`);
   return prefix + content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 

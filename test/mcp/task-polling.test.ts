@@ -10,6 +10,7 @@ function silentTask(ms: number): { protocol: ToolTaskProtocol; polls: number[] }
   const polls: number[] = [];
   const task = (status: Task["status"]): Task => ({ taskId: "t1", status, ttl: 60_000, createdAt: new Date(made).toISOString(), lastUpdatedAt: new Date().toISOString(), pollInterval: 1000 });
   const protocol: ToolTaskProtocol = {
+    serverDirected: false,
     supported: () => true,
     create: async () => task("working"),
     get: async () => {
