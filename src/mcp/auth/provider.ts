@@ -53,6 +53,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
+    /** Finds where the server sends its logins, when this process has not found it yet (or lost it). */
+    private readonly discover: () => Promise<OAuthDiscoveryState>,
   ) {
     registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
@@ -214,7 +216,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
-  discoveryState(): OAuthDiscoveryState | undefined {
+  /** Found here, not by the SDK's auth(), for the 2025-03-26 servers it would refuse (see session.ts). */
+  async discoveryState(): Promise<OAuthDiscoveryState> {
+    this.discovery ??= await this.discover();
     return this.discovery;
   }
 
