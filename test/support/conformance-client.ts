@@ -108,7 +108,8 @@ async function main(oauthDir: string): Promise<number> {
     await hub.login("server", browse, 10_000);
   };
   try {
-    if (hub.servers()[0]?.needsLogin) await logIn();
+    // As a user would: again when the server still wants one (it moved to another authorization server meanwhile).
+    while (hub.servers()[0]?.needsLogin && logins < MAX_LOGINS) await logIn();
     const [state] = hub.servers();
     if (state?.status !== "connected") {
       process.stderr.write(`could not connect: ${state?.error ?? "unknown"}\n`);

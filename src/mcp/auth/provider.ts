@@ -118,10 +118,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       return { client_id: clientId, ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}), ...(stamp !== undefined ? { issuer: stamp } : {}) };
     }
     const registered = this.registered();
-    // A registration with another authorization server (the server moved) is as good as none, and so are its tokens.
-    const foreign = registered?.issuer !== undefined && context !== undefined && !sameIssuer(registered.issuer, context.issuer);
     // Outside a login with nothing to refresh, registering would only be wasted: the user must log in first.
-    if ((!registered || foreign) && !this.machine && this.loginRedirect === undefined && this.discovery?.authorizationServerMetadata && (foreign || !this.tokens())) {
+    // A registration with another authorization server (the server moved) is handed over all the same: the
+    // SDK sees its issuer stamp, drops it and its tokens, and registers with the new one at once (SEP-2352),
+    // needing no user for that; only the tokens then wait for a login.
+    if (!registered && !this.machine && this.loginRedirect === undefined && this.discovery?.authorizationServerMetadata && !this.tokens()) {
       this.needsLogin = true;
       throw new UnauthorizedError("needs login");
     }
