@@ -71,7 +71,7 @@ describe("the iss of an authorization response (RFC 9207)", () => {
 });
 
 describe("a server that moves to another authorization server", () => {
-  it("logs in there with a registration of its own, never sending the first one's client or tokens", async () => {
+  it("registers there at once, with no login (SEP-2352), then logs in there, never sending the first one's client or tokens", async () => {
     const first = await authServer();
     const second = await authServer();
     const resource = await resourceServer(first);
@@ -81,6 +81,9 @@ describe("a server that moves to another authorization server", () => {
 
     resource.auth = second;
     await expect(hub.callTool("whoami", {})).rejects.toMatchObject({ code: "needs-login" });
+    // Registered with the new one already; only its tokens wait for the user.
+    expect(second.registrations.size).toBe(1);
+    expect(second.authorizeRequests).toEqual([]);
     await hub.login("protected", followRedirects);
 
     expect(await whoami(hub)).toBe("client-1 with scope read");

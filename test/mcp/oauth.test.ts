@@ -183,6 +183,20 @@ describe("OAuth login to a protected server", () => {
     expect(auth.tokenRequests).toEqual([]);
   });
 
+  it("logs in to a 2025-03-26 server, whose authorization server metadata at its own root names another issuer", async () => {
+    const auth = await new TestAuthServer().start();
+    cleanups.push(() => auth.stop());
+    const legacy = await new TestResourceServer(auth, { legacy: true }).start();
+    cleanups.push(() => legacy.stop());
+    const hub = await connect({ old: { url: legacy.url } });
+    expect(hub.servers()[0]).toMatchObject({ status: "failed", needsLogin: true });
+
+    await hub.login("old", followRedirects);
+
+    expect(await whoami(hub)).toBe("client-1 with scope ");
+    expect(auth.tokenRequests).toEqual([{ grant: "authorization_code", client: "client-1" }]);
+  });
+
   it("logs in to two servers of one issuer separately: each token is for its own server", async () => {
     const { auth, resources } = await servers({}, 2);
     const [first, second] = resources as [TestResourceServer, TestResourceServer];

@@ -89,27 +89,43 @@ export async function listedScenarios(side: "--server" | "--client", release: ke
   return [...output.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
 }
 
-const CLIENT = fileURLToPath(new URL("./conformance-client.ts", import.meta.url));
+const CLIENT = fileURLToPath(new URL("./conformance-slot.ts", import.meta.url));
 /** Inside the project, so that the bundle's imports resolve to its node_modules. */
 const BUNDLES = fileURLToPath(new URL("../../node_modules/.cache/toolbridge-conformance/", import.meta.url));
 
 /**
- * The hub's conformance client (conformance-client.ts) as one JavaScript file, built once per test file:
- * each scenario starts it as plain node, instead of tsx compiling the hub's sources again in every process.
- * The command for `conformance client --command`, and what removes the file.
+ * The hub's conformance client behind a slot of a gate (conformance-slot.ts, TOOLBRIDGE_CONFORMANCE_GATE),
+ * bundled once per test file: each scenario starts it as plain node, instead of tsx compiling the hub's
+ * sources again in every process. Split in two, so that a client waiting for its slot has loaded only
+ * the small entry. The command for `conformance client --command`, and what removes the files.
  */
 export async function bundledClient(): Promise<{ command: string; remove(): void }> {
-  const { build } = await import("esbuild");
-  mkdirSync(BUNDLES, { recursive: true });
-  const file = `${BUNDLES}client-${process.pid}-${Date.now()}.mjs`;
-  await build({ entryPoints: [CLIENT], outfile: file, bundle: true, platform: "node", format: "esm", packages: "external", logLevel: "error" });
-  return { command: `${process.execPath} ${file}`, remove: () => rmSync(file, { force: true }) };
+  const { build, stop } = await import("esbuild");
+  const dir = `${BUNDLES}client-${process.pid}-${Date.now()}/`;
+  mkdirSync(dir, { recursive: true });
+  try {
+    await build({
+      entryPoints: { entry: CLIENT },
+      outdir: dir,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      splitting: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "error",
+    });
+  } finally {
+    // Its service process would outlive the test file's check that no child is left.
+    await stop();
+  }
+  return { command: `${process.execPath} ${dir}entry.mjs`, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
  * A gate for a suite run: the suite starts every scenario's client at once, and on a busy machine so
  * many starting together all pass their timeout. Each client takes a slot (a GET it holds open,
- * TOOLBRIDGE_CONFORMANCE_GATE) before it connects; a slot frees when its connection closes, so a
+ * TOOLBRIDGE_CONFORMANCE_GATE) before it loads the hub (conformance-slot.ts); a slot frees when its connection closes, so a
  * client that was killed gives its slot back too.
  */
 export async function startGate(slots: number): Promise<{ url: string; close(): Promise<void> }> {

@@ -153,7 +153,7 @@ export class TestAuthServer {
         const code = this.codes.get(form.get("code") ?? "");
         this.codes.delete(form.get("code") ?? "");
         const verifier = form.get("code_verifier") ?? "";
-        if (!code || code.client !== client || code.redirect !== form.get("redirect_uri") || s256(verifier) !== code.challenge || code.resource !== resource) {
+        if (!code || code.client !== client || code.redirect !== form.get("redirect_uri") || s256(verifier) !== code.challenge || code.resource !== (resource ?? "")) {
           return json(res, 400, { error: "invalid_grant", error_description: "code, client, redirect_uri, PKCE verifier or resource do not match" });
         }
         return json(res, 200, this.issue({ client, resource: code.resource, scope: code.scope, expiresAt: 0, ...(jkt !== undefined ? { jkt } : {}) }));
@@ -192,6 +192,11 @@ export interface ResourceServerOptions {
    * with a JSON-RPC error quoting it.
    */
   echoToken?: boolean;
+  /**
+   * A 2025-03-26 server: no protected-resource metadata, its authorization server's metadata served at
+   * its own root (naming that server as the issuer, not this root), tokens taken without a resource indicator.
+   */
+  legacy?: boolean;
 }
 
 /** An MCP server (stateless Streamable HTTP at /mcp) that takes only tokens `auth` issued for it. */
@@ -225,8 +230,12 @@ export class TestResourceServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", this.url).pathname;
-    if (path === "/.well-known/oauth-protected-resource/mcp" && !this.options.noMetadata) {
+    const { noMetadata, legacy } = this.options;
+    if (path === "/.well-known/oauth-protected-resource/mcp" && !noMetadata && !legacy) {
       return json(res, 200, { resource: this.url, authorization_servers: [this.auth.url], scopes_supported: this.options.scopes ?? ["read"] });
+    }
+    if (path === "/.well-known/oauth-authorization-server" && legacy) {
+      return json(res, 200, await (await fetch(`${this.auth.url}${path}`)).json());
     }
     if (path !== "/mcp") return json(res, 404, { error: "not_found" });
     const body = req.method === "POST" ? (JSON.parse(await readBody(req)) as { method?: string; params?: { name?: string } }) : undefined;
@@ -237,8 +246,8 @@ export class TestResourceServer {
     const proof = typeof req.headers.dpop === "string" ? checkProof(req.headers.dpop, req.method ?? "", this.url) : undefined;
     const bound = found?.jkt === undefined || (scheme === "DPoP" && proof?.jkt === found.jkt && proof.ath === s256(bearer ?? ""));
     const issued = bound ? found : undefined;
-    const pointer = this.options.noMetadata ? "" : `, resource_metadata="${this.metadataUrl}"`;
-    if (!issued || issued.resource !== this.url || issued.expiresAt <= Date.now()) {
+    const pointer = noMetadata || legacy ? "" : `, resource_metadata="${this.metadataUrl}"`;
+    if (!issued || issued.resource !== (legacy ? "" : this.url) || issued.expiresAt <= Date.now()) {
       this.statuses.push(401);
       res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token"${pointer}`, "content-type": "application/json" });
       res.end(JSON.stringify({ error: "invalid_token", error_description: "log in first" }));

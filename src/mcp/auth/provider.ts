@@ -53,6 +53,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     readonly url: string,
     private readonly settings: OAuthConfig,
     private readonly store: TokenStore,
+    /** Finds where the server sends its logins, when this process has not found it yet (or lost it). */
+    private readonly discover: () => Promise<OAuthDiscoveryState>,
   ) {
     registerSecret(settings.clientSecret);
     if (settings.privateKey !== undefined && settings.clientId !== undefined) {
@@ -116,10 +118,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       return { client_id: clientId, ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}), ...(stamp !== undefined ? { issuer: stamp } : {}) };
     }
     const registered = this.registered();
-    // A registration with another authorization server (the server moved) is as good as none, and so are its tokens.
-    const foreign = registered?.issuer !== undefined && context !== undefined && !sameIssuer(registered.issuer, context.issuer);
     // Outside a login with nothing to refresh, registering would only be wasted: the user must log in first.
-    if ((!registered || foreign) && !this.machine && this.loginRedirect === undefined && this.discovery?.authorizationServerMetadata && (foreign || !this.tokens())) {
+    // A registration with another authorization server (the server moved) is handed over all the same: the
+    // SDK sees its issuer stamp, drops it and its tokens, and registers with the new one at once (SEP-2352),
+    // needing no user for that; only the tokens then wait for a login.
+    if (!registered && !this.machine && this.loginRedirect === undefined && this.discovery?.authorizationServerMetadata && !this.tokens()) {
       this.needsLogin = true;
       throw new UnauthorizedError("needs login");
     }
@@ -214,7 +217,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
-  discoveryState(): OAuthDiscoveryState | undefined {
+  /** Found here, not by the SDK's auth(), for the 2025-03-26 servers it would refuse (see session.ts). */
+  async discoveryState(): Promise<OAuthDiscoveryState> {
+    this.discovery ??= await this.discover();
     return this.discovery;
   }
 

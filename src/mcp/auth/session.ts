@@ -1,12 +1,15 @@
 import {
   auth,
   AuthorizationServerMismatchError,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  discoverOAuthServerInfo,
   extractWWWAuthenticateParams,
   IssuerMismatchError,
   UnauthorizedError,
   validateAuthorizationResponseIssuer,
 } from "@modelcontextprotocol/client";
-import type { FetchLike } from "@modelcontextprotocol/client";
+import type { FetchLike, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
 import { formatMiB } from "../limits.js";
@@ -53,7 +56,7 @@ export class OAuthSession {
     /** Each OAuth request (discovery, registration, token) gets this long, its reply included. */
     private readonly requestTimeoutMs: number,
   ) {
-    this.provider = new StoredOAuthProvider(server, url, settings, store);
+    this.provider = new StoredOAuthProvider(server, url, settings, store, () => discover(url, this.challenge?.resourceMetadataUrl, this.fetch));
   }
 
   /** True once the server asked for an authorization that only a (new) login can give. */
@@ -108,6 +111,8 @@ export class OAuthSession {
     this.provider.discovery = undefined;
     try {
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
+      // The code is redeemed where it was asked for (SEP-2352), even if a refused token meanwhile had discovery done again.
+      const asked = this.provider.discovery;
       // Set by auth() through the provider (the assignment above narrows it for the compiler only).
       const authorizationUrl = this.provider.authorizationUrl as URL | undefined;
       if (authorizationUrl === undefined) throw new UnauthorizedError("the authorization server gave no authorization URL");
@@ -122,6 +127,7 @@ export class OAuthSession {
       const iss = query.get("iss") ?? undefined;
       if (!code) throw this.refusal(query);
       // The SDK checks `iss` against the issuer it asked (RFC 9207) before the code is redeemed.
+      this.provider.discovery = asked;
       await auth(this.provider, { ...options(), authorizationCode: code, ...(iss !== undefined ? { iss } : {}) });
       this.challenge = undefined;
     } catch (error) {
@@ -205,6 +211,31 @@ export function oauthSessionFor(name: string, config: ServerConfig, store: Token
   if (isStdioServer(config)) return undefined;
   if (Object.keys(config.headers ?? {}).some((header) => header.toLowerCase() === "authorization")) return undefined;
   return new OAuthSession(name, config.url, config.oauth ?? {}, store, requestTimeoutMs);
+}
+
+/**
+ * Where the server sends its logins, found as the SDK's auth() finds it (RFC 9728, then RFC 8414 or
+ * OpenID), but for one case the SDK refuses: a 2025-03-26 server, which has no protected-resource
+ * metadata, and whose authorization server metadata at the server's own root names another issuer
+ * than that root. That revision knew no issuer check (the metadata comes from the server's own
+ * origin); every other issuer that does not match is still refused.
+ */
+async function discover(serverUrl: string, resourceMetadataUrl: URL | undefined, fetchFn: FetchLike): Promise<OAuthDiscoveryState> {
+  const where = resourceMetadataUrl ? { resourceMetadataUrl } : {};
+  try {
+    const found = await discoverOAuthServerInfo(serverUrl, { ...where, fetchFn });
+    return { ...found, authorizationServerUrl: String(found.authorizationServerUrl), ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.href } : {}) };
+  } catch (error) {
+    const root = new URL("/", serverUrl).href;
+    if (!(error instanceof IssuerMismatchError && error.kind === "metadata" && error.expected === root)) throw error;
+    const described = await discoverOAuthProtectedResourceMetadata(serverUrl, where, fetchFn).then(
+      () => true,
+      () => false,
+    );
+    if (described) throw error;
+    const metadata = await discoverAuthorizationServerMetadata(root, { fetchFn, skipIssuerValidation: true });
+    return { authorizationServerUrl: root, ...(metadata ? { authorizationServerMetadata: metadata } : {}) };
+  }
 }
 
 /**
