@@ -151,13 +151,15 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
   it("keeps a list of conversations to search, rename and delete", async () => {
     harness.upstream.push({ text: "About bananas." });
     await page.keyboard.press("Control+Shift+O");
+    await expect.poll(() => page.locator(".empty").count()).toBe(1);
     await say("Tell me about bananas");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("About bananas.");
     const titles = () => page.locator("#conversations .conv").allTextContents();
     expect(await titles()).toEqual(["Tell me about bananas", "Show me a table and code"]);
     // Ctrl+K goes to the search; it looks in the messages too.
     await page.keyboard.press("Control+k");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
+    // The search is focused once the list is shown, in the task after the key.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("search");
     await page.keyboard.type("Talk for a long");
     expect(await titles()).toEqual(["Show me a table and code"]);
     await page.locator("#search").fill("");
@@ -211,6 +213,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
     const actionsShown = () => page.evaluate(() => getComputedStyle(document.activeElement!.closest(".actions")!).opacity);
 
     await page.keyboard.press("Control+Shift+O");
+    await expect.poll(() => page.locator(".empty").count()).toBe(1);
     harness.upstream.push({ toolCalls: [{ name: "echo", arguments: { message: "hello keys" } }] }, { text: "Echoed." });
     await say("Echo with the keyboard");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Echoed.");

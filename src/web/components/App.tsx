@@ -246,6 +246,8 @@ export function App() {
   const newChat = async () => {
     if (running.current) return;
     await tearDown();
+    // A message sent while the apps were told to go belongs to the conversation it was sent in.
+    if (running.current) return;
     setCurrentId(undefined);
     setSidebarOpen(false);
     document.getElementById("input")?.focus();
