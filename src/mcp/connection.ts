@@ -197,7 +197,7 @@ export class Connection {
         const asTask = () => {
           taskCap = total();
           const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
-          return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress);
+          return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress, listed);
         };
         if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
           return asTask();

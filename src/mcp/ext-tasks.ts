@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { CallToolResultSchema } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
 } from "@modelcontextprotocol/client";
-import type { CallToolResult, Client, ClientCapabilities, Implementation, JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import type { CallToolRequestOptions, CallToolResult, Client, ClientCapabilities, Implementation, JSONRPCMessage, Tool, Transport } from "@modelcontextprotocol/client";
 
 /**
  * The client side of the MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, protocol revision
@@ -42,11 +42,8 @@ export const DetailedTaskSchema = z.looseObject({
 export type DetailedTask = z.infer<typeof DetailedTaskSchema>;
 export type ExtInputRequest = NonNullable<DetailedTask["inputRequests"]>[string];
 
-/** What a `tools/call` made with the extension answers: a task, the tool's result, or questions first (SEP-2322). */
-export type ExtToolCallOutcome =
-  | { kind: "task"; task: DetailedTask }
-  | { kind: "complete"; result: CallToolResult }
-  | { kind: "input_required"; inputRequests: Record<string, ExtInputRequest>; requestState?: string };
+/** What a `tools/call` made with the extension answers, once the Client has asked any questions first (SEP-2322). */
+export type ExtToolCallOutcome = { kind: "task"; task: DetailedTask } | { kind: "complete"; result: CallToolResult };
 
 /** The per-request envelope of 2026-07-28, as the host's Client was set up. */
 export interface RequestFraming {
@@ -60,26 +57,67 @@ export interface RawRequestOptions {
   signal?: AbortSignal;
 }
 
+/** How a task the server answered to the Client's tools/call is handed back to the caller: in an error the Client rejects with. */
+const CREATED_TASK_KEY = "dev.toolbridge/createdTask";
+/** Marks a tools/call of the host's that never leaves it: the Client gets the result held under this key as the answer. */
+const LOCAL_RESULT_KEY = "dev.toolbridge/localResult";
+/** The Client's tools/calls declaring the extension still unanswered that are remembered; the oldest go first. */
+const MAX_TRACKED_CALLS = 1024;
+
 /**
- * Requests of the host's own beside a connected Client on the same transport: its ids are strings of its own
- * (`ext-tasks-N`), so they never meet the Client's numeric ones; their responses are taken off the transport before
- * the Client sees them, everything else passes through. Install once the Client is connected.
+ * The seam between a connected Client and the extension, on its transport. Requests of the host's own go beside
+ * the Client's: their ids are strings of its own (`ext-tasks-N`), so they never meet the Client's numeric ones, and
+ * their responses are taken off the transport before the Client sees them. The Client's own tools/call declaring
+ * the extension goes out as the Client makes it (custom argument headers, SEP-2322 rounds), and a task it is answered
+ * with comes back to the Client as an error carrying the task, since it refuses `resultType: "task"`. A task's result
+ * is put to the Client as the answer of a tools/call that never leaves the host, so the Client holds it to the tool's
+ * outputSchema exactly as a plain call's. Install once the Client is connected.
  */
 export class RawRequests {
   private next = 0;
   private readonly pending = new Map<string, (message: JSONRPCMessage) => void>();
+  /** Ids of the Client's tools/calls declaring the extension, until answered. */
+  private readonly taskCalls = new Set<string | number>();
+  private readonly localResults = new Map<string, CallToolResult>();
 
   constructor(
     private readonly transport: Transport,
     private readonly framing: RequestFraming,
   ) {
     const inner = transport.onmessage;
+    const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
       const id = "id" in message && !("method" in message) ? message.id : undefined;
       const waiter = typeof id === "string" ? this.pending.get(id) : undefined;
       if (waiter) return waiter(message);
+      if (id !== undefined && this.taskCalls.delete(id) && "result" in message && message.result.resultType === "task") {
+        const { resultType: _task, ...task } = message.result;
+        const error = { code: ProtocolErrorCode.InternalError, message: "the server runs this call as a task", data: { [CREATED_TASK_KEY]: task } };
+        return inner?.({ jsonrpc: "2.0", id, error }, extra);
+      }
       inner?.(message, extra);
     };
+    transport.send = (message, options) => {
+      if (!("method" in message) || !("id" in message) || message.method !== "tools/call") return send(message, options);
+      const meta = message.params?._meta as Record<string, unknown> | undefined;
+      const local = typeof meta?.[LOCAL_RESULT_KEY] === "string" ? meta[LOCAL_RESULT_KEY] : undefined;
+      if (local !== undefined) {
+        const result = this.localResults.get(local);
+        this.localResults.delete(local);
+        queueMicrotask(() => inner?.({ jsonrpc: "2.0", id: message.id, result: { ...result, resultType: "complete" } }));
+        return Promise.resolve();
+      }
+      if (declaresExtension(meta?.[CLIENT_CAPABILITIES_META_KEY])) {
+        this.taskCalls.add(message.id);
+        if (this.taskCalls.size > MAX_TRACKED_CALLS) this.taskCalls.delete(this.taskCalls.values().next().value as string | number);
+      }
+      return send(message, options);
+    };
+  }
+
+  /** The per-request capabilities that declare the extension. */
+  get capabilities(): ClientCapabilities {
+    return this.framing.clientCapabilities;
   }
 
   /** The raw result object; a JSON-RPC error is thrown as a ProtocolError. */
@@ -111,6 +149,24 @@ export class RawRequests {
       this.transport.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }).catch((error: unknown) => (done(), reject(error)));
     });
   }
+
+  /** Holds a result for the next local tools/call to answer with; the `_meta` that call carries. */
+  holdLocal(result: CallToolResult): Record<string, string> {
+    const key = `local-${++this.next}`;
+    this.localResults.set(key, result);
+    return { [LOCAL_RESULT_KEY]: key };
+  }
+}
+
+function declaresExtension(capabilities: unknown): boolean {
+  const extensions = (capabilities as ClientCapabilities | undefined)?.extensions;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION_ID in extensions;
+}
+
+/** The task in the error a Client's tools/call was handed back with, when it became one. */
+function createdTask(error: unknown): unknown {
+  if (!(error instanceof ProtocolError) || typeof error.data !== "object" || error.data === null) return undefined;
+  return (error.data as Record<string, unknown>)[CREATED_TASK_KEY];
 }
 
 /** Whether a connected Client's server speaks 2026-07-28 and declares the extension. */
@@ -134,24 +190,25 @@ export class TasksExtensionClient {
   constructor(private readonly raw: RawRequests) {}
 
   /**
-   * `tools/call` with the extension in this request's capabilities: the server alone decides whether it runs as a
-   * task. `inputResponses` and `requestState` answer an earlier `input_required` round.
+   * `tools/call` through the Client, with the extension in this request's capabilities: the server alone decides
+   * whether it runs as a task. The Client mirrors the tool's declared argument headers, answers any questions the
+   * server asks first (SEP-2322), and checks a result given at once against the tool's outputSchema.
    */
-  async callTool(
-    name: string,
-    args: Record<string, unknown>,
-    options: RawRequestOptions,
-    round: { inputResponses?: Record<string, unknown>; requestState?: string } = {},
-  ): Promise<ExtToolCallOutcome> {
-    const result = await this.raw.request("tools/call", { name, arguments: args, ...round }, options);
-    const { resultType, ...rest } = result;
-    if (resultType === "task") return { kind: "task", task: parse(DetailedTaskSchema, rest, "tools/call") };
-    if (resultType === "input_required") {
-      const { inputRequests, requestState } = parse(InputRequiredSchema, rest, "tools/call");
-      return { kind: "input_required", inputRequests: inputRequests ?? {}, ...(requestState !== undefined ? { requestState } : {}) };
+  async callTool(client: Client, name: string, args: Record<string, unknown>, options: CallToolRequestOptions): Promise<ExtToolCallOutcome> {
+    try {
+      const result = await client.callTool({ name, arguments: args, _meta: { [CLIENT_CAPABILITIES_META_KEY]: this.raw.capabilities } }, options);
+      return { kind: "complete", result };
+    } catch (error) {
+      const task = createdTask(error);
+      if (task === undefined) throw error;
+      return { kind: "task", task: parse(DetailedTaskSchema, task, "tools/call") };
     }
-    if (resultType !== "complete") throw new SdkError(SdkErrorCode.UnsupportedResultType, `tools/call: unsupported resultType ${JSON.stringify(resultType)}`);
-    return { kind: "complete", result: parse(CallToolResultSchema, rest, "tools/call") };
+  }
+
+  /** A task's result as the Client takes a plain call's: held to the tool's outputSchema, where it has one. */
+  async checked(client: Client, tool: Tool | undefined, result: CallToolResult, options: RawRequestOptions): Promise<CallToolResult> {
+    if (tool?.outputSchema === undefined) return result;
+    return client.callTool({ name: tool.name, arguments: {}, _meta: this.raw.holdLocal(result) }, { ...options, toolDefinition: tool });
   }
 
   async get(taskId: string, options: RawRequestOptions): Promise<DetailedTask> {
@@ -168,11 +225,6 @@ export class TasksExtensionClient {
     await this.raw.request("tasks/cancel", { taskId }, options);
   }
 }
-
-const InputRequiredSchema = z.looseObject({
-  inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.looseObject({}).optional() })).optional(),
-  requestState: z.string().optional(),
-});
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, method: string): z.infer<T> {
   const parsed = schema.safeParse(value);

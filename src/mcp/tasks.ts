@@ -26,11 +26,11 @@ export interface ToolTaskProtocol {
   supported(client: Client): boolean;
   /** The server decides which calls become tasks (the extension), not the tool's `execution.taskSupport`. */
   readonly serverDirected: boolean;
-  /** Starts the call: a task, or the tool's result when the server answered at once. */
-  create(client: Client, tool: string, args: Record<string, unknown>, options: RequestOptions): Promise<Task | { result: CallToolResult }>;
+  /** Starts the call: a task, or the tool's result when the server answered at once. `definition` is the tool as listed. */
+  create(client: Client, tool: string, args: Record<string, unknown>, options: RequestOptions, definition?: Tool): Promise<Task | { result: CallToolResult }>;
   get(client: Client, taskId: string, options: RequestOptions): Promise<Task>;
   /** The final result; for an `input_required` task without `answer`, waits while the server's requests are answered. */
-  result(client: Client, task: Task, options: RequestOptions): Promise<CallToolResult>;
+  result(client: Client, task: Task, options: RequestOptions, definition?: Tool): Promise<CallToolResult>;
   /** Answers an `input_required` task's questions; the task moves on, and is polled again. */
   answer?(client: Client, task: Task, options: RequestOptions): Promise<void>;
   cancel(client: Client, taskId: string, options: RequestOptions): Promise<void>;
@@ -74,9 +74,7 @@ export const sep1686Tasks: ToolTaskProtocol = {
 /** Answers one of a server's questions (elicitation, sampling, roots) as the client's handlers would. */
 export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal | undefined) => Promise<Record<string, unknown>>;
 
-/** At most this many input_required rounds of one tools/call before it becomes a task or a result. */
-const MAX_CALL_ROUNDS = 16;
-/** At most this many questions outstanding at once in one round or task: each may be put to a person. */
+/** At most this many questions outstanding at once in a task: each may be put to a person. */
 const MAX_INPUT_REQUESTS = 32;
 
 /**
@@ -121,25 +119,18 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
   return {
     supported: serverDeclaresTasksExtension,
     serverDirected: true,
-    async create(_client, tool, args, options) {
-      let round: { inputResponses?: Record<string, unknown>; requestState?: string } = {};
-      for (let rounds = 0; rounds < MAX_CALL_ROUNDS; rounds++) {
-        const outcome = await ext.callTool(tool, args, timeoutOf(options), round);
-        if (outcome.kind === "task") return seen(outcome.task);
-        if (outcome.kind === "complete") return { result: outcome.result };
-        const inputResponses = await answerAll(outcome.inputRequests, new Set(), options.signal);
-        round = { inputResponses, ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}) };
-      }
-      throw new SdkError(SdkErrorCode.InvalidResult, `tools/call ${tool} still asked for input after ${MAX_CALL_ROUNDS} rounds`);
+    async create(client, tool, args, options, definition) {
+      const outcome = await ext.callTool(client, tool, args, { ...options, ...(definition ? { toolDefinition: definition } : {}) });
+      return outcome.kind === "task" ? seen(outcome.task) : { result: outcome.result };
     },
     get: async (_client, taskId, options) => seen(await ext.get(taskId, timeoutOf(options))),
-    async result(_client, task, options) {
+    async result(client, task, options, definition) {
       const detail = latest.get(task.taskId) ?? (await ext.get(task.taskId, timeoutOf(options)));
       forget(task.taskId);
       if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
       const parsed = CallToolResultSchema.safeParse(detail.result);
       if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
-      return parsed.data;
+      return ext.checked(client, definition, parsed.data, timeoutOf(options));
     },
     async answer(_client, task, options) {
       const requests = latest.get(task.taskId)?.inputRequests ?? {};
@@ -232,6 +223,8 @@ export interface RunTaskOptions {
   onStatus?: (task: Task) => void;
   /** The server's status notifications; without them, polling alone. */
   notices?: TaskNotices;
+  /** The tool as listed: its result is held to its outputSchema, and its declared argument headers sent. */
+  definition?: Tool;
 }
 
 /**
@@ -245,12 +238,12 @@ export async function runToolTask(
   client: Client,
   tool: string,
   args: Record<string, unknown>,
-  { requestOptions, onStatus, notices = new TaskNotices() }: RunTaskOptions,
+  { requestOptions, onStatus, notices = new TaskNotices(), definition }: RunTaskOptions,
 ): Promise<CallToolResult> {
   const { signal, timeout } = requestOptions;
   // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
   const pollOptions: RequestOptions = { timeout };
-  const created = await protocol.create(client, tool, args, requestOptions);
+  const created = await protocol.create(client, tool, args, requestOptions, definition);
   if ("result" in created) return created.result;
   let task = created;
   onStatus?.(task);
@@ -264,7 +257,7 @@ export async function runToolTask(
         await protocol.answer(client, task, requestOptions);
         changedAt = Date.now();
       } else if (task.status === "completed" || task.status === "input_required") {
-        return await protocol.result(client, task, requestOptions);
+        return await protocol.result(client, task, requestOptions, definition);
       } else if (task.status === "failed") {
         return await failedResult(protocol, client, task, requestOptions);
       } else if (task.status === "cancelled") {
@@ -312,6 +305,7 @@ export class ToolTasks {
     args: Record<string, unknown>,
     requestOptions: RequestOptions & { timeout: number },
     onProgress: CallToolOptions["onProgress"],
+    definition: Tool | undefined,
   ): Promise<CallToolResult> {
     let taskId: string | undefined;
     let changes = 0;
@@ -319,6 +313,7 @@ export class ToolTasks {
       return await runToolTask(this.protocol(), client, tool, args, {
         requestOptions,
         notices: this.notices,
+        ...(definition ? { definition } : {}),
         onStatus: (task) => {
           taskId = task.taskId;
           this.inFlight.set(task.taskId, { ...task, server: this.server, tool });

@@ -133,6 +133,36 @@ describe("a 2026-07-28 server with the tasks extension", () => {
   }, 30_000);
 });
 
+describe("a task's call keeps the checks of a plain call", () => {
+  it("holds a task's structured result to the tool's outputSchema, as a plain call's", async () => {
+    for (const tasks of ["always", "never"] as const) {
+      const { hub } = await connect(tasks);
+      expect((await hub.callTool("typed_job", { count: 3 })).structuredContent).toEqual({ count: 3 });
+      await expect(hub.callTool("typed_job", { count: 3, bad: true })).rejects.toThrow(
+        /tools\/call typed_job on server "jobs" failed: .*Structured content does not match the tool's output schema/,
+      );
+      expect((await seen(hub)).filter((m) => m.startsWith("tools/call typed_job"))).toEqual(
+        tasks === "always" ? ["tools/call typed_job +tasks", "tools/call typed_job +tasks"] : ["tools/call typed_job", "tools/call typed_job"],
+      );
+    }
+  }, 30_000);
+
+  it("sends an argument the tool declares as a header (x-mcp-header) with the task's tools/call over HTTP", async () => {
+    const server = await httpFixture("ext-tasks-server.mjs", hubs.dir);
+    try {
+      for (const tasks of ["always", "never"] as const) {
+        const hub = await hubs.connect({ jobs: { url: server.url, tasks } });
+        expect(text(await hub.callTool("regional_job", { region: "eu-west" }))).toBe("ran in eu-west, header eu-west");
+      }
+      expect(await seen(await hubs.connect({ jobs: { url: server.url } }))).toEqual(
+        expect.arrayContaining(["tools/call regional_job +tasks", "tools/call regional_job"]),
+      );
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
+});
+
 describe("a hostile server with the tasks extension", () => {
   it("fails a call whose task result has no taskId, naming the call", async () => {
     const { hub } = await connect("always");
@@ -147,9 +177,10 @@ describe("a hostile server with the tasks extension", () => {
     expect(await seen(hub)).toContain("tasks/cancel");
   }, 30_000);
 
-  it("stops answering a tools/call that asks for input round after round", async () => {
+  it("stops answering a tools/call that asks for input round after round, as the SDK's client stops a plain call", async () => {
     const { hub } = await connect("always", { roots: [hubs.dir] });
-    await expect(hub.callTool("asks_forever", {})).rejects.toThrow("tools/call asks_forever still asked for input after 16 rounds");
-    expect((await seen(hub)).filter((m) => m === "tools/call asks_forever +tasks")).toHaveLength(16);
+    await expect(hub.callTool("asks_forever", {})).rejects.toThrow("Multi-round-trip request 'tools/call' still required input after 10 rounds");
+    // The first call and ten answered rounds, each declaring the extension.
+    expect((await seen(hub)).filter((m) => m === "tools/call asks_forever +tasks")).toHaveLength(11);
   }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
@@ -18,6 +18,8 @@ export const LOOPBACK_PRELOAD = fileURLToPath(new URL("../support/loopback.cjs",
  */
 export async function httpFixture(file: string, dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const portFile = join(dir, `${file}.port`);
+  // A server started before in the same directory left its port there.
+  rmSync(portFile, { force: true });
   const child = spawn(process.execPath, [join(FIXTURES, file), "--http", portFile], { stdio: "ignore" });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async (): Promise<void> => {
