@@ -536,7 +536,9 @@ export class Connection {
       clientInfo: this.options.clientInfo,
       clientCapabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } },
     });
-    return extensionTasks(new TasksExtensionClient(raw), answerInputRequest(features));
+    return extensionTasks(new TasksExtensionClient(raw), answerInputRequest(features), (task) => {
+      if (this.client === client) this.tasks.notified(task);
+    });
   }
 
   private registerHandlers(client: Client): void {

@@ -7,6 +7,7 @@ import {
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
+  SUBSCRIPTION_ID_META_KEY,
 } from "@modelcontextprotocol/client";
 import type { CallToolRequestOptions, CallToolResult, Client, ClientCapabilities, Implementation, JSONRPCMessage, Tool, Transport } from "@modelcontextprotocol/client";
 
@@ -57,6 +58,8 @@ export interface RawRequestOptions {
   signal?: AbortSignal;
 }
 
+/** SEP-2663's task status notification, sent on a subscriptions/listen stream that asked for the task's id. */
+const TASK_NOTIFICATION = "notifications/tasks";
 /** How a task the server answered to the Client's tools/call is handed back to the caller: in an error the Client rejects with. */
 const CREATED_TASK_KEY = "dev.toolbridge/createdTask";
 /** Marks a tools/call of the host's that never leaves it: the Client gets the result held under this key as the answer. */
@@ -79,6 +82,10 @@ export class RawRequests {
   /** Ids of the Client's tools/calls declaring the extension, until answered. */
   private readonly taskCalls = new Set<string | number>();
   private readonly localResults = new Map<string, CallToolResult>();
+  /** Open subscriptions/listen requests of the host's awaiting their acknowledgement. */
+  private readonly acks = new Map<string, (params: Record<string, unknown>) => void>();
+  /** Where the server's `notifications/tasks` go (their params, unchecked). */
+  onTaskNotification: ((params: unknown) => void) | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -87,6 +94,12 @@ export class RawRequests {
     const inner = transport.onmessage;
     const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
+      if ("method" in message && !("id" in message)) {
+        if (message.method === TASK_NOTIFICATION) return this.onTaskNotification?.(message.params);
+        const subscription = message.method === "notifications/subscriptions/acknowledged" ? message.params?._meta?.[SUBSCRIPTION_ID_META_KEY] : undefined;
+        const ack = typeof subscription === "string" ? this.acks.get(subscription) : undefined;
+        if (ack) return ack(message.params ?? {});
+      }
       const id = "id" in message && !("method" in message) ? message.id : undefined;
       const waiter = typeof id === "string" ? this.pending.get(id) : undefined;
       if (waiter) return waiter(message);
@@ -123,12 +136,6 @@ export class RawRequests {
   /** The raw result object; a JSON-RPC error is thrown as a ProtocolError. */
   request(method: string, params: Record<string, unknown>, { timeout, signal }: RawRequestOptions): Promise<Record<string, unknown>> {
     const id = `ext-tasks-${++this.next}`;
-    const meta = {
-      [PROTOCOL_VERSION_META_KEY]: this.framing.protocolVersion,
-      [CLIENT_INFO_META_KEY]: this.framing.clientInfo,
-      [CLIENT_CAPABILITIES_META_KEY]: this.framing.clientCapabilities,
-      ...(params._meta as Record<string, unknown> | undefined),
-    };
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const done = (): void => {
@@ -146,8 +153,59 @@ export class RawRequests {
         if (typeof result !== "object" || result === null || Array.isArray(result)) return reject(new SdkError(SdkErrorCode.InvalidResult, `${method}: the result is not an object`));
         resolve(result as Record<string, unknown>);
       });
-      this.transport.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }).catch((error: unknown) => (done(), reject(error)));
+      this.transport.send({ jsonrpc: "2.0", id, method, params: this.framed(params) }).catch((error: unknown) => (done(), reject(error)));
     });
+  }
+
+  /**
+   * Opens a `subscriptions/listen` of the host's own, declaring the extension: what the server agreed to send once
+   * it acknowledges (a refusal, or no acknowledgement within `timeout`, rejects and ends it), and a close that ends
+   * the subscription at any time. The stream stays open until closed.
+   */
+  listen(notifications: Record<string, unknown>, timeout: number): { acknowledged: Promise<Record<string, unknown>>; close: () => Promise<void> } {
+    const id = `ext-tasks-${++this.next}`;
+    const stream = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let open = true;
+    const end = (): void => {
+      open = false;
+      clearTimeout(timer);
+      this.acks.delete(id);
+      this.pending.delete(id);
+    };
+    const close = async (): Promise<void> => {
+      if (!open) return;
+      end();
+      stream.abort();
+      await this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: this.framed({ requestId: id }) }).catch(() => undefined);
+    };
+    const acknowledged = new Promise<Record<string, unknown>>((resolve, reject) => {
+      timer = setTimeout(() => (void close(), reject(new SdkError(SdkErrorCode.RequestTimeout, `subscriptions/listen got no acknowledgement within ${timeout} ms`, { timeout }))), timeout);
+      this.acks.set(id, (params) => {
+        clearTimeout(timer);
+        this.acks.delete(id);
+        const honored = params.notifications;
+        resolve(typeof honored === "object" && honored !== null ? (honored as Record<string, unknown>) : {});
+      });
+      // Before the acknowledgement, a refusal; after it, the server ending the subscription.
+      this.pending.set(id, (message) => {
+        end();
+        reject("error" in message ? new ProtocolError(message.error.code, message.error.message, message.error.data) : new SdkError(SdkErrorCode.ConnectionClosed, "subscriptions/listen ended before it was acknowledged"));
+      });
+      this.transport.send({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: this.framed({ notifications }) }, { requestSignal: stream.signal }).catch((error: unknown) => (end(), reject(error)));
+    });
+    return { acknowledged, close };
+  }
+
+  /** Params with the per-request envelope of 2026-07-28, the extension declared. */
+  private framed(params: Record<string, unknown>): Record<string, unknown> {
+    const meta = {
+      [PROTOCOL_VERSION_META_KEY]: this.framing.protocolVersion,
+      [CLIENT_INFO_META_KEY]: this.framing.clientInfo,
+      [CLIENT_CAPABILITIES_META_KEY]: this.framing.clientCapabilities,
+      ...(params._meta as Record<string, unknown> | undefined),
+    };
+    return { ...params, _meta: meta };
   }
 
   /** Holds a result for the next local tools/call to answer with; the `_meta` that call carries. */
@@ -209,6 +267,28 @@ export class TasksExtensionClient {
   async checked(client: Client, tool: Tool | undefined, result: CallToolResult, options: RawRequestOptions): Promise<CallToolResult> {
     if (tool?.outputSchema === undefined) return result;
     return client.callTool({ name: tool.name, arguments: {}, _meta: this.raw.holdLocal(result) }, { ...options, toolDefinition: tool });
+  }
+
+  /**
+   * Asks for `notifications/tasks` about one task (SEP-2663 task status notifications); the close of that
+   * subscription. A server that refuses, does not answer, or does not agree to that task is left at once: the task
+   * is then only polled.
+   */
+  watch(taskId: string, timeout: number): () => Promise<void> {
+    const { acknowledged, close } = this.raw.listen({ taskIds: [taskId] }, timeout);
+    acknowledged.then(
+      (honored) => (Array.isArray(honored.taskIds) && honored.taskIds.includes(taskId) ? undefined : close()),
+      () => undefined,
+    );
+    return close;
+  }
+
+  /** Where the server's task status notifications go; one that is not a task is dropped. */
+  onStatus(listener: (task: DetailedTask) => void): void {
+    this.raw.onTaskNotification = (params) => {
+      const parsed = DetailedTaskSchema.safeParse(params);
+      if (parsed.success) listener(parsed.data);
+    };
   }
 
   async get(taskId: string, options: RawRequestOptions): Promise<DetailedTask> {

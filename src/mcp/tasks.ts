@@ -80,16 +80,25 @@ const MAX_INPUT_REQUESTS = 32;
 /**
  * The tasks extension (SEP-2663) on one server, as a ToolTaskProtocol. It keeps each running task's last
  * detailed state (its inline result, error or questions) and the question keys already answered, which the
- * spec asks clients not to answer twice.
+ * spec asks clients not to answer twice. Each task it starts is asked to be watched: where the server agrees, its
+ * status notifications come to `notify` (and fill the same state), and polling is only the fallback.
  */
-export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest): ToolTaskProtocol {
+export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest, notify: (task: Task) => void): ToolTaskProtocol {
   const latest = new Map<string, DetailedTask>();
   const answered = new Map<string, Set<string>>();
+  /** The close of each running task's subscription to its notifications. */
+  const watching = new Map<string, () => Promise<void>>();
   const timeoutOf = (options: RequestOptions) => ({ timeout: options.timeout ?? POLL.maxMaxMs, ...(options.signal ? { signal: options.signal } : {}) });
   const forget = (taskId: string): void => {
     latest.delete(taskId);
     answered.delete(taskId);
+    void watching.get(taskId)?.();
+    watching.delete(taskId);
   };
+  ext.onStatus((task) => {
+    // Only about a task this host runs: nothing else is kept.
+    if (watching.has(task.taskId)) notify(seen(task));
+  });
   const seen = (task: DetailedTask): Task => {
     if (task.status === "cancelled") forget(task.taskId);
     else latest.set(task.taskId, task);
@@ -121,7 +130,10 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
     serverDirected: true,
     async create(client, tool, args, options, definition) {
       const outcome = await ext.callTool(client, tool, args, { ...options, ...(definition ? { toolDefinition: definition } : {}) });
-      return outcome.kind === "task" ? seen(outcome.task) : { result: outcome.result };
+      if (outcome.kind === "complete") return { result: outcome.result };
+      const task = seen(outcome.task);
+      if (task.status === "working" || task.status === "input_required") watching.set(task.taskId, ext.watch(task.taskId, options.timeout ?? POLL.maxMaxMs));
+      return task;
     },
     get: async (_client, taskId, options) => seen(await ext.get(taskId, timeoutOf(options))),
     async result(client, task, options, definition) {

@@ -21,6 +21,16 @@ async function connect(tasks: TaskMode | undefined, options: HubOptions = {}): P
 
 const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 const seen = async (hub: Hub): Promise<string[]> => JSON.parse(text(await hub.callTool("seen", {}))) as string[];
+/** What the server received, once it includes `method` (asked again for up to 5 s). */
+async function seenOnceIncludes(hub: Hub, method: string): Promise<string[]> {
+  let methods = await seen(hub);
+  for (let tries = 0; tries < 100 && !methods.includes(method); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    methods = await seen(hub);
+  }
+  expect(methods).toContain(method);
+  return methods;
+}
 
 describe("a 2026-07-28 server with the tasks extension", () => {
   it("runs a tool as a task: the call declares the extension, the result comes inline from tasks/get", async () => {
@@ -182,5 +192,28 @@ describe("a hostile server with the tasks extension", () => {
     await expect(hub.callTool("asks_forever", {})).rejects.toThrow("Multi-round-trip request 'tools/call' still required input after 10 rounds");
     // The first call and ten answered rounds, each declaring the extension.
     expect((await seen(hub)).filter((m) => m === "tools/call asks_forever +tasks")).toHaveLength(11);
+  }, 30_000);
+});
+
+describe("a server that offers task status notifications", () => {
+  const notifying = (tasks: TaskMode) => hubs.connect({ jobs: { ...fixture("ext-tasks-server.mjs", "--notify"), tasks } });
+
+  it("asks for a task's notifications with subscriptions/listen, takes its end from one, and closes the subscription", async () => {
+    const hub = await notifying("always");
+    const statuses: string[] = [];
+    hub.on((event: HubEvent) => (event.type === "task-status" ? statuses.push(event.task.status) : undefined));
+    // Its tasks/get says "working" for ever: only the notification can end the call.
+    expect(text(await hub.callTool("stale_polls_job", {}))).toBe("told by notification");
+    expect(statuses.at(-1)).toBe("completed");
+    // The subscription is closed once the call has its result, without the call waiting for it.
+    expect(await seenOnceIncludes(hub, "listen closed task-1")).toContain("subscriptions/listen task-1 +tasks");
+  }, 30_000);
+
+  it("polls a task whose notifications the server never acknowledges, and ends that subscription with the call", async () => {
+    const hub = await hubs.connect({ jobs: { ...fixture("ext-tasks-server.mjs", "--notify", "--silent"), tasks: "always" } });
+    expect(text(await hub.callTool("slow_compute", { ms: 300 }))).toBe("computed after 300 ms");
+    // Closed when the call ends, not when the acknowledgement's wait (the call's timeout) runs out.
+    const methods = await seenOnceIncludes(hub, "listen closed task-1");
+    expect(methods).toEqual(expect.arrayContaining(["subscriptions/listen task-1 +tasks", "tasks/get"]));
   }, 30_000);
 });
