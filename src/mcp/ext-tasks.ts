@@ -116,7 +116,6 @@ export class RawRequests {
       const local = typeof meta?.[LOCAL_RESULT_KEY] === "string" ? meta[LOCAL_RESULT_KEY] : undefined;
       if (local !== undefined) {
         const result = this.localResults.get(local);
-        this.localResults.delete(local);
         queueMicrotask(() => inner?.({ jsonrpc: "2.0", id: message.id, result: { ...result, resultType: "complete" } }));
         return Promise.resolve();
       }
@@ -208,11 +207,15 @@ export class RawRequests {
     return { ...params, _meta: meta };
   }
 
-  /** Holds a result for the next local tools/call to answer with; the `_meta` that call carries. */
-  holdLocal(result: CallToolResult): Record<string, string> {
+  /** `call` with the `_meta` of a local tools/call: its answer is `result`, which is not kept after it. */
+  async answeredLocally<T>(result: CallToolResult, call: (meta: Record<string, string>) => Promise<T>): Promise<T> {
     const key = `local-${++this.next}`;
     this.localResults.set(key, result);
-    return { [LOCAL_RESULT_KEY]: key };
+    try {
+      return await call({ [LOCAL_RESULT_KEY]: key });
+    } finally {
+      this.localResults.delete(key);
+    }
   }
 }
 
@@ -266,7 +269,7 @@ export class TasksExtensionClient {
   /** A task's result as the Client takes a plain call's: held to the tool's outputSchema, where it has one. */
   async checked(client: Client, tool: Tool | undefined, result: CallToolResult, options: RawRequestOptions): Promise<CallToolResult> {
     if (tool?.outputSchema === undefined) return result;
-    return client.callTool({ name: tool.name, arguments: {}, _meta: this.raw.holdLocal(result) }, { ...options, toolDefinition: tool });
+    return this.raw.answeredLocally(result, (meta) => client.callTool({ name: tool.name, arguments: {}, _meta: meta }, { ...options, toolDefinition: tool }));
   }
 
   /**
