@@ -201,9 +201,12 @@ describe("a server that offers task status notifications", () => {
   it("asks for a task's notifications with subscriptions/listen, takes its end from one, and closes the subscription", async () => {
     const hub = await notifying("always");
     const statuses: string[] = [];
-    hub.on((event: HubEvent) => (event.type === "task-status" ? statuses.push(event.task.status) : undefined));
-    // Its tasks/get says "working" for ever: only the notification can end the call.
+    const ids = new Set<string>();
+    hub.on((event: HubEvent) => (event.type === "task-status" ? (statuses.push(event.task.status), ids.add(event.task.taskId)) : undefined));
+    // Its tasks/get says "working" for ever: only the notification can end the call. The server also sends a
+    // notification that is no task and one about a task nobody started (a completed "task-999"): both are dropped.
     expect(text(await hub.callTool("stale_polls_job", {}))).toBe("told by notification");
+    expect([...ids]).toEqual(["task-1"]);
     expect(statuses.at(-1)).toBe("completed");
     // The subscription is closed once the call has its result, without the call waiting for it.
     expect(await seenOnceIncludes(hub, "listen closed task-1")).toContain("subscriptions/listen task-1 +tasks");
