@@ -14,7 +14,8 @@ const MAX_STOP_SEQUENCES = 16;
 
 const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
-const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
+/** An `input_audio` part, as chat completions and Responses both send it. */
+export const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
 const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
@@ -297,6 +298,44 @@ export function imagePart(url: string, where: string): ContentPart {
   throw new WireError(`${where}: images are accepted as data: URLs (base64) or http(s) URLs`);
 }
 
+export function audioPart({ input_audio: { data, format } }: z.infer<typeof AudioPartSchema>): ContentPart {
+  return { type: "audio", mimeType: format === "wav" ? "audio/wav" : "audio/mpeg", data };
+}
+
+/** The most bytes a text file may hold; its text goes into the prompt. */
+export const MAX_FILE_TEXT_BYTES = 1024 * 1024;
+const FILE_DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)((?:;[^;,]*)*);base64,([A-Za-z0-9+/=\s]*)$/i;
+/** Files that are text whatever their subtype says. */
+const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|csv|[a-z0-9.+-]*\+(json|xml)))/i;
+
+/**
+ * A file a client sent inline (the Responses API's `input_file`), as the parts the model takes:
+ * an image or audio file as that part, a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text
+ * headed by its name. Other types (PDF, office documents), files by id (OpenAI's Files API) and
+ * by URL (the gateway fetches nothing a client names) are refused, naming what to send instead.
+ */
+export function filePart(file: { file_data?: string | null; file_id?: string | null; file_url?: string | null; filename?: string | null }, where: string): ContentPart {
+  if (file.file_id != null) throw new WireError(`${where}: file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data (a base64 data: URL)`);
+  if (file.file_url != null) throw new WireError(`${where}: the gateway fetches no file_url; send the file itself as file_data (a base64 data: URL)`);
+  const match = FILE_DATA_URL.exec(file.file_data ?? "");
+  if (!match) throw new WireError(`${where}: file_data must be a base64 data: URL (data:TYPE;base64,...)`);
+  const mimeType = (match[1] as string).toLowerCase();
+  const data = (match[3] as string).replace(/\s+/g, "");
+  if (mimeType.startsWith("image/")) return { type: "image", mimeType, data };
+  if (mimeType.startsWith("audio/")) return { type: "audio", mimeType, data };
+  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio or text files (a PDF as its text or its pages as images)`);
+  const bytes = Buffer.from(data, "base64");
+  if (bytes.length > MAX_FILE_TEXT_BYTES) throw new WireError(`${where}: the text file holds ${bytes.length} bytes, more than the ${MAX_FILE_TEXT_BYTES} a file may hold`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new WireError(`${where}: the file of type ${mimeType} is not UTF-8 text`);
+  }
+  const name = (file.filename ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
+  return { type: "text", text: `${name === "" ? "File" : `File ${name}`}:\n${text}` };
+}
+
 /** An absolute http: or https: URL. */
 export function isWebUrl(text: string): boolean {
   return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
@@ -309,10 +348,7 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
     if (part.type === "image_url") {
       return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
-    if (part.type === "input_audio") {
-      const { data, format } = (part as z.infer<typeof AudioPartSchema>).input_audio;
-      return { type: "audio", mimeType: format === "wav" ? "audio/wav" : "audio/mpeg", data };
-    }
+    if (part.type === "input_audio") return audioPart(part as z.infer<typeof AudioPartSchema>);
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
 }
