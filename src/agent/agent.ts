@@ -421,6 +421,7 @@ export class Agent {
               break;
             case "reasoning-signature":
               reply.reasoningSignature = event.signature;
+              emit(event);
               break;
             case "logprobs":
               emit(event);

@@ -279,6 +279,23 @@ describe("thinking through the gateway to an Anthropic or Gemini model", () => {
     expect(message.content.at(-1)).toMatchObject({ type: "text", text: "Today." });
   });
 
+  it("hands Anthropic's signature to the client with the thinking, and sends the client's signed thinking back before its tool call", async () => {
+    const anthropic = upstream(await startAnthropicServer({ replies: [{ thinking: "The weather needs a tool.", toolUses: [{ name: "get_weather", input: { city: "Taipei" } }] }, { text: "25°C in Taipei." }] }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei?" }];
+    const ask = { model: "claude-haiku-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    // Streamed: the SDK builds the block's signature from the signature_delta.
+    const first = await sdk.messages.stream({ ...ask, messages }).finalMessage();
+    expect(first.stop_reason).toBe("tool_use");
+    expect(first.content[0]).toEqual({ type: "thinking", thinking: "The weather needs a tool.", signature: signatureOf("The weather needs a tool.") });
+    const call = first.content.find((block) => block.type === "tool_use") as Anthropic.ToolUseBlock;
+    messages.push({ role: "assistant", content: first.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "25°C, sunny" }] });
+    const second = await sdk.messages.create({ ...ask, messages });
+    expect(second.content.at(-1)).toMatchObject({ type: "text", text: "25°C in Taipei." });
+    expect(anthropic.requests[1]?.body.messages[1].content[0]).toEqual({ type: "thinking", thinking: "The weather needs a tool.", signature: signatureOf("The weather needs a tool.") });
+  });
+
   it("sends adaptive and disabled thinking to Anthropic as they are", async () => {
     const anthropic = upstream(await startAnthropicServer({ replies: [{ thinking: "Hmm.", text: "Today." }, { text: "Today." }] }));
     harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
