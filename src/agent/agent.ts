@@ -87,6 +87,7 @@ export interface SendOptions {
 interface Reply {
   text: string;
   reasoning: string;
+  reasoningSignature?: string;
   toolCalls: ToolCall[];
   finish?: FinishReason;
   stopSequence?: string;
@@ -297,7 +298,7 @@ export class Agent {
         }
         if (limit || reply.toolCalls.length === 0) {
           // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
-          add(assistantMessage(reply.text, reply.reasoning, []));
+          add(assistantMessage(reply, []));
           answer = reply.text;
           break;
         }
@@ -305,13 +306,13 @@ export class Agent {
         const forClient = calls.filter((call) => this.clientToolNames.has(call.name));
         if (forClient.length > 0) {
           // The client runs these and sends their results in its next request; hub calls of the same reply are not run then.
-          add(assistantMessage(reply.text, reply.reasoning, forClient));
+          add(assistantMessage(reply, forClient));
           answer = reply.text;
           clientToolCalls = forClient;
           stopReason = "client-tools";
           break;
         }
-        add(assistantMessage(reply.text, reply.reasoning, calls));
+        add(assistantMessage(reply, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
         const skipped = new Map<ToolCall, SkippedCall>();
         for (const entry of parsed.slice(Math.max(0, maxToolCalls - toolCalls.length))) {
@@ -346,7 +347,7 @@ export class Agent {
       // but not an answer cut off for its size, which every later request would carry again.
       const tooLarge = caught instanceof LlmError && caught.code === "too-large";
       if (uncommitted && !tooLarge && (uncommitted.text !== "" || uncommitted.reasoning !== "")) {
-        add(assistantMessage(uncommitted.text, uncommitted.reasoning, []));
+        add(assistantMessage(uncommitted, []));
         answer = uncommitted.text;
       }
       if (signal?.aborted) stopReason = "aborted";
@@ -418,6 +419,10 @@ export class Agent {
               reply.reasoning += event.text;
               emit(event);
               break;
+            case "reasoning-signature":
+              reply.reasoningSignature = event.signature;
+              emit(event);
+              break;
             case "logprobs":
               emit(event);
               break;
@@ -485,10 +490,11 @@ function holdText(emit: (event: AgentEvent) => void): (event: AgentEvent) => voi
   };
 }
 
-function assistantMessage(text: string, reasoning: string, toolCalls: ToolCall[]): Message {
-  const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: text };
+function assistantMessage(reply: Reply, toolCalls: ToolCall[]): Message {
+  const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: reply.text };
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
-  if (reasoning !== "") message.reasoning = reasoning;
+  if (reply.reasoning !== "") message.reasoning = reply.reasoning;
+  if (reply.reasoningSignature !== undefined) message.reasoningSignature = reply.reasoningSignature;
   return message;
 }
 

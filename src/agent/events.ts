@@ -10,6 +10,8 @@ export type AgentEvent =
   | { type: "model-request"; iteration: number; toolCount: number; withTools: boolean }
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
+  /** The provider's signature of the reasoning just streamed (Anthropic's), for APIs that hand it to their clients. */
+  | { type: "reasoning-signature"; signature: string }
   /** Log probabilities of the model's tokens, when asked for (AgentOptions.generation.logprobs). */
   | { type: "logprobs"; content: TokenLogprob[] }
   /** `arguments` is the parsed object when the model's text was valid JSON, else the raw text. */

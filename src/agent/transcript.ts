@@ -46,7 +46,7 @@ const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z
 export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: ContentSchema }),
-  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional() }),
+  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional(), reasoningSignature: z.string().optional() }),
   z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: ContentSchema, isError: z.boolean().optional() }),
 ]);
 

@@ -24,7 +24,7 @@ const ToolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
-const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string() });
+const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
 const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
@@ -121,17 +121,23 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
 function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
   let content = "";
   let reasoning = "";
+  // The last thinking block a provider signed: with its signature, it stands for the message's reasoning, which an Anthropic model needs back whole.
+  let signed: z.infer<typeof ThinkingBlockSchema> | undefined;
   const toolCalls: ToolCall[] = [];
   for (const block of blocks) {
     if (block.type === "text") content += (block as z.infer<typeof TextBlockSchema>).text;
-    else if (block.type === "thinking") reasoning += (block as z.infer<typeof ThinkingBlockSchema>).thinking;
-    else if (block.type === "tool_use") {
+    else if (block.type === "thinking") {
+      const thinking = block as z.infer<typeof ThinkingBlockSchema>;
+      reasoning += thinking.thinking;
+      if (thinking.signature) signed = thinking;
+    } else if (block.type === "tool_use") {
       const call = block as z.infer<typeof ToolUseBlockSchema>;
       callNames.set(call.id, call.name);
       toolCalls.push({ id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}) });
     } else if (block.type !== "redacted_thinking") throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
   }
-  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}) };
+  const thought = signed ? { reasoning: signed.thinking, reasoningSignature: signed.signature as string } : reasoning !== "" ? { reasoning } : {};
+  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...thought };
 }
 
 function contentPart(block: { type: string }, where: string): ContentPart {

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import type { ChatModel, TokenLogprob, Usage } from "../llm/types.js";
 import type { Logger } from "./log.js";
-import { ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, WireError, wireToolCalls, type Answer } from "./openai-wire.js";
+import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "./openai-wire.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 import { HttpError, sendJson } from "./http.js";
 
@@ -94,9 +94,11 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
   const failed = choices.find(({ turn }) => turn.status === "failed")?.turn;
   const failure = failed ? (failed.error ?? { code: "internal", message: "the turn failed" }) : undefined;
   const usage = sumUsage(choices.map(({ turn }) => turn.usage));
+  const legacy = usesLegacyFunctions(request);
   const answers = choices.map(({ answer, turn }): Answer => {
     const toolCalls = turn.clientToolCalls ?? [];
-    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? "tool_calls" : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
+    const called = legacy ? "function_call" : "tool_calls";
+    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? called : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
   });
   if (!stream) {
     if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);
@@ -108,7 +110,7 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
     writeEvent(res, { error: { message: `Upstream model failed: ${failure.message}`, type: "upstream_error", param: null, code: failure.code } });
   } else {
     answers.forEach((answer, index) => {
-      if (answer.toolCalls.length > 0) writeEvent(res, chunks.delta({ tool_calls: wireToolCalls(answer.toolCalls) }, null, index));
+      if (answer.toolCalls.length > 0) writeEvent(res, chunks.delta(callFields(answer, true), null, index));
       writeEvent(res, chunks.delta({}, answer.finishReason, index));
     });
     if (request.stream_options?.include_usage) writeEvent(res, chunks.usage(usage));

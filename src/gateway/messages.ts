@@ -153,6 +153,13 @@ export class BlockWriter {
         this.delta({ type: "thinking_delta", thinking: event.text });
         return;
       }
+      case "reasoning-signature":
+        // The thinking it signs is the block still open; the client gives both back with the tool calls that follow.
+        if (this.open?.type === "thinking") {
+          this.open.signature = event.signature;
+          this.delta({ type: "signature_delta", signature: event.signature });
+        }
+        return;
       default:
         return;
     }

@@ -14,7 +14,8 @@ const MAX_STOP_SEQUENCES = 16;
 
 const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
 const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
-const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
+/** An `input_audio` part, as chat completions and Responses both send it. */
+export const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
 const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
@@ -31,19 +32,22 @@ const MessageSchema = z.discriminatedUnion("role", [
     role: z.literal("assistant"),
     content: ContentSchema.nullish(),
     tool_calls: z.array(WireToolCallSchema).nullish(),
+    /** Legacy function calling: the one call of the reply, with no id. */
+    function_call: z.looseObject({ name: z.string().min(1), arguments: z.string() }).nullish(),
     reasoning_content: z.string().nullish(),
   }),
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
+  /** Legacy function calling: the result of the assistant's last `function_call` of that name. */
+  z.looseObject({ role: z.literal("function"), name: z.string().min(1), content: ContentSchema.nullable() }),
 ]);
 
-const ClientToolSchema = z.looseObject({
-  type: z.literal("function"),
-  function: z.looseObject({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-  }),
+const FunctionSchema = z.looseObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
 });
+
+const ClientToolSchema = z.looseObject({ type: z.literal("function"), function: FunctionSchema });
 
 /**
  * The sampling fields chat completions names. The Responses API names some of them too, and
@@ -74,6 +78,9 @@ export const ChatCompletionRequestSchema = z.looseObject({
   tool_choice: z
     .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })])
     .nullish(),
+  /** Legacy function calling, read as tools and tool_choice (the answer comes back in its shape). */
+  functions: z.array(FunctionSchema).nullish(),
+  function_call: z.union([z.enum(["auto", "none"]), z.looseObject({ name: z.string() })]).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_tokens: z.number().int().positive().nullish(),
   max_completion_tokens: z.number().int().positive().nullish(),
@@ -104,8 +111,13 @@ export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 /** The fields the gateway reads itself; every other field a client sets goes to the upstream as it is. */
 const OWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape));
 
-/** Legacy function calling, which the loop does not speak: refused by name rather than dropped. */
-const LEGACY_FIELDS = { functions: "tools", function_call: "tool_choice" } as const;
+/**
+ * Whether the request uses legacy function calling (`functions`): a call of the client's then
+ * comes back as `function_call`, as OpenAI's API answered such requests.
+ */
+export function usesLegacyFunctions(request: ChatCompletionRequest): boolean {
+  return request.functions != null;
+}
 
 /**
  * vLLM's request fields that constrain the answer's text: like response_format, they go only
@@ -131,13 +143,14 @@ export interface AgentRequest {
 export class WireError extends Error {}
 
 export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
-  for (const [field, instead] of Object.entries(LEGACY_FIELDS)) {
-    if (request[field] != null) throw new WireError(`${field}: legacy function calling is not supported; send ${instead} instead (functions as tools of type "function")`);
-  }
+  if (request.functions != null && request.tools != null) throw new WireError("functions: send either tools or the legacy functions, not both");
+  if (request.function_call != null && request.tool_choice != null) throw new WireError("function_call: send either tool_choice or the legacy function_call, not both");
   const system: string[] = [];
   const history: Message[] = [];
   // OpenAI's tool messages carry no name; the call they answer does.
   const callNames = new Map<string, string>();
+  // Legacy function calls carry no id: each gets one from its message's place, and a function message answers the last unanswered call of its name.
+  const unanswered = new Map<string, string>();
   request.messages.forEach((message, index) => {
     const where = `messages[${index}]`;
     switch (message.role) {
@@ -151,6 +164,11 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
       case "assistant": {
         const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
         for (const call of toolCalls) callNames.set(call.id, call.name);
+        if (message.function_call) {
+          const id = `call_legacy_${index}`;
+          toolCalls.push({ id, name: message.function_call.name, arguments: message.function_call.arguments });
+          unanswered.set(message.function_call.name, id);
+        }
         const out: Extract<Message, { role: "assistant" }> = { role: "assistant", content: message.content == null ? "" : textOf(message.content, where) };
         if (toolCalls.length > 0) out.toolCalls = toolCalls;
         if (message.reasoning_content) out.reasoning = message.reasoning_content;
@@ -163,17 +181,29 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
         history.push({ role: "tool", toolCallId: message.tool_call_id, name, content: userContent(message.content, where) });
         break;
       }
+      case "function": {
+        const id = unanswered.get(message.name);
+        if (id === undefined) throw new WireError(`${where}: function message "${message.name}" answers no function_call of an earlier assistant message`);
+        unanswered.delete(message.name);
+        history.push({ role: "tool", toolCallId: id, name: message.name, content: message.content == null ? "" : userContent(message.content, where) });
+        break;
+      }
     }
   });
   const input = takeInput(history, request.messages.length);
-  const clientTools = (request.tools ?? []).map(({ function: fn }): ToolDefinition => {
+  const functions = request.functions ?? (request.tools ?? []).map((tool) => tool.function);
+  const clientTools = functions.map((fn): ToolDefinition => {
     const parameters = fn.parameters ?? { type: "object", properties: {} };
     return fn.description === undefined ? { name: fn.name, parameters } : { name: fn.name, description: fn.description, parameters };
   });
   const out: AgentRequest = { system: system.join("\n\n"), history, input, clientTools };
   const choice = request.tool_choice;
+  const legacyChoice = request.function_call;
   if (choice) out.toolChoice = typeof choice === "string" ? choice : { name: choice.function.name };
+  else if (legacyChoice) out.toolChoice = typeof legacyChoice === "string" ? legacyChoice : { name: legacyChoice.name };
   const generation = generationOf(request, OWN_FIELDS);
+  // A legacy answer holds one call.
+  if (usesLegacyFunctions(request)) generation.parallelToolCalls = false;
   if (Object.keys(generation).length > 0) out.generation = generation;
   const format = responseFormatOf(request);
   if (format) out.responseFormat = format;
@@ -268,6 +298,44 @@ export function imagePart(url: string, where: string): ContentPart {
   throw new WireError(`${where}: images are accepted as data: URLs (base64) or http(s) URLs`);
 }
 
+export function audioPart({ input_audio: { data, format } }: z.infer<typeof AudioPartSchema>): ContentPart {
+  return { type: "audio", mimeType: format === "wav" ? "audio/wav" : "audio/mpeg", data };
+}
+
+/** The most bytes a text file may hold; its text goes into the prompt. */
+export const MAX_FILE_TEXT_BYTES = 1024 * 1024;
+const FILE_DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)((?:;[^;,]*)*);base64,([A-Za-z0-9+/=\s]*)$/i;
+/** Files that are text whatever their subtype says. */
+const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|csv|[a-z0-9.+-]*\+(json|xml)))/i;
+
+/**
+ * A file a client sent inline (the Responses API's `input_file`), as the parts the model takes:
+ * an image or audio file as that part, a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text
+ * headed by its name. Other types (PDF, office documents), files by id (OpenAI's Files API) and
+ * by URL (the gateway fetches nothing a client names) are refused, naming what to send instead.
+ */
+export function filePart(file: { file_data?: string | null; file_id?: string | null; file_url?: string | null; filename?: string | null }, where: string): ContentPart {
+  if (file.file_id != null) throw new WireError(`${where}: file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data (a base64 data: URL)`);
+  if (file.file_url != null) throw new WireError(`${where}: the gateway fetches no file_url; send the file itself as file_data (a base64 data: URL)`);
+  const match = FILE_DATA_URL.exec(file.file_data ?? "");
+  if (!match) throw new WireError(`${where}: file_data must be a base64 data: URL (data:TYPE;base64,...)`);
+  const mimeType = (match[1] as string).toLowerCase();
+  const data = (match[3] as string).replace(/\s+/g, "");
+  if (mimeType.startsWith("image/")) return { type: "image", mimeType, data };
+  if (mimeType.startsWith("audio/")) return { type: "audio", mimeType, data };
+  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio or text files (a PDF as its text or its pages as images)`);
+  const bytes = Buffer.from(data, "base64");
+  if (bytes.length > MAX_FILE_TEXT_BYTES) throw new WireError(`${where}: the text file holds ${bytes.length} bytes, more than the ${MAX_FILE_TEXT_BYTES} a file may hold`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new WireError(`${where}: the file of type ${mimeType} is not UTF-8 text`);
+  }
+  const name = (file.filename ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
+  return { type: "text", text: `${name === "" ? "File" : `File ${name}`}:\n${text}` };
+}
+
 /** An absolute http: or https: URL. */
 export function isWebUrl(text: string): boolean {
   return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
@@ -280,10 +348,7 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
     if (part.type === "image_url") {
       return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
-    if (part.type === "input_audio") {
-      const { data, format } = (part as z.infer<typeof AudioPartSchema>).input_audio;
-      return { type: "audio", mimeType: format === "wav" ? "audio/wav" : "audio/mpeg", data };
-    }
+    if (part.type === "input_audio") return audioPart(part as z.infer<typeof AudioPartSchema>);
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
 }
@@ -292,7 +357,8 @@ export function completionId(): string {
   return `chatcmpl-${randomBytes(12).toString("hex")}`;
 }
 
-export type FinishReason = "stop" | "tool_calls" | "length";
+/** `function_call`: the answer's call of a client function, to a request that used legacy `functions`. */
+export type FinishReason = "stop" | "tool_calls" | "function_call" | "length";
 
 export interface WireUsage {
   prompt_tokens: number;
@@ -304,8 +370,20 @@ export function wireUsage(usage: Usage): WireUsage {
   return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.totalTokens };
 }
 
-export function wireToolCalls(calls: readonly ToolCall[]) {
+function wireToolCalls(calls: readonly ToolCall[]) {
   return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }));
+}
+
+/**
+ * An answer's calls of client tools, as a message or a streamed delta carries them:
+ * `tool_calls`, or the one legacy `function_call` when the answer finishes with one.
+ */
+export function callFields(answer: Pick<Answer, "toolCalls" | "finishReason">, streamed: boolean): Record<string, unknown> {
+  const [first] = answer.toolCalls;
+  if (first === undefined) return {};
+  if (answer.finishReason === "function_call") return { function_call: { name: first.name, arguments: first.arguments } };
+  const calls = wireToolCalls(answer.toolCalls);
+  return { tool_calls: streamed ? calls : calls.map(({ index: _index, ...call }) => call) };
 }
 
 /** One choice. */
@@ -328,7 +406,7 @@ export function completionObject(id: string, model: string, created: number, ans
     choices: answers.map((answer, index) => {
       const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
       if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
-      if (answer.toolCalls.length > 0) message.tool_calls = wireToolCalls(answer.toolCalls).map(({ index: _index, ...call }) => call);
+      Object.assign(message, callFields(answer, false));
       return { index, message, logprobs: answer.logprobs.length > 0 ? { content: answer.logprobs } : null, finish_reason: answer.finishReason };
     }),
     usage: wireUsage(usage),

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { audioPart, AudioPartSchema, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -123,6 +123,7 @@ export function responsesGeneration(request: ResponsesRequest): GenerationSettin
 export type Item = Record<string, unknown>;
 
 const PartSchema = z.looseObject({ type: z.string(), text: z.string().optional(), image_url: z.string().nullish(), refusal: z.string().optional() });
+const InputFileSchema = z.looseObject({ file_data: z.string().nullish(), file_id: z.string().nullish(), file_url: z.string().nullish(), filename: z.string().nullish() });
 const MessageItemSchema = z.looseObject({
   type: z.literal("message").optional(),
   role: z.enum(["user", "system", "developer", "assistant"]),
@@ -317,6 +318,16 @@ function userContent(content: string | z.infer<typeof PartSchema>[], where: stri
   const parts = content.map((part, index): ContentPart => {
     if (part.type === "input_text" || part.type === "output_text" || part.type === "text") return { type: "text", text: part.text ?? "" };
     if (part.type === "input_image") return imagePart(part.image_url ?? "", `${where}.content[${index}]`);
+    if (part.type === "input_file") {
+      const file = InputFileSchema.safeParse(part);
+      if (!file.success) throw new WireError(`${where}.content[${index}]: input_file takes file_data, file_id, file_url and filename as strings`);
+      return filePart(file.data, `${where}.content[${index}]`);
+    }
+    if (part.type === "input_audio") {
+      const audio = AudioPartSchema.safeParse(part);
+      if (!audio.success) throw new WireError(`${where}.content[${index}]: input_audio takes {data: base64, format: "wav" or "mp3"}`);
+      return audioPart(audio.data);
+    }
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
   // Text alone goes as a string, which every chat template reads.

@@ -67,6 +67,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       ...(request.topK !== undefined ? { top_k: request.topK } : {}),
       ...(request.stop !== undefined ? { stop_sequences: request.stop } : {}),
       ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
+      ...(request.thinking ? { thinking: toAnthropicThinking(request.thinking) } : {}),
       stream: true,
     };
   }
@@ -103,8 +104,9 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
                 calls.add(event.index, { id: block.id, name: block.name });
               } else if (block.type === "text" && block.text) {
                 yield { type: "text-delta", text: block.text };
-              } else if (block.type === "thinking" && block.thinking) {
-                yield { type: "reasoning-delta", text: block.thinking };
+              } else if (block.type === "thinking") {
+                if (block.thinking) yield { type: "reasoning-delta", text: block.thinking };
+                if (block.signature) yield { type: "reasoning-signature", signature: block.signature };
               }
               break;
             }
@@ -112,6 +114,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
               const delta = event.delta;
               if (delta.type === "text_delta") yield { type: "text-delta", text: delta.text };
               else if (delta.type === "thinking_delta") yield { type: "reasoning-delta", text: delta.thinking };
+              else if (delta.type === "signature_delta") yield { type: "reasoning-signature", signature: delta.signature };
               else if (delta.type === "input_json_delta") calls.add(event.index, { arguments: delta.partial_json });
               break;
             }
@@ -178,6 +181,12 @@ function mapStopReason(reason: string | null): FinishReason {
   }
 }
 
+/** Thinking with a budget, adaptive without one (the model decides how much), or off. */
+function toAnthropicThinking(thinking: NonNullable<ChatRequest["thinking"]>): Anthropic.Messages.ThinkingConfigParam {
+  if (!thinking.enabled) return { type: "disabled" };
+  return thinking.budgetTokens !== undefined ? { type: "enabled", budget_tokens: thinking.budgetTokens } : { type: "adaptive" };
+}
+
 function toAnthropicToolChoice(choice: ToolChoice): Anthropic.Messages.ToolChoice {
   if (typeof choice === "object") return { type: "tool", name: choice.name };
   return choice === "required" ? { type: "any" } : { type: choice };
@@ -204,6 +213,8 @@ export function toAnthropicMessages(messages: readonly Message[]): Wire[] {
         break;
       case "assistant":
         push("assistant", [
+          // Signed thinking goes back first, as the API requires of a reply that used tools while thinking.
+          ...(message.reasoning && message.reasoningSignature ? [{ type: "thinking" as const, thinking: message.reasoning, signature: message.reasoningSignature }] : []),
           ...textBlocks(message.content),
           ...(message.toolCalls ?? []).map(
             (call): WireBlock => ({ type: "tool_use", id: call.id, name: call.name, input: argumentsObject(call.arguments) }),

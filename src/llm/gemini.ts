@@ -7,6 +7,7 @@ import {
   type GenerateContentConfig,
   type GenerateContentResponse,
   type Part,
+  type ThinkingConfig,
   type Tool,
   type ToolConfig,
 } from "@google/genai";
@@ -72,6 +73,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.presencePenalty !== undefined ? { presencePenalty: request.presencePenalty } : {}),
       ...(request.frequencyPenalty !== undefined ? { frequencyPenalty: request.frequencyPenalty } : {}),
+      ...(request.thinking ? { thinkingConfig: toGeminiThinking(request.thinking) } : {}),
       ...(request.responseFormat?.type === "json" ? { responseMimeType: "application/json", ...(request.responseFormat.schema ? { responseJsonSchema: request.responseFormat.schema } : {}) } : {}),
     };
   }
@@ -194,6 +196,11 @@ function toGeminiTools(tools: readonly ToolDefinition[]): Tool[] {
       })),
     },
   ];
+}
+
+/** Thoughts shown, within the budget (-1: as much as the model decides); a budget of 0 turns thinking off. */
+function toGeminiThinking(thinking: NonNullable<ChatRequest["thinking"]>): ThinkingConfig {
+  return thinking.enabled ? { includeThoughts: true, thinkingBudget: thinking.budgetTokens ?? -1 } : { thinkingBudget: 0 };
 }
 
 function toGeminiToolConfig(choice: ToolChoice): ToolConfig {

@@ -36,7 +36,17 @@ export interface ToolCall {
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
-  | { role: "assistant"; content: string; toolCalls?: ToolCall[]; reasoning?: string }
+  | {
+      role: "assistant";
+      content: string;
+      toolCalls?: ToolCall[];
+      reasoning?: string;
+      /**
+       * The provider's signature of `reasoning` (Anthropic's thinking signature), which it
+       * requires back, with the reasoning, on a reply that called tools while thinking.
+       */
+      reasoningSignature?: string;
+    }
   | { role: "tool"; toolCallId: string; name: string; content: string | ContentPart[]; isError?: boolean };
 
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
@@ -74,9 +84,10 @@ export interface GenerationSettings {
   topLogprobs?: number;
   reasoningEffort?: string;
   /**
-   * Whether a model that can think before answering should, and in how many tokens at most.
-   * The OpenAI-compatible adapter sends it as vLLM's chat templates and sampler read it;
-   * adapters whose API could not keep such a conversation going leave it out.
+   * Whether a model that can think before answering should, and in how many tokens at most
+   * (no budget: as much as the model decides). The OpenAI-compatible adapter sends it as
+   * vLLM's chat templates and sampler read it, Anthropic's as `thinking`, Gemini's as
+   * `thinkingConfig`.
    */
   thinking?: { enabled: boolean; budgetTokens?: number };
   /** Whether one reply may call several tools; sent only with tools. */
@@ -125,6 +136,8 @@ export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" |
 export type StreamEvent =
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
+  /** The provider's signature of the reasoning streamed so far (see the assistant message's `reasoningSignature`). */
+  | { type: "reasoning-signature"; signature: string }
   /** Log probabilities of the tokens just streamed, when the request asked for `logprobs`. */
   | { type: "logprobs"; content: TokenLogprob[] }
   /** A complete tool call, emitted once its arguments are fully received. */

@@ -1,5 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { signatureOf, startAnthropicServer } from "../support/anthropic-server.js";
+import { startGeminiServer } from "../support/gemini-server.js";
+import type { ScriptedServer } from "../support/scripted-server.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -245,5 +248,77 @@ describe("Anthropic Messages API", () => {
     expect(bare.input_tokens).toBeGreaterThan(50); // the hub's tools are in it
     expect(withTool.input_tokens).toBeGreaterThan(bare.input_tokens);
     expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+});
+
+describe("thinking through the gateway to an Anthropic or Gemini model", () => {
+  // The scripted model servers of a test, closed after it.
+  const upstreams: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(upstreams.splice(0).map((server) => server.close()));
+  });
+  const upstream = <T extends ScriptedServer>(server: T): T => {
+    upstreams.push(server);
+    return server;
+  };
+  const ASK: Anthropic.MessageParam[] = [{ role: "user", content: "What is the date today?" }];
+
+  it("sends thinking to Anthropic with its budget, gives the signed thinking back in the tool loop, and answers with thinking blocks", async () => {
+    const anthropic = upstream(await startAnthropicServer({
+      replies: [{ thinking: "I need the date.", toolUses: [{ name: "get-date", input: { format: "date-only" } }] }, { thinking: "The tool said it.", text: "Today." }],
+    }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const message = await client(harness).messages.create({ model: "claude-haiku-4-5", max_tokens: 4096, messages: ASK, thinking: { type: "enabled", budget_tokens: 2048 } });
+    const [first, second] = anthropic.requests.map((request) => request.body);
+    expect(first.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(second.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    // The real API refuses a tool-using turn without its signed thinking first; the scripted server does too.
+    expect(second.messages[1].content[0]).toEqual({ type: "thinking", thinking: "I need the date.", signature: signatureOf("I need the date.") });
+    expect(second.messages[1].content[1]).toMatchObject({ type: "tool_use", name: "get-date" });
+    expect(message.content.filter((block) => block.type === "thinking").map((block) => block.thinking)).toEqual(["I need the date.", "The tool said it."]);
+    expect(message.content.at(-1)).toMatchObject({ type: "text", text: "Today." });
+  });
+
+  it("hands Anthropic's signature to the client with the thinking, and sends the client's signed thinking back before its tool call", async () => {
+    const anthropic = upstream(await startAnthropicServer({ replies: [{ thinking: "The weather needs a tool.", toolUses: [{ name: "get_weather", input: { city: "Taipei" } }] }, { text: "25°C in Taipei." }] }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei?" }];
+    const ask = { model: "claude-haiku-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "enabled" as const, budget_tokens: 2048 } };
+    // Streamed: the SDK builds the block's signature from the signature_delta.
+    const first = await sdk.messages.stream({ ...ask, messages }).finalMessage();
+    expect(first.stop_reason).toBe("tool_use");
+    expect(first.content[0]).toEqual({ type: "thinking", thinking: "The weather needs a tool.", signature: signatureOf("The weather needs a tool.") });
+    const call = first.content.find((block) => block.type === "tool_use") as Anthropic.ToolUseBlock;
+    messages.push({ role: "assistant", content: first.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "25°C, sunny" }] });
+    const second = await sdk.messages.create({ ...ask, messages });
+    expect(second.content.at(-1)).toMatchObject({ type: "text", text: "25°C in Taipei." });
+    expect(anthropic.requests[1]?.body.messages[1].content[0]).toEqual({ type: "thinking", thinking: "The weather needs a tool.", signature: signatureOf("The weather needs a tool.") });
+  });
+
+  it("sends adaptive and disabled thinking to Anthropic as they are", async () => {
+    const anthropic = upstream(await startAnthropicServer({ replies: [{ thinking: "Hmm.", text: "Today." }, { text: "Today." }] }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const adaptive = await sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 1024, messages: ASK, thinking: { type: "adaptive" } });
+    expect(adaptive.content[0]).toMatchObject({ type: "thinking", thinking: "Hmm." });
+    await sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 1024, messages: ASK, thinking: { type: "disabled" } });
+    expect(anthropic.requests.map((request) => request.body.thinking)).toEqual([{ type: "adaptive" }, { type: "disabled" }]);
+  });
+
+  it("sends thinking to Gemini as thinkingConfig (a budget, -1 for adaptive, 0 when off) and answers with its thoughts as thinking blocks", async () => {
+    const gemini = upstream(await startGeminiServer({ replies: [{ thoughts: "Thinking it over.", text: "Today." }, { thoughts: "More.", text: "Today." }, { text: "Today." }] }));
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-2.5-flash", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const message = await sdk.messages.create({ model: "gemini-2.5-flash", max_tokens: 4096, messages: ASK, thinking: { type: "enabled", budget_tokens: 1024 } });
+    expect(message.content.map((block) => block.type)).toEqual(["thinking", "text"]);
+    expect(message.content[0]).toMatchObject({ type: "thinking", thinking: "Thinking it over." });
+    await sdk.messages.create({ model: "gemini-2.5-flash", max_tokens: 4096, messages: ASK, thinking: { type: "adaptive" } });
+    await sdk.messages.create({ model: "gemini-2.5-flash", max_tokens: 4096, messages: ASK, thinking: { type: "disabled" } });
+    expect(gemini.requests.map((request) => request.body.generationConfig.thinkingConfig)).toEqual([
+      { includeThoughts: true, thinkingBudget: 1024 },
+      { includeThoughts: true, thinkingBudget: -1 },
+      { thinkingBudget: 0 },
+    ]);
   });
 });

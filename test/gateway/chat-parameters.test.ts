@@ -28,6 +28,7 @@ const SAMPLING = {
   reasoning_effort: "low" as const,
   user: "user-7",
 };
+const LEGACY_WEATHER = { name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
 const CITY_SCHEMA = { type: "object", properties: { city: { type: "string" }, year: { type: "integer" } }, required: ["city", "year"], additionalProperties: false };
 
 describe("chat completions parameters", () => {
@@ -209,18 +210,67 @@ describe("chat completions parameters", () => {
     expect(harness.upstream.chatRequests).toHaveLength(1);
   });
 
-  it("refuses legacy functions and function_call with a 400 naming tools and tool_choice, instead of dropping them", async () => {
+  it("reads legacy functions and function_call as tools and tool_choice, and answers a client function's call as message.function_call", async () => {
+    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] }, { text: "It is 25°C in Taipei." }] });
+    const sdk = client(harness);
+    const first = await sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "Weather in Taipei?" }], functions: [LEGACY_WEATHER], function_call: { name: "get_weather" } });
+    const sent = harness.upstream.chatRequests[0]?.body;
+    expect(sent?.tools?.map((tool: { type: string; function: { name: string } }) => `${tool.type} ${tool.function.name}`).sort()).toEqual(["function get-date", "function get_weather"]);
+    expect(sent?.tool_choice).toEqual({ type: "function", function: { name: "get_weather" } });
+    // A legacy answer holds one call, so the model is asked for one.
+    expect(sent?.parallel_tool_calls).toBe(false);
+    expect(sent).not.toHaveProperty("functions");
+    expect(sent).not.toHaveProperty("function_call");
+    const choice = first.choices[0];
+    expect(choice?.finish_reason).toBe("function_call");
+    expect(choice?.message.function_call).toEqual({ name: "get_weather", arguments: '{"city":"Taipei"}' });
+    expect(choice?.message.tool_calls).toBeUndefined();
+
+    // The client answers as legacy clients do: the assistant's function_call, then a function message.
+    const second = await sdk.chat.completions.create({
+      model: DEFAULT_VLLM_MODEL,
+      messages: [{ role: "user", content: "Weather in Taipei?" }, { role: "assistant", content: null, function_call: choice!.message.function_call! }, { role: "function", name: "get_weather", content: "25°C, sunny" }],
+      functions: [LEGACY_WEATHER],
+    });
+    expect(second.choices[0]?.finish_reason).toBe("stop");
+    expect(second.choices[0]?.message.content).toBe("It is 25°C in Taipei.");
+    const history = harness.upstream.chatRequests[1]?.body.messages as Array<Record<string, unknown>>;
+    const assistant = history.find((message) => message.role === "assistant") as { tool_calls: Array<{ id: string; function: unknown }> };
+    expect(assistant.tool_calls.map((call) => call.function)).toEqual([{ name: "get_weather", arguments: '{"city":"Taipei"}' }]);
+    expect(history.find((message) => message.role === "tool")).toMatchObject({ tool_call_id: assistant.tool_calls[0]?.id, content: "25°C, sunny" });
+  });
+
+  it("streams a client function's call as delta.function_call with finish_reason function_call", async () => {
+    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] }] });
+    const stream = await client(harness).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "Weather in Taipei?" }], functions: [LEGACY_WEATHER], function_call: "auto", stream: true });
+    const calls: unknown[] = [];
+    const finishes: string[] = [];
+    for await (const chunk of stream) {
+      for (const choice of chunk.choices) {
+        expect(choice.delta.tool_calls).toBeUndefined();
+        if (choice.delta.function_call) calls.push(choice.delta.function_call);
+        if (choice.finish_reason) finishes.push(choice.finish_reason);
+      }
+    }
+    expect(calls).toEqual([{ name: "get_weather", arguments: '{"city":"Taipei"}' }]);
+    expect(finishes).toEqual(["function_call"]);
+    expect(harness.upstream.chatRequests[0]?.body.tool_choice).toBe("auto");
+  });
+
+  it("refuses tools with functions, and a function message that answers no call, with a 400 naming the field", async () => {
     harness = await startHarness({ replies: [{ text: "unused" }] });
     const sdk = client(harness);
-    const legacy = { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } };
-    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, functions: [legacy] })).rejects.toMatchObject({
+    const tool = { type: "function" as const, function: LEGACY_WEATHER };
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, functions: [LEGACY_WEATHER], tools: [tool] })).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("functions: legacy function calling is not supported; send tools instead"),
+      message: expect.stringContaining("functions: send either tools or the legacy functions, not both"),
     });
-    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, function_call: "auto" })).rejects.toMatchObject({
+    await expect(sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: ASK, function_call: "auto", tool_choice: "auto" })).rejects.toMatchObject({
       status: 400,
-      message: expect.stringContaining("function_call: legacy function calling is not supported; send tool_choice instead"),
+      message: expect.stringContaining("function_call: send either tool_choice or the legacy function_call, not both"),
     });
+    const orphan = sdk.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [...ASK, { role: "function", name: "get_weather", content: "25°C" }], functions: [LEGACY_WEATHER] });
+    await expect(orphan).rejects.toMatchObject({ status: 400, message: expect.stringContaining('messages[1]: function message "get_weather" answers no function_call of an earlier assistant message') });
     expect(harness.upstream.chatRequests).toHaveLength(0);
   });
 

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import type { ApprovalMode } from "../../src/agent/approval.js";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import type { ServerConfig, ToolMode } from "../../src/config/schema.js";
+import type { LlmConfig, ServerConfig, ToolMode } from "../../src/config/schema.js";
 import { GatewayModels } from "../../src/gateway/models.js";
 import { webClientHandlers } from "../../src/gateway/client-handlers.js";
 import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src/gateway/server.js";
@@ -36,13 +36,15 @@ export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "mo
   tokenize?: boolean;
   /** The roots the servers are offered (directories); default the current directory. */
   roots?: string[];
+  /** The gateway's model, in place of the scripted vLLM server's (a scripted Anthropic or Gemini server's). */
+  llm?: LlmConfig;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, ...gatewayOptions } = options;
+  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, llm: otherLlm, ...gatewayOptions } = options;
   const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
-  const llm = { provider: "vllm" as const, baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
+  const llm: LlmConfig = otherLlm ?? { provider: "vllm", baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
   const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});
   // As `toolbridge gateway` does: servers' questions go to the web chat's page, sampling to the gateway's models.
   const questions = new WebServerQuestions();

@@ -175,6 +175,56 @@ describe("POST /v1/responses", () => {
     ]);
   });
 
+  it("passes input_file data (an image, a text file) and input_audio to the model as the parts chat completions takes", async () => {
+    harness = await startHarness({ replies: [{ text: "Noted." }], servers: {} });
+    const notes = Buffer.from("line one\nline two: naïve ✓\n").toString("base64");
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
+    const wav = Buffer.from("RIFF....WAVEfmt ").toString("base64");
+    // input_audio is in the SDK's types (ResponseInputAudio) but not yet among a message's content parts.
+    const audio = { type: "input_audio", input_audio: { data: wav, format: "wav" } } as unknown as OpenAI.Responses.ResponseInputContent;
+    const response = await client(harness).responses.create({
+      model: DEFAULT_VLLM_MODEL,
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "Read these." },
+            { type: "input_file", filename: "notes.txt", file_data: `data:text/plain;base64,${notes}` },
+            { type: "input_file", filename: "dot.png", file_data: `data:image/png;base64,${png}` },
+            audio,
+          ],
+        },
+      ],
+    });
+    expect(response.output_text).toBe("Noted.");
+    expect(harness.upstream.chatRequests[0]?.body.messages[0].content).toEqual([
+      { type: "text", text: "Read these." },
+      { type: "text", text: "File notes.txt:\nline one\nline two: naïve ✓\n" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+      { type: "input_audio", input_audio: { data: wav, format: "wav" } },
+    ]);
+  });
+
+  it.each([
+    ["a file_id", { type: "input_file", file_id: "file-abc123" }, "file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data"],
+    ["a file_url", { type: "input_file", file_url: "https://files.example/report.pdf" }, "the gateway fetches no file_url; send the file itself as file_data"],
+    ["raw base64 file_data", { type: "input_file", filename: "report.pdf", file_data: "JVBERi0xLjQK" }, "file_data must be a base64 data: URL (data:TYPE;base64,...)"],
+    ["a PDF", { type: "input_file", filename: "report.pdf", file_data: "data:application/pdf;base64,JVBERi0xLjQK" }, "a file of type application/pdf cannot go to the model; send images, audio or text files"],
+    ["a text file over 1 MiB", { type: "input_file", filename: "big.txt", file_data: `data:text/plain;base64,${Buffer.alloc(1024 * 1024 + 1, 97).toString("base64")}` }, "the text file holds 1048577 bytes, more than the 1048576 a file may hold"],
+    ["a text file that is not UTF-8", { type: "input_file", filename: "latin1.txt", file_data: `data:text/plain;base64,${Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65]).toString("base64")}` }, "the file of type text/plain is not UTF-8 text"],
+    ["input_audio in flac", { type: "input_audio", input_audio: { data: "AAAA", format: "flac" } }, 'input_audio takes {data: base64, format: "wav" or "mp3"}'],
+  ])("refuses a part that cannot go to the model with a one-line 400 naming it: %s", async (_what, part, message) => {
+    harness = await startHarness({ servers: {} });
+    const error = await client(harness)
+      .responses.create({ model: DEFAULT_VLLM_MODEL, input: [{ role: "user", content: [{ type: "input_text", text: "Read this." }, part as unknown as OpenAI.Responses.ResponseInputContent] }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const text = (error as InstanceType<typeof OpenAI.BadRequestError>).message;
+    expect(text).toContain(`input[0].content[1]: ${message}`);
+    expect(text).not.toContain("\n");
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
   it("runs at most max_tool_calls MCP calls: the rest are not run, and the model then answers without tools", async () => {
     const TWO_CALLS = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }, { name: "get-date", arguments: { format: "iso", timezone: "Asia/Taipei" } }] };
     harness = await startHarness({ replies: [TWO_CALLS, ANSWER] });

@@ -7,6 +7,10 @@
  * message_stop; errors as `{"type":"error","error":{"type","message"}}`, also mid-stream
  * as an `event: error`.
  *
+ * Like the real API, with `thinking` on it refuses (400, before taking a reply) a budget not
+ * below `max_tokens`, and a conversation whose last assistant turn used tools without first
+ * giving back, whole, a thinking block this server signed.
+ *
  *   const server = await startAnthropicServer({ replies: [{ text: "Hi" }] });
  *   new AnthropicModel({ baseURL: server.url, apiKey: "test", model: "claude-haiku-4-5" });
  */
@@ -40,6 +44,8 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
 
   async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
     if (method !== "POST" || path !== "/v1/messages") return sendError(res, 404, "not_found_error", "Not found");
+    const refusal = thinkingRefusal(body);
+    if (refusal) return sendError(res, 400, "invalid_request_error", refusal);
     const reply = script.shift();
     if (!reply) return sendError(res, 500, "api_error", "scripted Anthropic server: no reply left in the script");
     if (reply.kind === "hang") return;
@@ -69,7 +75,7 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
     if (reply.thinking) {
       block({ type: "thinking", thinking: "", signature: "" }, [
         ...pieces(reply.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
-        { type: "signature_delta", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds" },
+        { type: "signature_delta", signature: signatureOf(reply.thinking) },
       ]);
     }
     if (reply.text) block({ type: "text", text: "" }, pieces(reply.text).map((text) => ({ type: "text_delta", text })));
@@ -103,6 +109,29 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
   }
 
   return listenScripted(handle);
+}
+
+/** The signature this server gives a thinking text (the real API's is opaque; this one is checked the same way). */
+export function signatureOf(thinking: string): string {
+  return `EqQBCgIYAh${Buffer.from(thinking).toString("base64")}`;
+}
+
+interface WireBlock {
+  type: string;
+  thinking?: string;
+  signature?: string;
+}
+
+function thinkingRefusal(body: { thinking?: { type: string; budget_tokens?: number }; max_tokens?: number; messages?: Array<{ role: string; content: string | WireBlock[] }> } | undefined): string | undefined {
+  const thinking = body?.thinking;
+  if (!thinking || thinking.type === "disabled") return undefined;
+  if (thinking.budget_tokens !== undefined && thinking.budget_tokens >= (body?.max_tokens ?? 0)) return "`max_tokens` must be greater than `thinking.budget_tokens`";
+  const last = body?.messages?.findLast((message) => message.role === "assistant");
+  if (!last || typeof last.content === "string" || !last.content.some((block) => block.type === "tool_use")) return undefined;
+  const first = last.content[0];
+  if (first?.type === "thinking" && first.signature === signatureOf(first.thinking ?? "")) return undefined;
+  if (first?.type === "thinking") return "Invalid `signature` in `thinking` block";
+  return `Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`;
 }
 
 function pieces(text: string, size = 8): string[] {
