@@ -1,4 +1,4 @@
-import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
@@ -917,6 +917,11 @@ export class Connection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return isStdioServer(config) ? "the process exited during startup" : "the server closed the connection during startup";
+    }
+    // v2 asked once more in the version the server named: refused again, the connection is given up.
+    if (error instanceof UnsupportedProtocolVersionError) {
+      const supported = error.supported.slice(0, 5).join(", ").slice(0, 200);
+      error = new Error(`the server refused the protocol version again (-32022) after one retry in a version it names; it names: ${supported}`);
     }
     if (!isStdioServer(config)) return `cannot connect to ${(config as RemoteServerConfig).url}: ${describe(error)}`;
     return describe(error);
