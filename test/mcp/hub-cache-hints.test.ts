@@ -35,14 +35,22 @@ describe("a 2026-07-28 server's caching hints", () => {
     expect((await hub.currentTools()).map((tool) => tool.name).sort()).toEqual(["add-tool", "list-counts"]);
     expect((await hub.prompts()).map((prompt) => prompt.name)).toEqual(["greet"]);
     expect((await hub.resources()).map((resource) => resource.uri)).toEqual(["cache://note"]);
-    expect(await counts(hub)).toEqual({ "tools/list": 1, "prompts/list": 1, "resources/list": 1, "resources/templates/list": 1 });
+    expect(await counts(hub)).toEqual({ "tools/list": 1, "prompts/list": 1, "resources/list": 1, "resources/templates/list": 1, "resources/read": 0 });
   }, 20_000);
+
+  it("a resource read still fresh by its ttlMs is not read again (v2's own cache), one with ttlMs 0 is", async () => {
+    for (const [ttl, reads] of [[HOUR, 1], [0, 2]] as const) {
+      const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", String(ttl)) });
+      for (let read = 0; read < 2; read++) expect((await hub.readResource("cache://note")).contents).toEqual([{ uri: "cache://note", text: "a note" }]);
+      expect((await counts(hub))["resources/read"]).toBe(reads);
+    }
+  }, 30_000);
 
   it("a list with ttlMs 0 is listed again each time it is needed, once for callers asking together", async () => {
     const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0") });
     await listEverything(hub);
     await Promise.all([hub.currentTools(), hub.currentTools(), hub.currentTools(), hub.prompts(), hub.prompts()]);
-    expect(await counts(hub)).toEqual({ "tools/list": 3, "prompts/list": 3, "resources/list": 2, "resources/templates/list": 2 });
+    expect(await counts(hub)).toEqual({ "tools/list": 3, "prompts/list": 3, "resources/list": 2, "resources/templates/list": 2, "resources/read": 0 });
   }, 20_000);
 
   it("a list whose ttlMs has passed is listed again", async () => {
@@ -77,7 +85,7 @@ describe("a 2026-07-28 server's caching hints", () => {
     const hub = await connect({ hints: { ...fixture("cache-hints.mjs", "--ttl", "0"), protocol: "2025-11-25" } });
     expect(hub.servers()[0]).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
     await listEverything(hub);
-    expect(await counts(hub)).toEqual({ "tools/list": 1, "prompts/list": 1, "resources/list": 1, "resources/templates/list": 1 });
+    expect(await counts(hub)).toEqual({ "tools/list": 1, "prompts/list": 1, "resources/list": 1, "resources/templates/list": 1, "resources/read": 0 });
   }, 20_000);
 });
 
