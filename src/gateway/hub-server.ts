@@ -7,7 +7,7 @@ import type { Hub } from "../mcp/hub.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "tools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
+export type HubServerSource = Pick<Hub, "tools" | "currentTools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -31,7 +31,10 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
 
-  server.setRequestHandler('tools/list', () => ({ tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) }));
+  server.setRequestHandler('tools/list', async () => {
+    await hub.currentTools();
+    return { tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) };
+  });
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const tool = offered().find((candidate) => candidate.name === request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);

@@ -6,16 +6,22 @@ type OnMessage = NonNullable<Transport["onmessage"]>;
  * The SDK runs notification handlers a microtask after a message arrives but settles a
  * response at once, removing the request's progress handler: a progress notification that
  * came just before its result was dropped. Handing responses over a microtask late too
- * keeps the order in which messages arrived. Call before the client connects.
+ * keeps the order in which messages arrived. `amend` sees each message first (the one
+ * place the client's messages pass through). Call before the client connects.
  */
-export function keepArrivalOrder(transport: Transport): void {
+export function keepArrivalOrder(transport: Transport, amend: (message: JSONRPCMessage) => JSONRPCMessage): void {
   let ordered: OnMessage | undefined;
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
     enumerable: true,
     get: () => ordered,
     set: (next: OnMessage | undefined) => {
-      ordered = next && ((message, extra) => (isResponse(message) ? queueMicrotask(() => next(message, extra)) : next(message, extra)));
+      ordered =
+        next &&
+        ((arrived, extra) => {
+          const message = amend(arrived);
+          return isResponse(message) ? queueMicrotask(() => next(message, extra)) : next(message, extra);
+        });
     },
   });
 }

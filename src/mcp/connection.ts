@@ -1,9 +1,10 @@
-import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError } from "@modelcontextprotocol/client";
+import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
+import { usableHints } from "./cache-hints.js";
 import { watchResponseStreams } from "./cut-streams.js";
 import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
 import type { TokenStore } from "./auth/token-store.js";
@@ -11,7 +12,7 @@ import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./limited-fetch.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
-import { paginate as paginateEntries } from "./listing.js";
+import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
@@ -69,6 +70,8 @@ const MODERN = "2026-07-28";
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
 
 type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
+/** The lists a server keeps: resources stand for their templates and skills too. */
+export type ListKind = "tools" | "resources" | "prompts";
 
 /**
  * One MCP server: starts it (spawning a stdio child or reaching a URL), keeps its lists of
@@ -112,6 +115,13 @@ export class Connection {
     resources: new RefreshQueue(() => this.refresh("resources")),
     prompts: new RefreshQueue(() => this.refresh("prompts")),
   };
+  /**
+   * When each list stops being fresh (performance.now()): a 2026-07-28 server's caching hint (its
+   * result's ttlMs) says; a 2025 server's list is held until it says the list changed.
+   */
+  private readonly freshUntil: Record<ListKind, number> = { tools: Infinity, resources: Infinity, prompts: Infinity };
+  /** The server said the list changed since it was last listed (list_changed). */
+  private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
   private readonly tasks: ToolTasks;
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
   private taskProtocol: ToolTaskProtocol = sep1686Tasks;
@@ -476,7 +486,7 @@ export class Connection {
    * (`prior` LEGACY skips the probe). The probe is made in place, on the one connection.
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
-    keepArrivalOrder(transport);
+    keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
     // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
     // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
     const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
@@ -542,15 +552,13 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      if (this.client === client) void this.refreshes.tools.request();
-    });
-    client.setNotificationHandler('notifications/resources/list_changed', () => {
-      if (this.client === client) void this.refreshes.resources.request();
-    });
-    client.setNotificationHandler('notifications/prompts/list_changed', () => {
-      if (this.client === client) void this.refreshes.prompts.request();
-    });
+    for (const kind of ["tools", "resources", "prompts"] as const) {
+      client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
+        if (this.client !== client) return;
+        this.saidChanged[kind] = true;
+        void this.refreshes[kind].request();
+      });
+    }
     // SDK v2 dropped SEP-1686 tasks from its spec methods; their schemas remain.
     client.setNotificationHandler("notifications/tasks/status", { params: TaskStatusNotificationParamsSchema }, (task) => {
       if (this.client === client) this.tasks.notified(task);
@@ -609,17 +617,35 @@ export class Connection {
     return opening;
   }
 
-  private async refresh(kind: "tools" | "resources" | "prompts"): Promise<void> {
+  /**
+   * Lists `kind` again first when its server's caching hint says the list it gave is no longer
+   * fresh (a listing under way will do); a fresh list, or a 2025 server's, is kept as it is.
+   * A failure to list is logged and the list kept.
+   */
+  async current(kind: ListKind): Promise<void> {
+    if (this.client && this.state.status === "connected" && performance.now() >= this.freshUntil[kind]) await this.refreshes[kind].current();
+  }
+
+  private async refresh(kind: ListKind): Promise<void> {
     const client = this.client;
     if (!client) return;
+    const before = JSON.stringify(this.listsOf(kind));
+    const said = this.saidChanged[kind];
+    this.saidChanged[kind] = false;
     try {
       await this.loadList(client, kind);
     } catch (error) {
       this.options.log.write(this.name, `could not refresh ${kind}: ${describe(error)}`);
       return;
     }
+    // A stale list listed again is most often the same list: announced only when it changed.
+    if (!said && JSON.stringify(this.listsOf(kind)) === before) return;
     this.updateCounts();
     this.options.emit({ type: `${kind}-changed`, server: this.name });
+  }
+
+  private listsOf(kind: ListKind): unknown[] {
+    return kind === "tools" ? this.tools : kind === "prompts" ? this.prompts : [this.resources, this.resourceTemplates, this.skills];
   }
 
   private async loadLists(client: Client, signal: AbortSignal): Promise<void> {
@@ -638,7 +664,7 @@ export class Connection {
     this.updateCounts();
   }
 
-  private async loadList(client: Client, kind: "tools" | "resources" | "prompts", signal?: AbortSignal): Promise<void> {
+  private async loadList(client: Client, kind: ListKind, signal?: AbortSignal): Promise<void> {
     const capabilities = client.getServerCapabilities() ?? {};
     const options: RequestOptions = signal ? { signal } : {};
     const server = this.name;
@@ -648,13 +674,20 @@ export class Connection {
       schema: { parse(value: unknown): R },
       items: (result: R) => T[],
     ) => paginateEntries({ server, method }, (params) => this.listPage(client, method, key, schema, params, options), items);
+    const started = performance.now();
+    // The shortest hint of the lists read; a list the server does not offer never goes stale.
+    let ttlMs = Infinity;
+    const entries = <T>(listing: Listing<T>): T[] => {
+      ttlMs = Math.min(ttlMs, listing.ttlMs);
+      return listing.entries;
+    };
     if (kind === "tools") {
-      this.tools = capabilities.tools ? await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools) : [];
+      this.tools = capabilities.tools ? entries(await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools)) : [];
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates, this.skills] = capabilities.resources
         ? await Promise.all([
-            list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources),
-            list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates),
+            list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources).then(entries),
+            list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates).then(entries),
             // Skills are extra: a server whose skill listing fails keeps its resources.
             listSkills(client, (line) => this.options.log.write(this.name, line), options).catch((error: unknown) => {
               if (signal?.aborted) throw error;
@@ -664,8 +697,9 @@ export class Connection {
           ])
         : [[], [], []];
     } else {
-      this.prompts = capabilities.prompts ? await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts) : [];
+      this.prompts = capabilities.prompts ? entries(await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts)) : [];
     }
+    this.freshUntil[kind] = client.getProtocolEra() === "modern" ? started + ttlMs : Infinity;
   }
 
   /**
@@ -885,6 +919,11 @@ export class Connection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       return isStdioServer(config) ? "the process exited during startup" : "the server closed the connection during startup";
+    }
+    // v2 asked once more in the version the server named: refused again, the connection is given up.
+    if (error instanceof UnsupportedProtocolVersionError) {
+      const supported = error.supported.slice(0, 5).join(", ").slice(0, 200);
+      error = new Error(`the server refused the protocol version again (-32022) after one retry in a version it names; it names: ${supported}`);
     }
     if (!isStdioServer(config)) return `cannot connect to ${(config as RemoteServerConfig).url}: ${describe(error)}`;
     return describe(error);

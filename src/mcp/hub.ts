@@ -5,7 +5,7 @@ import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
-import { Connection } from "./connection.js";
+import { Connection, type ListKind } from "./connection.js";
 import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
 import { RootList, toRoots } from "./roots.js";
@@ -174,6 +174,12 @@ export class Hub {
     return this.toolList;
   }
 
+  /** The registry, once every tools list its server's caching hint (2026-07-28 ttlMs) says is stale is listed again. */
+  async currentTools(): Promise<readonly HubTool[]> {
+    await this.current("tools");
+    return this.toolList;
+  }
+
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
     return (await this.runTool(name, args, options)) as CallToolResult;
@@ -201,11 +207,14 @@ export class Hub {
     return maskSecretsIn("content" in result ? toolErrorOnce(result as CallToolResult) : result);
   }
 
+  /** Like every list below, listed again first where the server's caching hint says it is stale. */
   async resources(): Promise<HubResource[]> {
+    await this.current("resources");
     return this.live().flatMap((c) => c.resources.map((resource) => ({ ...resource, server: c.name })));
   }
 
   async resourceTemplates(): Promise<HubResourceTemplate[]> {
+    await this.current("resources");
     return this.live().flatMap((c) => c.resourceTemplates.map((template) => ({ ...template, server: c.name })));
   }
 
@@ -225,6 +234,7 @@ export class Hub {
   }
 
   async prompts(): Promise<HubPrompt[]> {
+    await this.current("prompts");
     return this.live().flatMap((c) => c.prompts.map((prompt) => ({ ...prompt, server: c.name })));
   }
 
@@ -454,6 +464,11 @@ export class Hub {
       throw new HubError("unknown-server", `unknown server "${server}"; servers: ${listNames([...this.connections.keys()])}`);
     }
     return connection;
+  }
+
+  /** Every connected server's list of `kind` listed again where its caching hint says it is stale. */
+  private async current(kind: ListKind): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.current(kind)));
   }
 
   /** Servers whose lists are current: connected, or between a death and their restart. */

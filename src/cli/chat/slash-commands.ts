@@ -46,7 +46,8 @@ const COMMANDS: SlashCommand[] = [
     name: "tools",
     usage: "/tools [NAME]",
     help: "list the tools the model is offered, or show one with its arguments",
-    run({ session, colors, print, columns }, argument) {
+    async run({ session, colors, print, columns }, argument) {
+      await session.hub.currentTools();
       const tools = session.agent.tools();
       if (argument !== "") {
         const tool = findTool(tools, argument);
