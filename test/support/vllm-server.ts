@@ -77,6 +77,8 @@ export interface StreamReply {
   chunkDelayMs?: number;
   /** After this many chunks, stop writing and keep the connection open (timeouts, aborts). */
   stallAfterChunks?: number;
+  /** With `stallAfterChunks`: the rest is sent once this settles (something happens while a stream is under way). */
+  resumeOn?: Promise<unknown>;
   /** After this many chunks, send `data: {"error": ...}` and `[DONE]` instead of the rest. */
   errorAfterChunks?: { chunks: number; message: string; code?: number };
   /** Write each SSE event in two writes cut at its middle byte, as a proxy or a slow network delivers it. */
@@ -277,7 +279,10 @@ async function streamChunks(res: ServerResponse, chunks: Chunk[], reply: StreamR
     plan.splice(at, plan.length - at, { error: { message, ...(code !== undefined ? { code } : {}) } });
   }
   for (const [sent, step] of plan.entries()) {
-    if (reply.stallAfterChunks !== undefined && sent >= reply.stallAfterChunks) return; // hold the socket open
+    if (reply.stallAfterChunks !== undefined && sent === reply.stallAfterChunks) {
+      if (!reply.resumeOn) return; // hold the socket open
+      await reply.resumeOn;
+    }
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     if (res.destroyed) return;
     if ("error" in step) {
