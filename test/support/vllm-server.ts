@@ -104,6 +104,8 @@ export type VllmReply = StreamReply | ErrorReply | HangReply;
 
 export interface VllmServerOptions {
   replies?: VllmReply[];
+  /** Chooses each chat request's reply from the request instead of the script, so concurrent conversations cannot take each other's replies. */
+  respond?: (body: { messages: { role: string }[] }) => VllmReply;
   /** false: like vLLM without --enable-auto-tool-choice (default true). */
   toolsEnabled?: boolean;
   /** Format of the "no tools" 400 (default "legacy", as vLLM up to 0.8). */
@@ -186,7 +188,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
       return sendError(res, 400, vllmStrictRefusal(strictAt), options.errorFormat ?? "legacy");
     }
 
-    const reply = script.shift();
+    const reply = options.respond ? options.respond(body) : script.shift();
     if (!reply) return sendError(res, 500, "scripted vLLM server: no reply left in the script", "wrapped");
     if (reply.kind === "hang") return; // the socket stays open until close()
     if (reply.kind === "error") {
