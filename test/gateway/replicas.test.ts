@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
 import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
@@ -207,7 +208,7 @@ describe("limits shared by two replicas", () => {
 });
 
 describe("Redis dying mid-stream", () => {
-  it("streams under way finish (the stored response's loss said in one error event after its content), requests meanwhile get a 503 at once, and service resumes without a restart", async () => {
+  it("streams under way finish (the stored response's loss said in one error event after its content), requests meanwhile get a 503 at once, an approval waiting through the outage is still answered through the other replica, and service resumes without a restart", async () => {
     const [a, b] = await Promise.all([replica("ma", {}, false), replica("mb", {}, false)]);
     let resume = (): void => undefined;
     const resumed = new Promise<void>((resolve) => (resume = resolve));
@@ -226,6 +227,10 @@ describe("Redis dying mid-stream", () => {
     })();
     await expect.poll(() => upstream.chatRequests.length, { timeout: 20_000 }).toBe(before + 2);
     await expect.poll(() => responseEvents.some((event) => event.type === "response.output_text.delta") && chatText !== "", { timeout: 20_000 }).toBe(true);
+    // And a web-chat turn waits on replica a for an approval.
+    upstream.push(DATE_CALL, { text: "It is today." });
+    const turn = await webTurn(a, "date?");
+    const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
 
     await redis.stop();
     try {
@@ -257,19 +262,21 @@ describe("Redis dying mid-stream", () => {
     expect(a.child.exitCode).toBeNull();
     expect(b.child.exitCode).toBeNull();
 
-    // Back without a restart of either gateway: stored through one, continued through the other.
+    // Back without a restart of either gateway.
     await expect.poll(async () => (await fetch(`${a.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
     await expect.poll(async () => (await fetch(`${b.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
-    upstream.push({ text: "Hello Ada." }, { text: "Your name is Ada." });
-    const first = await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
-    expect((await sdk(b).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name?", previous_response_id: first.id })).output_text).toBe("Your name is Ada.");
-    // Answers between replicas travel again (the subscription came back with the connection).
-    upstream.push(DATE_CALL, { text: "It is today." });
-    const turn = await webTurn(a, "date?");
-    const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
+    // The approval waiting on a through the outage (Redis came back empty) is answered through b, once both listen again.
+    const peek = createClient({ url: redis.url });
+    await peek.connect();
+    await expect.poll(async () => (await peek.pubSubNumSub("toolbridge:approvals"))["toolbridge:approvals"], { timeout: 20_000, interval: 200 }).toBe(2);
+    await peek.quit();
     const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
     expect(answered.status).toBe(200);
     expect(await turn.rest()).toContain("It is today.");
+    // Stored through one, continued through the other.
+    upstream.push({ text: "Hello Ada." }, { text: "Your name is Ada." });
+    const first = await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+    expect((await sdk(b).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name?", previous_response_id: first.id })).output_text).toBe("Your name is Ada.");
     for (const replica of [a, b]) expect(replica.stderr()).not.toMatch(/unhandled|uncaught|"level":"error"/i);
   }, 120_000);
 });
