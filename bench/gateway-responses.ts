@@ -7,20 +7,49 @@
  *      400 concurrent conversations, each two streamed Responses turns, the first on one
  *      replica (a get-date tool call over stdio, then the answer, stored in Redis), the
  *      second on the other with previous_response_id; errors (goal 0), conversations per
- *      second, each replica's RSS before, at peak and after (goal: within 10% after warm-up).
+ *      second, each replica's RSS at its peak, and its RSS and V8 heap in use after each round
+ *      once a full garbage collection has run, against where the warm-up round left them
+ *      (goal: within 10%); a leak shows as heap growing round after round.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { REDIS_SERVER, startRedis } from "../test/support/redis-server.js";
-import { CLI, MODEL, percentile, rssMiB, startGateway, startHere, startUpstream } from "./gateway.js";
+import { CLI, MODEL, percentile, rssMiB, startGateway, startHere, startUpstream, type Gateway } from "./gateway.js";
 
 const LATENCY_ROUNDS = 300;
 const WARMUP = 30;
 const CONVERSATIONS = 400;
 const ANSWER = "It is 7 January 2026.";
+const ROUNDS = 6;
+
+/**
+ * For the bench only: node options under which a gateway, on SIGUSR2, runs a full garbage
+ * collection and writes its memory use to memory-<pid>.json in its HOME (the bench's directory).
+ */
+const COLLECT_ON_SIGNAL = [
+  "--expose-gc",
+  `--import=data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from "node:fs"; process.on("SIGUSR2", () => { gc(); writeFileSync(process.env.HOME + "/memory-" + process.pid + ".json", JSON.stringify(process.memoryUsage())); });`,
+  )}`,
+];
+
+/** A gateway's V8 heap in use once all its garbage is collected, and its RSS a second later, once V8 has given freed pages back (MiB). */
+async function collectedMiB(gateway: Gateway, dir: string): Promise<{ rss: number; heap: number }> {
+  const file = join(dir, `memory-${gateway.pid}.json`);
+  rmSync(file, { force: true });
+  process.kill(gateway.pid, "SIGUSR2");
+  for (let wait = 0; wait < 100; wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!existsSync(file)) continue;
+    const usage = JSON.parse(readFileSync(file, "utf8")) as NodeJS.MemoryUsage;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return { rss: rssMiB(gateway.pid), heap: usage.heapUsed / 2 ** 20 };
+  }
+  throw new Error(`gateway ${gateway.pid} did not report its memory within 10 s of SIGUSR2`);
+}
 
 async function streamResponse(client: OpenAI, options: { previous?: string } = {}): Promise<{ text: string; id: string }> {
   const stream = await client.responses.create({ model: MODEL, input: "What is the date?", stream: true, ...(options.previous ? { previous_response_id: options.previous } : {}) });
@@ -80,13 +109,13 @@ async function replicas(upstream: string, dir: string): Promise<void> {
   }
   const redis = await startRedis();
   const config = { mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } }, gateway: { maxConcurrentPerKey: CONVERSATIONS * 2 } };
-  const gateways = await Promise.all([0, 1].map(() => startGateway(upstream, config, dir, ["--store", redis.url])));
+  const gateways = await Promise.all([0, 1].map(() => startGateway(upstream, config, dir, ["--store", redis.url], COLLECT_ON_SIGNAL)));
   try {
     const clients = gateways.map((gateway) => new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 }));
     const rows: Record<string, Record<string, number | string>> = {};
-    for (const round of [0, 1, 2, 3]) {
-      const before = gateways.map((gateway) => rssMiB(gateway.pid));
-      const peak = [...before];
+    let warm: { rss: number; heap: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const peak = gateways.map((gateway) => rssMiB(gateway.pid));
       const sampler = setInterval(() => gateways.forEach((gateway, index) => (peak[index] = Math.max(peak[index] as number, rssMiB(gateway.pid)))), 20);
       let errors = 0;
       let firstError: unknown;
@@ -105,18 +134,25 @@ async function replicas(upstream: string, dir: string): Promise<void> {
       );
       const seconds = (performance.now() - started) / 1000;
       clearInterval(sampler);
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      const after = gateways.map((gateway) => rssMiB(gateway.pid));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const after = await Promise.all(gateways.map((gateway) => collectedMiB(gateway, dir)));
+      if (round === 0) warm = after;
       const row: Record<string, number | string> = { errors, seconds: +seconds.toFixed(2), conversations_per_s: +(CONVERSATIONS / seconds).toFixed(1) };
-      gateways.forEach((_, index) => {
-        row[`r${index + 1}_rss_before_MiB`] = +(before[index] as number).toFixed(1);
+      const versus = (now: number, then: number) => `${(((now - then) / then) * 100).toFixed(1)}%`;
+      after.forEach((memory, index) => {
+        const start = warm[index] as { rss: number; heap: number };
         row[`r${index + 1}_rss_peak_MiB`] = +(peak[index] as number).toFixed(1);
-        row[`r${index + 1}_after_vs_before`] = `${((((after[index] as number) - (before[index] as number)) / (before[index] as number)) * 100).toFixed(1)}%`;
+        row[`r${index + 1}_rss_MiB`] = +memory.rss.toFixed(1);
+        row[`r${index + 1}_rss_vs_warm`] = versus(memory.rss, start.rss);
+        row[`r${index + 1}_heap_MiB`] = +memory.heap.toFixed(1);
+        row[`r${index + 1}_heap_vs_warm`] = versus(memory.heap, start.heap);
       });
       rows[`round ${round}`] = row;
       if (firstError) console.log(`round ${round}: first error: ${firstError instanceof Error ? firstError.message : String(firstError)}`);
     }
-    console.log(`\ngateway replicas: 2 gateways on one Redis, ${CONVERSATIONS} concurrent conversations of two Responses turns (get-date over stdio, then previous_response_id on the other replica); round 0 warms up`);
+    console.log(
+      `\ngateway replicas: 2 gateways on one Redis, ${CONVERSATIONS} concurrent conversations of two Responses turns (get-date over stdio, then previous_response_id on the other replica); round 0 warms up; memory after each round once a full garbage collection has run, against round 0's`,
+    );
     console.table(rows);
   } finally {
     await Promise.all(gateways.map((gateway) => gateway.stop()));

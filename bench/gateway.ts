@@ -81,10 +81,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = []): Promise<Gateway> {
+export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<Gateway> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: join(dir, "state") },
   });

@@ -8,7 +8,7 @@ import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
 import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
 import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
-import type { ResponseStore, StoredResponse } from "./state.js";
+import { StateUnavailableError, type ResponseStore, type StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
 /** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
@@ -173,7 +173,10 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   if (request.store !== false && turn.status === "completed") {
     const record: StoredResponse = { id, owner: context.caller, response, input, output: output.items };
     if (request.previous_response_id) record.previous = request.previous_response_id;
-    await context.store.put(record);
+    // A stream has already sent the answer: the error event after it says only what was lost.
+    await context.store.put(record).catch((error: unknown) => {
+      throw error instanceof StateUnavailableError ? new StateUnavailableError(`Response ${id} could not be stored: ${error.message}`) : error;
+    });
   }
   if (stream) res.end();
   else sendJson(res, 200, response);

@@ -57,9 +57,12 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
       options.log.log("warn", "redis unavailable", { store: description, error: error.message || error.name });
     });
   }
+  /** Each relay's: registers again what waits on this replica, should Redis have come back without it (restarted empty). */
+  const restorers: (() => void)[] = [];
   client.on("ready", () => {
     if (down) options.log.log("info", "redis available again", { store: description });
     down = false;
+    for (const restore of restorers) restore();
   });
 
   async function run<T>(command: () => Promise<T>): Promise<T> {
@@ -133,6 +136,13 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
   function relay<Answer, Held>(kind: string): AnswerRelay<Answer, Held> {
     const key = (id: string) => `${PREFIX}${kind}:${id}`;
     const listeners: ((id: string, answer: Answer) => void)[] = [];
+    /** What waits on this replica, and until when. */
+    const here = new Map<string, { held: Held; until: number }>();
+    const store = (id: string, held: Held, until: number, condition?: "NX") =>
+      run(() => client.set(key(id), JSON.stringify(held), { ...(condition ? { condition } : {}), expiration: { type: "PX", value: Math.max(1, until - Date.now()) } }));
+    restorers.push(() => {
+      for (const [id, { held, until }] of here) void store(id, held, until, "NX").catch(() => undefined);
+    });
     subscriptions.set(`${PREFIX}${kind}s`, (message) => {
       let parsed: { id?: unknown; answer?: Answer };
       try {
@@ -145,13 +155,19 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     });
     return {
       async register(id, held) {
-        await run(() => client.set(key(id), JSON.stringify(held), { expiration: { type: "PX", value: ANSWER_WAIT_MS } }));
+        const until = Date.now() + ANSWER_WAIT_MS;
+        here.set(id, { held, until });
+        await store(id, held, until).catch((error: unknown) => {
+          here.delete(id);
+          throw error;
+        });
       },
       async held(id) {
         const text = await run(() => client.get(key(id)));
         return text == null ? undefined : (JSON.parse(String(text)) as Held);
       },
       async unregister(id) {
+        here.delete(id);
         await run(() => client.del(key(id))).catch(() => undefined);
       },
       async forward(id, answer) {

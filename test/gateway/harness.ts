@@ -8,7 +8,7 @@ import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src
 import { WebServerQuestions } from "../../src/gateway/web-chat-server-questions.js";
 import { createChatModel } from "../../src/llm/create-model.js";
 import { Hub } from "../../src/mcp/hub.js";
-import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmReply, type VllmServer, type VllmServerOptions } from "../support/vllm-server.js";
 
 /**
  * TEST INFRASTRUCTURE: a gateway on a free loopback port, in front of the scripted vLLM server,
@@ -25,6 +25,7 @@ export interface Harness {
 
 export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "models" | "settings">> {
   replies?: VllmReply[];
+  respond?: VllmServerOptions["respond"];
   /** false: the upstream refuses native tools (vLLM without a tool parser). */
   toolsEnabled?: boolean;
   toolMode?: ToolMode;
@@ -41,8 +42,8 @@ export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "mo
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { replies, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, llm: otherLlm, ...gatewayOptions } = options;
-  const upstream = await startVllmServer({ replies: replies ?? [], toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
+  const { replies, respond, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, llm: otherLlm, ...gatewayOptions } = options;
+  const upstream = await startVllmServer({ replies: replies ?? [], ...(respond ? { respond } : {}), toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
   const llm: LlmConfig = otherLlm ?? { provider: "vllm", baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
   const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});

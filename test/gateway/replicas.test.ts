@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../support/redis-server.js";
 import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
@@ -203,5 +204,83 @@ describe("limits shared by two replicas", () => {
     const refused = await models(a, key);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limit");
+  }, 120_000);
+});
+
+describe("Redis dying mid-stream", () => {
+  it("streams under way finish (the stored response's loss said in one error event after its content), requests meanwhile get a 503 at once, an approval waiting through the outage is still answered through the other replica, and service resumes without a restart", async () => {
+    const [a, b] = await Promise.all([replica("ma", {}, false), replica("mb", {}, false)]);
+    let resume = (): void => undefined;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const before = upstream.chatRequests.length;
+    upstream.push({ text: "Stored answers survive a lost store.", stallAfterChunks: 3, resumeOn: resumed }, { text: "Chat answers survive too.", stallAfterChunks: 3, resumeOn: resumed });
+    const responseEvents: { type: string; code?: string; message?: string; delta?: string }[] = [];
+    const responseStream = await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "hi", stream: true, store: true });
+    const responseDone = (async () => {
+      for await (const event of responseStream) responseEvents.push(event as (typeof responseEvents)[number]);
+    })();
+    await expect.poll(() => upstream.chatRequests.length, { timeout: 20_000 }).toBe(before + 1);
+    const chatStream = await sdk(a).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "hi" }], stream: true });
+    let chatText = "";
+    const chatDone = (async () => {
+      for await (const chunk of chatStream) chatText += chunk.choices[0]?.delta.content ?? "";
+    })();
+    await expect.poll(() => upstream.chatRequests.length, { timeout: 20_000 }).toBe(before + 2);
+    await expect.poll(() => responseEvents.some((event) => event.type === "response.output_text.delta") && chatText !== "", { timeout: 20_000 }).toBe(true);
+    // And a web-chat turn waits on replica a for an approval.
+    upstream.push(DATE_CALL, { text: "It is today." });
+    const turn = await webTurn(a, "date?");
+    const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
+    // How many replicas listen for answers (every replica of this file), to see them all listen again.
+    const peek = createClient({ url: redis.url });
+    peek.on("error", () => undefined);
+    await peek.connect();
+    const listening = async () => (await peek.pubSubNumSub("toolbridge:approvals"))["toolbridge:approvals"];
+    const listeners = await listening();
+
+    await redis.stop();
+    try {
+      // Both replicas answer new requests with a 503 of one line, without waiting for Redis.
+      for (const [replica, path, body] of [
+        [a, "/v1/responses", { model: DEFAULT_VLLM_MODEL, input: "hi" }],
+        [b, "/v1/chat/completions", { model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "hi" }] }],
+      ] as const) {
+        const response = await fetch(`${replica.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+        expect(response.status).toBe(503);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("store_unavailable");
+      }
+      resume();
+      await Promise.all([responseDone, chatDone]);
+    } finally {
+      resume();
+      await redis.restart();
+    }
+    // The answers streaming when Redis died reached their clients whole.
+    expect(chatText).toBe("Chat answers survive too.");
+    const text = responseEvents.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("");
+    expect(text).toBe("Stored answers survive a lost store.");
+    const completed = responseEvents.findIndex((event) => event.type === "response.completed");
+    expect(completed).toBeGreaterThan(-1);
+    // Then one error event says the response could not be kept.
+    expect(responseEvents.slice(completed + 1)).toEqual([{ type: "error", code: "store_unavailable", message: expect.stringMatching(/^Response resp_\w+ could not be stored: The gateway's store \(redis:\/\/127\.0\.0\.1:\d+\) is unavailable: [^\n]+$/), param: null }]);
+    // And one log line, for whoever runs the gateway.
+    expect(a.stderr().match(/"msg":"store unavailable".*could not be stored/g)?.length).toBe(1);
+    expect(a.child.exitCode).toBeNull();
+    expect(b.child.exitCode).toBeNull();
+
+    // Back without a restart of either gateway.
+    await expect.poll(async () => (await fetch(`${a.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    await expect.poll(async () => (await fetch(`${b.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    // The approval waiting on a through the outage (Redis came back empty) is answered through b, once both listen again.
+    await expect.poll(() => listening().catch(() => 0), { timeout: 20_000, interval: 200 }).toBe(listeners);
+    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
+    expect(answered.status).toBe(200);
+    expect(await turn.rest()).toContain("It is today.");
+    // Stored through one, continued through the other.
+    upstream.push({ text: "Hello Ada." }, { text: "Your name is Ada." });
+    const first = await sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+    expect((await sdk(b).responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name?", previous_response_id: first.id })).output_text).toBe("Your name is Ada.");
+    for (const replica of [a, b]) expect(replica.stderr()).not.toMatch(/unhandled|uncaught|"level":"error"/i);
+    await peek.quit();
   }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { createHook } from "node:async_hooks";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +72,54 @@ describe("the Redis store", () => {
       await redis.stop();
     }
   }, 30_000);
+
+  it("leaves nothing behind after many concurrent conversations with tool calls over two replicas: no leases in Redis, no renewal timers in the process", async () => {
+    const CONVERSATIONS = 60;
+    const redis = await startRedis();
+    const states = await Promise.all([0, 1].map(() => openGatewayState({ store: redis.url, defaultFile: "/nowhere", ttlSeconds: 60, limits: { maxConcurrentPerKey: CONVERSATIONS * 2 }, log: silentLogger })));
+    // Each request is answered by the conversation: a get-date call first, the answer once the tool has run.
+    const respond = (body: { messages: { role: string }[] }) => (body.messages.at(-1)?.role === "tool" ? { text: "It is today." } : { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] });
+    const replicas = await Promise.all(states.map((state) => startHarness({ respond, state })));
+    const peek = createClient({ url: redis.url });
+    // Every timer started from here on, until it fires or is cleared (an unref'd lease renewal too).
+    const timers = new Map<number, string>();
+    const hook = createHook({ init: (id, type) => void (type === "Timeout" && timers.set(id, new Error().stack ?? "")), destroy: (id) => void timers.delete(id) });
+    try {
+      await peek.connect();
+      hook.enable();
+      const [a, b] = replicas.map((replica) => openaiClient(replica)) as [OpenAI, OpenAI];
+      const ids = await Promise.all(
+        Array.from({ length: CONVERSATIONS }, async (_, index) => {
+          const [first, other] = index % 2 === 0 ? [a, b] : [b, a];
+          const opening = await first.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date?" });
+          const next = await other.responses.create({ model: DEFAULT_VLLM_MODEL, input: "And again?", previous_response_id: opening.id });
+          expect([opening.output_text, next.output_text]).toEqual(["It is today.", "It is today."]);
+          return [opening.id, next.id];
+        }),
+      );
+      // Every turn called the tool, and answered once it had run.
+      const toolResults = replicas.flatMap((replica) => replica.upstream.chatRequests).filter((request) => (request.body.messages as { role: string }[]).at(-1)?.role === "tool");
+      expect(toolResults).toHaveLength(CONVERSATIONS * 2);
+      // Redis holds the stored responses and nothing else: every lease was given back.
+      expect((await peek.keys("toolbridge:*")).sort()).toEqual(ids.flat().map((id) => `toolbridge:response:${id}`).sort());
+      // Each replica still listens on its two channels, once.
+      expect(await peek.pubSubNumSub(["toolbridge:approvals", "toolbridge:questions"])).toEqual({ "toolbridge:approvals": 2, "toolbridge:questions": 2 });
+      for (const replica of replicas) await replica.close();
+      // No lease is still renewed once its request has ended (the gateways' own keep-alive timers went with them).
+      // Not expect.poll: its own timers would count. A timer's end is told on the next turn of the loop (setImmediate).
+      for (let wait = 0; wait < 100 && timers.size > 0; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect([...timers.values()]).toEqual([]);
+    } finally {
+      hook.disable();
+      for (const replica of replicas) await replica.close().catch(() => undefined);
+      await peek.quit();
+      for (const state of states) await state.close();
+      await redis.stop();
+    }
+  }, 120_000);
 
   it("keeps a stored response for its TTL (Redis expires the key), then answers 404 for it", async () => {
     const redis = await startRedis();

@@ -77,6 +77,8 @@ export interface StreamReply {
   chunkDelayMs?: number;
   /** After this many chunks, stop writing and keep the connection open (timeouts, aborts). */
   stallAfterChunks?: number;
+  /** With `stallAfterChunks`: the rest is sent once this settles (something happens while a stream is under way). */
+  resumeOn?: Promise<unknown>;
   /** After this many chunks, send `data: {"error": ...}` and `[DONE]` instead of the rest. */
   errorAfterChunks?: { chunks: number; message: string; code?: number };
   /** Write each SSE event in two writes cut at its middle byte, as a proxy or a slow network delivers it. */
@@ -102,6 +104,8 @@ export type VllmReply = StreamReply | ErrorReply | HangReply;
 
 export interface VllmServerOptions {
   replies?: VllmReply[];
+  /** Chooses each chat request's reply from the request instead of the script, so concurrent conversations cannot take each other's replies. */
+  respond?: (body: { messages: { role: string }[] }) => VllmReply;
   /** false: like vLLM without --enable-auto-tool-choice (default true). */
   toolsEnabled?: boolean;
   /** Format of the "no tools" 400 (default "legacy", as vLLM up to 0.8). */
@@ -184,7 +188,7 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
       return sendError(res, 400, vllmStrictRefusal(strictAt), options.errorFormat ?? "legacy");
     }
 
-    const reply = script.shift();
+    const reply = options.respond ? options.respond(body) : script.shift();
     if (!reply) return sendError(res, 500, "scripted vLLM server: no reply left in the script", "wrapped");
     if (reply.kind === "hang") return; // the socket stays open until close()
     if (reply.kind === "error") {
@@ -277,7 +281,10 @@ async function streamChunks(res: ServerResponse, chunks: Chunk[], reply: StreamR
     plan.splice(at, plan.length - at, { error: { message, ...(code !== undefined ? { code } : {}) } });
   }
   for (const [sent, step] of plan.entries()) {
-    if (reply.stallAfterChunks !== undefined && sent >= reply.stallAfterChunks) return; // hold the socket open
+    if (reply.stallAfterChunks !== undefined && sent === reply.stallAfterChunks) {
+      if (!reply.resumeOn) return; // hold the socket open
+      await reply.resumeOn;
+    }
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     if (res.destroyed) return;
     if ("error" in step) {
