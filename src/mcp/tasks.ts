@@ -188,36 +188,37 @@ export class TaskNotices {
   /** Whether the server has sent one: polling is then only a fallback. */
   sent = false;
   private readonly unclaimed = new Map<string, Task>();
-  private readonly waiters = new Map<string, (task: Task) => void>();
+  private readonly waiters = new Map<string, { notice: (task: Task) => void; interrupt: (reason: unknown) => void }>();
 
   notify(task: Task): void {
     this.sent = true;
     const waiter = this.waiters.get(task.taskId);
-    if (waiter) return waiter(task);
+    if (waiter) return waiter.notice(task);
     this.unclaimed.delete(task.taskId);
     this.unclaimed.set(task.taskId, task);
     if (this.unclaimed.size > MAX_UNCLAIMED_NOTICES) this.unclaimed.delete(this.unclaimed.keys().next().value as string);
   }
 
-  /** The task as the next notice for it says, or undefined after `ms`; rejects when the signal aborts. */
-  wait(taskId: string, ms: number, signal: AbortSignal | undefined): Promise<Task | undefined> {
+  /** The task as the next notice for it says, or undefined after `ms`; rejects when the wait is interrupted. */
+  wait(taskId: string, ms: number): Promise<Task | undefined> {
     const early = this.unclaimed.get(taskId);
     if (early) {
       this.unclaimed.delete(taskId);
       return Promise.resolve(early);
     }
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const done = (): void => {
+      const end = (): void => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
         this.waiters.delete(taskId);
       };
-      const timer = setTimeout(() => (done(), resolve(undefined)), ms);
-      const onAbort = (): void => (done(), reject(signal?.reason));
-      this.waiters.set(taskId, (task) => (done(), resolve(task)));
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const timer = setTimeout(() => (end(), resolve(undefined)), ms);
+      this.waiters.set(taskId, { notice: (task) => (end(), resolve(task)), interrupt: (reason) => (end(), reject(reason)) });
     });
+  }
+
+  /** Ends the wait for the task at once, rejecting with `reason` (its caller's signal aborted); without a wait, nothing. */
+  interrupt(taskId: string, reason: unknown): void {
+    this.waiters.get(taskId)?.interrupt(reason);
   }
 
   /** A task that ended: a late notice for it is not kept. */
@@ -248,7 +249,8 @@ export async function runToolTask(
   { requestOptions, onStatus, notices = new TaskNotices() }: RunTaskOptions,
 ): Promise<CallToolResult> {
   const { signal, timeout } = requestOptions;
-  // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
+  // Polls go without the signal (the SDK adds and removes a listener on it per request): one listener for the whole
+  // task ends the wait between polls, and the signal is looked at before each.
   const pollOptions: RequestOptions = { timeout };
   const created = await protocol.create(client, tool, args, requestOptions);
   if ("result" in created) return created.result;
@@ -257,6 +259,8 @@ export async function runToolTask(
   const cap = (pollInterval: number | null | undefined): number => Math.min(Math.max(pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
   let delay: number = notices.sent ? cap(task.pollInterval) : POLL.firstMs;
   let changedAt = Date.now();
+  const interrupt = (): void => notices.interrupt(created.taskId, signal?.reason);
+  signal?.addEventListener("abort", interrupt, { once: true });
   try {
     for (;;) {
       if (task.status === "input_required" && protocol.answer) {
@@ -270,7 +274,8 @@ export async function runToolTask(
       } else if (task.status === "cancelled") {
         return { isError: true, content: [{ type: "text", text: `the server cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ""}` }] };
       }
-      const noticed = await notices.wait(task.taskId, delay, signal);
+      signal?.throwIfAborted();
+      const noticed = await notices.wait(task.taskId, delay);
       if (!noticed && Date.now() - changedAt > timeout) {
         throw new SdkError(SdkErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
       }
@@ -288,6 +293,8 @@ export async function runToolTask(
       await protocol.cancel(client, task.taskId, { timeout: Math.min(timeout, 5000) }).catch(() => undefined);
     }
     throw error;
+  } finally {
+    signal?.removeEventListener("abort", interrupt);
   }
 }
 
