@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CallToolResultSchema } from "@modelcontextprotocol/core";
+import { CallToolResultSchema, JSONRPCResponseSchema } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -103,10 +103,11 @@ export class RawRequests {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, (message) => {
         done();
-        if ("error" in message) return reject(new ProtocolError(message.error.code, message.error.message, message.error.data));
-        const result = "result" in message ? message.result : undefined;
-        if (typeof result !== "object" || result === null || Array.isArray(result)) return reject(new SdkError(SdkErrorCode.InvalidResult, `${method}: the result is not an object`));
-        resolve(result as Record<string, unknown>);
+        // Checked here: a transport may hand on any JSON-RPC object, leaving the checks to the Client, which never sees these.
+        const response = JSONRPCResponseSchema.safeParse(message);
+        if (!response.success) return reject(new SdkError(SdkErrorCode.InvalidResult, `${method}: not a JSON-RPC response: ${z.prettifyError(response.error)}`));
+        if ("error" in response.data) return reject(new ProtocolError(response.data.error.code, response.data.error.message, response.data.error.data));
+        resolve(response.data.result);
       });
       this.transport.send({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }).catch((error: unknown) => (done(), reject(error)));
     });
