@@ -181,49 +181,101 @@ export const POLL = { firstMs: 50, factor: 2, defaultMaxMs: 1000, minMaxMs: 100,
 const MAX_UNCLAIMED_NOTICES = 256;
 
 /**
- * A server's `notifications/tasks/status` (SEP-1686 lets servers send them; the SDK's server does on every change):
- * a wait between polls ends at the next notice for its task, so the change is seen at once and polls are few.
+ * A wait may end up to this fraction of its length late, never early: waits of one server's tasks whose windows
+ * overlap share a timer, which ends them together at the latest of their dues, and their polls go out together. So
+ * the tasks are polled in step (one wake-up, one write and few reads for many requests), not each on a clock of its
+ * own.
+ */
+const LATE_FRACTION = 0.25;
+
+/** Waits that end together: at `due`, which may move as late as `latest`. */
+interface WaitBatch {
+  due: number;
+  latest: number;
+  timer: NodeJS.Timeout;
+  tasks: Set<string>;
+}
+
+/**
+ * The waits between polls of one server's tasks, and its `notifications/tasks/status` (SEP-1686 lets servers send
+ * them; the SDK's server does on every change): a wait ends at the next notice for its task, so the change is seen
+ * at once and polls are few. Waits that may end together share a timer (see LATE_FRACTION).
  */
 export class TaskNotices {
   /** Whether the server has sent one: polling is then only a fallback. */
   sent = false;
   private readonly unclaimed = new Map<string, Task>();
-  private readonly waiters = new Map<string, { notice: (task: Task) => void; interrupt: (reason: unknown) => void }>();
+  private readonly waiters = new Map<string, { batch: WaitBatch; settle: (task: Task | undefined) => void; fail: (reason: unknown) => void }>();
+  private readonly batches = new Set<WaitBatch>();
 
   notify(task: Task): void {
     this.sent = true;
-    const waiter = this.waiters.get(task.taskId);
-    if (waiter) return waiter.notice(task);
+    const waiter = this.take(task.taskId);
+    if (waiter) return waiter.settle(task);
     this.unclaimed.delete(task.taskId);
     this.unclaimed.set(task.taskId, task);
     if (this.unclaimed.size > MAX_UNCLAIMED_NOTICES) this.unclaimed.delete(this.unclaimed.keys().next().value as string);
   }
 
-  /** The task as the next notice for it says, or undefined after `ms`; rejects when the wait is interrupted. */
+  /** The task as the next notice for it says, or undefined after `ms` (or a little more); rejects when interrupted. */
   wait(taskId: string, ms: number): Promise<Task | undefined> {
     const early = this.unclaimed.get(taskId);
     if (early) {
       this.unclaimed.delete(taskId);
       return Promise.resolve(early);
     }
-    return new Promise((resolve, reject) => {
-      const end = (): void => {
-        clearTimeout(timer);
-        this.waiters.delete(taskId);
-      };
-      const timer = setTimeout(() => (end(), resolve(undefined)), ms);
-      this.waiters.set(taskId, { notice: (task) => (end(), resolve(task)), interrupt: (reason) => (end(), reject(reason)) });
-    });
+    const now = Date.now();
+    const due = now + ms;
+    const latest = due + ms * LATE_FRACTION;
+    let batch: WaitBatch | undefined;
+    for (const pending of this.batches) if (due <= pending.latest && latest >= pending.due) batch ??= pending;
+    if (!batch) {
+      const made: WaitBatch = { due, latest, tasks: new Set(), timer: setTimeout(() => this.end(made), ms) };
+      this.batches.add((batch = made));
+    } else {
+      batch.latest = Math.min(batch.latest, latest);
+      if (due > batch.due) {
+        const moved = batch;
+        clearTimeout(moved.timer);
+        moved.due = due;
+        moved.timer = setTimeout(() => this.end(moved), ms);
+      }
+    }
+    batch.tasks.add(taskId);
+    return new Promise((settle, fail) => this.waiters.set(taskId, { batch, settle, fail }));
   }
 
   /** Ends the wait for the task at once, rejecting with `reason` (its caller's signal aborted); without a wait, nothing. */
   interrupt(taskId: string, reason: unknown): void {
-    this.waiters.get(taskId)?.interrupt(reason);
+    this.take(taskId)?.fail(reason);
   }
 
   /** A task that ended: a late notice for it is not kept. */
   forget(taskId: string): void {
     this.unclaimed.delete(taskId);
+  }
+
+  /** A batch's time came: each of its waits ends without a notice. */
+  private end(batch: WaitBatch): void {
+    this.batches.delete(batch);
+    for (const taskId of batch.tasks) {
+      this.waiters.get(taskId)?.settle(undefined);
+      this.waiters.delete(taskId);
+    }
+  }
+
+  /** Takes the task's wait out of its batch, whose timer goes when no wait is left in it. */
+  private take(taskId: string): { settle: (task: Task | undefined) => void; fail: (reason: unknown) => void } | undefined {
+    const waiter = this.waiters.get(taskId);
+    if (!waiter) return undefined;
+    this.waiters.delete(taskId);
+    const { batch } = waiter;
+    batch.tasks.delete(taskId);
+    if (batch.tasks.size === 0) {
+      clearTimeout(batch.timer);
+      this.batches.delete(batch);
+    }
+    return waiter;
   }
 }
 

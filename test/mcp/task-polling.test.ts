@@ -1,16 +1,16 @@
 import { getEventListeners } from "node:events";
 import type { Client, Task } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runToolTask, type ToolTaskProtocol } from "../../src/mcp/tasks.js";
+import { runToolTask, TaskNotices, type ToolTaskProtocol } from "../../src/mcp/tasks.js";
 
 afterEach(() => void vi.useRealTimers());
 
 /** A server's task that ends `ms` after it was made and sends no status notifications: the caller can only poll. */
-function silentTask(ms: number): { protocol: ToolTaskProtocol; polls: number[]; cancelled: number[] } {
+function silentTask(ms: number, taskId = "t1"): { protocol: ToolTaskProtocol; polls: number[]; cancelled: number[] } {
   const made = Date.now();
   const polls: number[] = [];
   const cancelled: number[] = [];
-  const task = (status: Task["status"]): Task => ({ taskId: "t1", status, ttl: 60_000, createdAt: new Date(made).toISOString(), lastUpdatedAt: new Date().toISOString(), pollInterval: 1000 });
+  const task = (status: Task["status"]): Task => ({ taskId, status, ttl: 60_000, createdAt: new Date(made).toISOString(), lastUpdatedAt: new Date().toISOString(), pollInterval: 1000 });
   const protocol: ToolTaskProtocol = {
     serverDirected: false,
     supported: () => true,
@@ -71,5 +71,38 @@ describe("polling a task whose server sends no status notifications", () => {
     await result;
     expect(added).toHaveBeenCalledTimes(1);
     expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("polls the tasks of one server in step: a wait may end up to a quarter of its length late, never early", async () => {
+    vi.useFakeTimers();
+    const notices = new TaskNotices();
+    const options = { requestOptions: { timeout: 60_000 }, notices };
+    const first = silentTask(5000);
+    const firstDone = runToolTask(first.protocol, {} as Client, "slow", {}, options);
+    await vi.advanceTimersByTimeAsync(10);
+    const second = silentTask(5000, "t2");
+    const secondDone = runToolTask(second.protocol, {} as Client, "slow", {}, options);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all([firstDone, secondDone]);
+    // The first task's first wait (50 ms) ends 10 ms late, with the second's; from then on they are polled together.
+    expect(first.polls).toEqual([60, 160, 360, 760, 1560, 2560, 3560, 4560, 5560]);
+    expect(second.polls).toEqual([50, 150, 350, 750, 1550, 2550, 3550, 4550, 5550]);
+  });
+
+  it("holds a wait back for another by at most a quarter of its length", async () => {
+    vi.useFakeTimers();
+    const notices = new TaskNotices();
+    const options = { requestOptions: { timeout: 60_000 }, notices };
+    const first = silentTask(120);
+    const firstDone = runToolTask(first.protocol, {} as Client, "quick", {}, options);
+    await vi.advanceTimersByTimeAsync(20);
+    const second = silentTask(120, "t2");
+    const secondDone = runToolTask(second.protocol, {} as Client, "quick", {}, options);
+    await vi.advanceTimersByTimeAsync(1000);
+    await Promise.all([firstDone, secondDone]);
+    // 20 ms apart, the first waits of 50 ms (each may end 12.5 ms late) keep their own times; the waits of 100 ms
+    // after them may end 25 ms late, so the first task's ends 20 ms late, with the second's.
+    expect(first.polls).toEqual([50, 170]);
+    expect(second.polls).toEqual([50, 150]);
   });
 });
