@@ -107,6 +107,11 @@ export class ProcessGroupTransport implements Transport {
         reject(new Error("Not connected"));
         return;
       }
+      // Messages sent in the same tick (the polls of tasks in step) go out in one write.
+      if (stdin.writableCorked === 0) {
+        stdin.cork();
+        process.nextTick(() => stdin.uncork());
+      }
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once("drain", resolve);
     });
