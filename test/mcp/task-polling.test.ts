@@ -26,6 +26,20 @@ function silentTask(ms: number, taskId = "t1"): { protocol: ToolTaskProtocol; po
   return { protocol, polls, cancelled };
 }
 
+/** Two such tasks of one server, the second made `gapMs` after the first: when each was polled, from its making. */
+async function twoTasks(ms: number, gapMs: number): Promise<[number[], number[]]> {
+  vi.useFakeTimers();
+  const options = { requestOptions: { timeout: 60_000 }, notices: new TaskNotices() };
+  const first = silentTask(ms, "t1");
+  const firstDone = runToolTask(first.protocol, {} as Client, "slow", {}, options);
+  await vi.advanceTimersByTimeAsync(gapMs);
+  const second = silentTask(ms, "t2");
+  const secondDone = runToolTask(second.protocol, {} as Client, "slow", {}, options);
+  await vi.advanceTimersByTimeAsync(2 * ms + 1000);
+  await Promise.all([firstDone, secondDone]);
+  return [first.polls, second.polls];
+}
+
 describe("polling a task whose server sends no status notifications", () => {
   it("asks about a 5 s task at pollInterval 1000 at most 9 times, each wait twice the last until the interval", async () => {
     vi.useFakeTimers();
@@ -74,35 +88,19 @@ describe("polling a task whose server sends no status notifications", () => {
   });
 
   it("polls the tasks of one server in step: a wait may end up to a quarter of its length late, never early", async () => {
-    vi.useFakeTimers();
-    const notices = new TaskNotices();
-    const options = { requestOptions: { timeout: 60_000 }, notices };
-    const first = silentTask(5000);
-    const firstDone = runToolTask(first.protocol, {} as Client, "slow", {}, options);
-    await vi.advanceTimersByTimeAsync(10);
-    const second = silentTask(5000, "t2");
-    const secondDone = runToolTask(second.protocol, {} as Client, "slow", {}, options);
-    await vi.advanceTimersByTimeAsync(10_000);
-    await Promise.all([firstDone, secondDone]);
     // The first task's first wait (50 ms) ends 10 ms late, with the second's; from then on they are polled together.
-    expect(first.polls).toEqual([60, 160, 360, 760, 1560, 2560, 3560, 4560, 5560]);
-    expect(second.polls).toEqual([50, 150, 350, 750, 1550, 2550, 3550, 4550, 5550]);
+    expect(await twoTasks(5000, 10)).toEqual([
+      [60, 160, 360, 760, 1560, 2560, 3560, 4560, 5560],
+      [50, 150, 350, 750, 1550, 2550, 3550, 4550, 5550],
+    ]);
   });
 
   it("holds a wait back for another by at most a quarter of its length", async () => {
-    vi.useFakeTimers();
-    const notices = new TaskNotices();
-    const options = { requestOptions: { timeout: 60_000 }, notices };
-    const first = silentTask(120);
-    const firstDone = runToolTask(first.protocol, {} as Client, "quick", {}, options);
-    await vi.advanceTimersByTimeAsync(20);
-    const second = silentTask(120, "t2");
-    const secondDone = runToolTask(second.protocol, {} as Client, "quick", {}, options);
-    await vi.advanceTimersByTimeAsync(1000);
-    await Promise.all([firstDone, secondDone]);
     // 20 ms apart, the first waits of 50 ms (each may end 12.5 ms late) keep their own times; the waits of 100 ms
     // after them may end 25 ms late, so the first task's ends 20 ms late, with the second's.
-    expect(first.polls).toEqual([50, 170]);
-    expect(second.polls).toEqual([50, 150]);
+    expect(await twoTasks(120, 20)).toEqual([
+      [50, 170],
+      [50, 150],
+    ]);
   });
 });
