@@ -172,8 +172,10 @@ export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupport
 /**
  * Polling: the first wait, then each wait twice the last, up to the server's `pollInterval` (bounded), so that a
  * change is seen within the task's age so far, and a task of 5 s at the common pollInterval of 1000 ms is asked about
- * 9 times (the SDK's fixed interval: 5); each request costs the caller about as much CPU as one of the SDK's. A server
- * that has sent status notifications is polled only as a fallback: from its pollInterval up to maxMaxMs.
+ * 9 times (the SDK's callToolStream asks at once, then every pollInterval: 6 times). One server's tasks are polled in
+ * step (see LATE_FRACTION), so that 20 such tasks cost the caller about as much CPU as the SDK's fewer polls
+ * (bench/tasks.ts). A server that has sent status notifications is polled only as a fallback: from its pollInterval
+ * up to maxMaxMs.
  */
 export const POLL = { firstMs: 50, factor: 2, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
 
