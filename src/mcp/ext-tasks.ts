@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { JSONRPCResponseSchema } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -103,7 +104,8 @@ export class RawRequests {
       const id = "id" in message && !("method" in message) ? message.id : undefined;
       const waiter = typeof id === "string" ? this.pending.get(id) : undefined;
       if (waiter) return waiter(message);
-      if (id !== undefined && this.taskCalls.delete(id) && "result" in message && message.result.resultType === "task") {
+      // Unchecked yet (the transport hands on any JSON-RPC object): a result that is no object goes to the Client, which refuses it.
+      if (id !== undefined && this.taskCalls.delete(id) && "result" in message && (message.result as unknown as Record<string, unknown> | null)?.resultType === "task") {
         const { resultType: _task, ...task } = message.result;
         const error = { code: ProtocolErrorCode.InternalError, message: "the server runs this call as a task", data: { [CREATED_TASK_KEY]: task } };
         return inner?.({ jsonrpc: "2.0", id, error }, extra);
@@ -147,10 +149,9 @@ export class RawRequests {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, (message) => {
         done();
-        if ("error" in message) return reject(new ProtocolError(message.error.code, message.error.message, message.error.data));
-        const result = "result" in message ? message.result : undefined;
-        if (typeof result !== "object" || result === null || Array.isArray(result)) return reject(new SdkError(SdkErrorCode.InvalidResult, `${method}: the result is not an object`));
-        resolve(result as Record<string, unknown>);
+        const outcome = responseOf(method, message);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
       });
       this.transport.send({ jsonrpc: "2.0", id, method, params: this.framed(params) }).catch((error: unknown) => (done(), reject(error)));
     });
@@ -189,7 +190,8 @@ export class RawRequests {
       // Before the acknowledgement, a refusal; after it, the server ending the subscription.
       this.pending.set(id, (message) => {
         end();
-        reject("error" in message ? new ProtocolError(message.error.code, message.error.message, message.error.data) : new SdkError(SdkErrorCode.ConnectionClosed, "subscriptions/listen ended before it was acknowledged"));
+        const outcome = responseOf("subscriptions/listen", message);
+        reject(outcome instanceof Error ? outcome : new SdkError(SdkErrorCode.ConnectionClosed, "subscriptions/listen ended before it was acknowledged"));
       });
       this.transport.send({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: this.framed({ notifications }) }, { requestSignal: stream.signal }).catch((error: unknown) => (end(), reject(error)));
     });
@@ -217,6 +219,17 @@ export class RawRequests {
       this.localResults.delete(key);
     }
   }
+}
+
+/**
+ * The result of a response to a request of the host's own, or the error to fail it with. Checked here: a transport
+ * may hand on any JSON-RPC object, leaving the checks to the Client, which never sees these.
+ */
+function responseOf(method: string, message: JSONRPCMessage): Record<string, unknown> | Error {
+  const response = JSONRPCResponseSchema.safeParse(message);
+  if (!response.success) return new SdkError(SdkErrorCode.InvalidResult, `${method}: not a JSON-RPC response: ${z.prettifyError(response.error)}`);
+  if ("error" in response.data) return new ProtocolError(response.data.error.code, response.data.error.message, response.data.error.data);
+  return response.data.result;
 }
 
 function declaresExtension(capabilities: unknown): boolean {

@@ -175,8 +175,10 @@ export function runsAsTask(tool: Tool | undefined, mode: TaskMode, serverSupport
 /**
  * Polling: the first wait, then each wait twice the last, up to the server's `pollInterval` (bounded), so that a
  * change is seen within the task's age so far, and a task of 5 s at the common pollInterval of 1000 ms is asked about
- * 9 times (the SDK's fixed interval: 5); each request costs the caller about as much CPU as one of the SDK's. A server
- * that has sent status notifications is polled only as a fallback: from its pollInterval up to maxMaxMs.
+ * 9 times (the SDK's callToolStream asks at once, then every pollInterval: 6 times). One server's tasks are polled in
+ * step (see LATE_FRACTION), so that 20 such tasks cost the caller about as much CPU as the SDK's fewer polls
+ * (bench/tasks.ts). A server that has sent status notifications is polled only as a fallback: from its pollInterval
+ * up to maxMaxMs.
  */
 export const POLL = { firstMs: 50, factor: 2, defaultMaxMs: 1000, minMaxMs: 100, maxMaxMs: 5000 } as const;
 
@@ -184,48 +186,101 @@ export const POLL = { firstMs: 50, factor: 2, defaultMaxMs: 1000, minMaxMs: 100,
 const MAX_UNCLAIMED_NOTICES = 256;
 
 /**
- * A server's `notifications/tasks/status` (SEP-1686 lets servers send them; the SDK's server does on every change):
- * a wait between polls ends at the next notice for its task, so the change is seen at once and polls are few.
+ * A wait may end up to this fraction of its length late, never early: waits of one server's tasks whose windows
+ * overlap share a timer, which ends them together at the latest of their dues, and their polls go out together. So
+ * the tasks are polled in step (one wake-up, one write and few reads for many requests), not each on a clock of its
+ * own.
+ */
+const LATE_FRACTION = 0.25;
+
+/** Waits that end together: at `due`, which may move as late as `latest`. */
+interface WaitBatch {
+  due: number;
+  latest: number;
+  timer: NodeJS.Timeout;
+  tasks: Set<string>;
+}
+
+/**
+ * The waits between polls of one server's tasks, and its `notifications/tasks/status` (SEP-1686 lets servers send
+ * them; the SDK's server does on every change): a wait ends at the next notice for its task, so the change is seen
+ * at once and polls are few. Waits that may end together share a timer (see LATE_FRACTION).
  */
 export class TaskNotices {
   /** Whether the server has sent one: polling is then only a fallback. */
   sent = false;
   private readonly unclaimed = new Map<string, Task>();
-  private readonly waiters = new Map<string, (task: Task) => void>();
+  private readonly waiters = new Map<string, { batch: WaitBatch; settle: (task: Task | undefined) => void; fail: (reason: unknown) => void }>();
+  private readonly batches = new Set<WaitBatch>();
 
   notify(task: Task): void {
     this.sent = true;
-    const waiter = this.waiters.get(task.taskId);
-    if (waiter) return waiter(task);
+    const waiter = this.take(task.taskId);
+    if (waiter) return waiter.settle(task);
     this.unclaimed.delete(task.taskId);
     this.unclaimed.set(task.taskId, task);
     if (this.unclaimed.size > MAX_UNCLAIMED_NOTICES) this.unclaimed.delete(this.unclaimed.keys().next().value as string);
   }
 
-  /** The task as the next notice for it says, or undefined after `ms`; rejects when the signal aborts. */
-  wait(taskId: string, ms: number, signal: AbortSignal | undefined): Promise<Task | undefined> {
+  /** The task as the next notice for it says, or undefined after `ms` (or a little more); rejects when interrupted. */
+  wait(taskId: string, ms: number): Promise<Task | undefined> {
     const early = this.unclaimed.get(taskId);
     if (early) {
       this.unclaimed.delete(taskId);
       return Promise.resolve(early);
     }
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.waiters.delete(taskId);
-      };
-      const timer = setTimeout(() => (done(), resolve(undefined)), ms);
-      const onAbort = (): void => (done(), reject(signal?.reason));
-      this.waiters.set(taskId, (task) => (done(), resolve(task)));
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    const now = Date.now();
+    const due = now + ms;
+    const latest = due + ms * LATE_FRACTION;
+    let batch: WaitBatch | undefined;
+    for (const pending of this.batches) if (due <= pending.latest && latest >= pending.due) batch ??= pending;
+    if (!batch) {
+      const made: WaitBatch = { due, latest, tasks: new Set(), timer: setTimeout(() => this.end(made), ms) };
+      this.batches.add((batch = made));
+    } else {
+      batch.latest = Math.min(batch.latest, latest);
+      if (due > batch.due) {
+        const moved = batch;
+        clearTimeout(moved.timer);
+        moved.due = due;
+        moved.timer = setTimeout(() => this.end(moved), ms);
+      }
+    }
+    batch.tasks.add(taskId);
+    return new Promise((settle, fail) => this.waiters.set(taskId, { batch, settle, fail }));
+  }
+
+  /** Ends the wait for the task at once, rejecting with `reason` (its caller's signal aborted); without a wait, nothing. */
+  interrupt(taskId: string, reason: unknown): void {
+    this.take(taskId)?.fail(reason);
   }
 
   /** A task that ended: a late notice for it is not kept. */
   forget(taskId: string): void {
     this.unclaimed.delete(taskId);
+  }
+
+  /** A batch's time came: each of its waits ends without a notice. */
+  private end(batch: WaitBatch): void {
+    this.batches.delete(batch);
+    for (const taskId of batch.tasks) {
+      this.waiters.get(taskId)?.settle(undefined);
+      this.waiters.delete(taskId);
+    }
+  }
+
+  /** Takes the task's wait out of its batch, whose timer goes when no wait is left in it. */
+  private take(taskId: string): { settle: (task: Task | undefined) => void; fail: (reason: unknown) => void } | undefined {
+    const waiter = this.waiters.get(taskId);
+    if (!waiter) return undefined;
+    this.waiters.delete(taskId);
+    const { batch } = waiter;
+    batch.tasks.delete(taskId);
+    if (batch.tasks.size === 0) {
+      clearTimeout(batch.timer);
+      this.batches.delete(batch);
+    }
+    return waiter;
   }
 }
 
@@ -253,7 +308,8 @@ export async function runToolTask(
   { requestOptions, onStatus, notices = new TaskNotices(), definition }: RunTaskOptions,
 ): Promise<CallToolResult> {
   const { signal, timeout } = requestOptions;
-  // Polls go without the signal: the SDK leaves a listener on it per request, and the wait between polls watches it.
+  // Polls go without the signal (the SDK adds and removes a listener on it per request): one listener for the whole
+  // task ends the wait between polls, and the signal is looked at before each.
   const pollOptions: RequestOptions = { timeout };
   const created = await protocol.create(client, tool, args, requestOptions, definition);
   if ("result" in created) return created.result;
@@ -262,6 +318,8 @@ export async function runToolTask(
   const cap = (pollInterval: number | null | undefined): number => Math.min(Math.max(pollInterval ?? POLL.defaultMaxMs, POLL.minMaxMs), POLL.maxMaxMs);
   let delay: number = notices.sent ? cap(task.pollInterval) : POLL.firstMs;
   let changedAt = Date.now();
+  const interrupt = (): void => notices.interrupt(created.taskId, signal?.reason);
+  signal?.addEventListener("abort", interrupt, { once: true });
   try {
     for (;;) {
       if (task.status === "input_required" && protocol.answer) {
@@ -275,7 +333,8 @@ export async function runToolTask(
       } else if (task.status === "cancelled") {
         return { isError: true, content: [{ type: "text", text: `the server cancelled the task${task.statusMessage ? `: ${task.statusMessage}` : ""}` }] };
       }
-      const noticed = await notices.wait(task.taskId, delay, signal);
+      signal?.throwIfAborted();
+      const noticed = await notices.wait(task.taskId, delay);
       if (!noticed && Date.now() - changedAt > timeout) {
         throw new SdkError(SdkErrorCode.RequestTimeout, `task ${task.taskId} did not change status within ${timeout} ms`);
       }
@@ -293,6 +352,8 @@ export async function runToolTask(
       await protocol.cancel(client, task.taskId, { timeout: Math.min(timeout, 5000) }).catch(() => undefined);
     }
     throw error;
+  } finally {
+    signal?.removeEventListener("abort", interrupt);
   }
 }
 

@@ -1,4 +1,6 @@
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
+import { RawRequests } from "../../src/mcp/ext-tasks.js";
 import type { Hub, HubOptions } from "../../src/mcp/hub.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";
@@ -219,4 +221,25 @@ describe("a server that offers task status notifications", () => {
     const methods = await seenOnceIncludes(hub, "listen closed task-1");
     expect(methods).toEqual(expect.arrayContaining(["subscriptions/listen task-1 +tasks", "tasks/get"]));
   }, 30_000);
+
+  it("fails a request of the extension whose response is not JSON-RPC, and hands every other message on", async () => {
+    const passed: JSONRPCMessage[] = [];
+    const transport: Transport = {
+      start: async () => undefined,
+      close: async () => undefined,
+      // Answers each request with an error that is null, then a response for an id of the client's own.
+      send: async (message) => {
+        const id = "id" in message ? message.id : undefined;
+        queueMicrotask(() => {
+          transport.onmessage?.({ jsonrpc: "2.0", id, error: null } as unknown as JSONRPCMessage);
+          transport.onmessage?.({ jsonrpc: "2.0", id: 7, result: {} });
+        });
+      },
+      onmessage: (message) => void passed.push(message),
+    };
+    const raw = new RawRequests(transport, { protocolVersion: "2026-07-28", clientInfo: { name: "t", version: "1" }, clientCapabilities: {} });
+    await expect(raw.request("tasks/get", { taskId: "t1" }, { timeout: 5000 })).rejects.toThrow(/^tasks\/get: not a JSON-RPC response: /);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(passed).toEqual([{ jsonrpc: "2.0", id: 7, result: {} }]);
+  });
 });

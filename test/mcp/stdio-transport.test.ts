@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
 import { ProcessGroupTransport } from "../../src/mcp/stdio-transport.js";
-import { expectNoChildren, fixture } from "./processes.js";
+import { expectNoChildren, fixture, waitUntil } from "./processes.js";
 
 /**
  * The timers of `ms` started while `work` runs that were never cleared: each would keep a
@@ -52,5 +52,27 @@ describe("closing a stdio server leaves no timer behind", () => {
       await hub.close();
     });
     expect(left).toBe(0);
+  });
+});
+
+describe("what a server writes on stdout", () => {
+  it("hands on JSON-RPC objects and reports every other line as not JSON-RPC, the server living on", async () => {
+    const lines = ['{"status":"ok"}', "[1,2]", '"text"', "null", '{"jsonrpc":"1.0","method":"x"}', '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}'];
+    const script = `process.stdout.write(${JSON.stringify(lines.join("\n") + "\n")}); process.stdin.resume();`;
+    const transport = new ProcessGroupTransport({ command: process.execPath, args: ["-e", script], graceMs: 300 });
+    const messages: unknown[] = [];
+    const errors: Error[] = [];
+    transport.onmessage = (message) => messages.push(message);
+    transport.onerror = (error) => errors.push(error);
+    await transport.start();
+    try {
+      await waitUntil(() => messages.length + errors.length === lines.length, 10_000, "every line");
+      expect(messages).toEqual([JSON.parse(lines[5] as string)]);
+      expect(errors.map((error) => [error.name, error.message])).toEqual(
+        lines.slice(0, 5).map((line) => ["SyntaxError", `not a JSON-RPC 2.0 message: ${line}`]),
+      );
+    } finally {
+      await transport.close();
+    }
   });
 });

@@ -30,13 +30,13 @@ describe("task status notifications", () => {
   it("keep a bounded number of notices no wait has claimed, the newest", async () => {
     const notices = new TaskNotices();
     for (let i = 0; i < 1000; i++) notices.notify(task(`t${i}`));
-    expect(await notices.wait("t999", 5000, undefined)).toMatchObject({ taskId: "t999" });
-    expect(await notices.wait("t0", 1, undefined)).toBeUndefined();
+    expect(await notices.wait("t999", 5000)).toMatchObject({ taskId: "t999" });
+    expect(await notices.wait("t0", 1)).toBeUndefined();
   });
 
   it("hand a notice to the wait for its task only", async () => {
     const notices = new TaskNotices();
-    const waiting = notices.wait("a", 5000, undefined);
+    const waiting = notices.wait("a", 5000);
     notices.notify(task("b", "working"));
     notices.notify(task("a", "input_required"));
     expect(await waiting).toMatchObject({ taskId: "a", status: "input_required" });
