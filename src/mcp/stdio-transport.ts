@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import { JSONRPCMessageSchema, JSONRPCResponseSchema } from "@modelcontextprotocol/core";
 import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { spawnInGroup } from "./group-spawn.js";
@@ -182,7 +182,12 @@ export class ProcessGroupTransport implements Transport {
   private receive(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      const parsed: unknown = JSON.parse(line);
+      // A reply (most of what a server sends) is held to the response schemas alone: the message union tries
+      // request and notification first, and each branch that fails builds its error messages. Without
+      // "method" those two never match, so the outcome is the union's; anything else gets the union and its error.
+      const reply = typeof parsed === "object" && parsed !== null && !("method" in parsed) ? JSONRPCResponseSchema.safeParse(parsed).data : undefined;
+      message = reply ?? JSONRPCMessageSchema.parse(parsed);
     } catch (error) {
       this.onerror?.(error as Error);
       return;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import { Hub } from "../../src/mcp/hub.js";
 import { ProcessGroupTransport } from "../../src/mcp/stdio-transport.js";
 import { expectNoChildren, fixture } from "./processes.js";
@@ -52,5 +53,30 @@ describe("closing a stdio server leaves no timer behind", () => {
       await hub.close();
     });
     expect(left).toBe(0);
+  });
+});
+
+describe("reading what a server writes", () => {
+  it("hands over replies, error replies, requests and notifications as the message union reads them, and refuses a reply with a stray key", async () => {
+    const lines = [
+      { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "hi" }], _meta: { note: 1 } } },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "no such method" } },
+      { jsonrpc: "2.0", id: 3, method: "roots/list" },
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } },
+      { jsonrpc: "2.0", id: 4, result: {}, stray: true },
+    ];
+    const text = lines.map((line) => JSON.stringify(line)).join("\n") + "\n";
+    const script = `process.stdout.write(${JSON.stringify(text)}); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`;
+    const transport = new ProcessGroupTransport({ command: process.execPath, args: ["-e", script] });
+    const messages: unknown[] = [];
+    const errors: Error[] = [];
+    transport.onmessage = (message) => messages.push(message);
+    transport.onerror = (error) => errors.push(error);
+    await transport.start();
+    await vi.waitFor(() => expect(messages.length + errors.length).toBe(lines.length));
+    await transport.close();
+    expect(messages).toEqual(lines.slice(0, 4).map((line) => JSONRPCMessageSchema.parse(line)));
+    expect(errors).toHaveLength(1);
+    expect(JSONRPCMessageSchema.safeParse(lines[4]).success).toBe(false);
   });
 });
