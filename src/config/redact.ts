@@ -63,7 +63,16 @@ export function maskSecrets(text: string): string {
  * model and the terminal otherwise. The same object when nothing was masked.
  */
 export function maskSecretsIn<T>(value: T): T {
-  return secrets.size === 0 ? value : (maskValue(value) as T);
+  // Looked for first, without copying: a large result that quotes no secret (nearly all) is not rebuilt.
+  return secrets.size === 0 || !holdsSecret(value) ? value : (maskValue(value) as T);
+}
+
+function holdsSecret(value: unknown): boolean {
+  if (typeof value === "string") return maskSecrets(value) !== value;
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(holdsSecret);
+  for (const key in value) if (Object.hasOwn(value, key) && holdsSecret((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 function maskValue(value: unknown): unknown {

