@@ -34,18 +34,8 @@ export function headerDeclarationFault(inputSchema: unknown): string | undefined
       if (fault) return fault;
     }
     for (const [keyword, value] of Object.entries(schema)) {
-      const children: [string, unknown][] =
-        keyword === "properties" && typeof value === "object" && value !== null && !Array.isArray(value)
-          ? Object.entries(value)
-          : !UNREACHABLE.has(keyword)
-            ? []
-            : Array.isArray(value)
-              ? value.map((branch) => [keyword, branch])
-              : NAMED.has(keyword) && typeof value === "object" && value !== null
-                ? Object.values(value).map((branch) => [keyword, branch])
-                : [[keyword, value]];
       const named = keyword === "properties";
-      for (const [name, child] of children) {
+      for (const [name, child] of subschemas(keyword, value)) {
         const fault = visit(child, [...path, named ? name : `<${keyword}>`], reachable && named);
         if (fault) return fault;
       }
@@ -53,6 +43,15 @@ export function headerDeclarationFault(inputSchema: unknown): string | undefined
     return undefined;
   };
   return visit(inputSchema, [], true);
+}
+
+/** The subschemas under one keyword of a schema, each with its property name (under `properties`) or its keyword. */
+function subschemas(keyword: string, value: unknown): [string, unknown][] {
+  const isMap = typeof value === "object" && value !== null && !Array.isArray(value);
+  if (keyword === "properties") return isMap ? Object.entries(value) : [];
+  if (!UNREACHABLE.has(keyword)) return [];
+  const branches = Array.isArray(value) ? value : isMap && NAMED.has(keyword) ? Object.values(value) : [value];
+  return branches.map((branch: unknown) => [keyword, branch]);
 }
 
 function declarationFault(schema: Record<string, unknown>, path: string[], reachable: boolean, seen: Map<string, string>): string | undefined {
