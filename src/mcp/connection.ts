@@ -22,6 +22,7 @@ import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js"
 import type { ToolTaskProtocol } from "./tasks.js";
 import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
+import { headerDeclarationFault } from "./tool-headers.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 
@@ -683,7 +684,8 @@ export class Connection {
       return listing.entries;
     };
     if (kind === "tools") {
-      this.tools = capabilities.tools ? entries(await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools)) : [];
+      const tools = capabilities.tools ? entries(await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools)) : [];
+      this.tools = this.state.transport === "streamable-http" && client.getProtocolEra() === "modern" ? this.withValidHeaders(tools) : tools;
     } else if (kind === "resources") {
       [this.resources, this.resourceTemplates, this.skills] = capabilities.resources
         ? await Promise.all([
@@ -730,6 +732,18 @@ export class Connection {
       const name = (entry as { name?: unknown }).name;
       this.options.log.write(this.name, `${method}: left out "${typeof name === "string" ? name : "?"}": ${tooDeep("its entry")}`);
       return false;
+    });
+  }
+
+  /**
+   * The tools whose x-mcp-header declarations are valid: on Streamable HTTP in 2026-07-28 a client MUST leave
+   * out the others (it could not send their headers), each with a log line naming it and why.
+   */
+  private withValidHeaders(tools: Tool[]): Tool[] {
+    return tools.filter((tool) => {
+      const fault = headerDeclarationFault(tool.inputSchema);
+      if (fault) this.options.log.write(this.name, `tools/list: left out ${JSON.stringify(tool.name)}: ${fault}`);
+      return !fault;
     });
   }
 

@@ -1,9 +1,12 @@
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CallToolResult } from "../../src/mcp/types.js";
+import { conformance, expectCleanPass } from "../support/conformance.js";
 import { readBody } from "../support/read-body.js";
 import { hubPerTest } from "./hub-per-test.js";
 
@@ -11,11 +14,12 @@ import { hubPerTest } from "./hub-per-test.js";
  * What toolbridge puts on the HTTP requests of a 2026-07-28 server, against a real v2 server (stateless
  * Streamable HTTP, in this process) behind a front that notes every request and can refuse some:
  * the Mcp-Param-* headers mirroring the arguments a tool declares with x-mcp-header (SEP-2243), and
+ * the tools left out of the list for an invalid x-mcp-header declaration, and
  * the one retry a -32022 (unsupported protocol version) answer to the server/discover probe asks for (SEP-2575).
  */
 
 const MODERN = "2026-07-28";
-const { connect } = hubPerTest("toolbridge-http-headers-");
+const { connect, stderrLogFile } = hubPerTest("toolbridge-http-headers-");
 
 interface Seen {
   method: string;
@@ -121,6 +125,83 @@ describe("Mcp-Param-* headers for a tool that declares x-mcp-header (SEP-2243)",
       "mcp-param-lookalike": base64("=?base64?abc?="),
     });
   }, 20_000);
+});
+
+/** Tools whose x-mcp-header declarations break a rule of SEP-2243, each named for the rule. */
+const INVALID_TOOLS: Record<string, { schema: Record<string, unknown>; why: string }> = {
+  empty_name: { schema: { type: "object", properties: { v: header("") } }, why: 'x-mcp-header of property "v" is not a non-empty string' },
+  not_a_string: { schema: { type: "object", properties: { v: { type: "string", "x-mcp-header": 7 } } }, why: 'x-mcp-header of property "v" is not a non-empty string' },
+  space_in_name: { schema: { type: "object", properties: { v: header("My Region") } }, why: 'x-mcp-header "My Region" of property "v" is not an HTTP header name (RFC 9110 token)' },
+  colon_in_name: { schema: { type: "object", properties: { v: header("Region:Primary") } }, why: 'x-mcp-header "Region:Primary" of property "v" is not an HTTP header name' },
+  crlf_in_name: {
+    schema: { type: "object", properties: { v: header("Region\r\nX-Injected: 1") } },
+    why: 'x-mcp-header "Region\\r\\nX-Injected: 1" of property "v" is not an HTTP header name',
+  },
+  non_ascii_name: { schema: { type: "object", properties: { v: header("Région") } }, why: 'x-mcp-header "R\\u00e9gion" of property "v" is not an HTTP header name' },
+  number_typed: {
+    schema: { type: "object", properties: { score: { type: "number", "x-mcp-header": "Score" } } },
+    why: 'x-mcp-header "Score" is on property "score" of type "number": only string, integer and boolean can be headers',
+  },
+  object_typed: { schema: { type: "object", properties: { data: { type: "object", "x-mcp-header": "Data" } } }, why: 'of type "object": only string, integer and boolean' },
+  untyped: { schema: { type: "object", properties: { v: { "x-mcp-header": "V" } } }, why: 'x-mcp-header "V" is on property "v" of type (none)' },
+  same_name_other_case: {
+    schema: { type: "object", properties: { a: header("MyField"), b: header("myfield") } },
+    why: 'x-mcp-header "myfield" of property "b" repeats "MyField" (header names ignore case)',
+  },
+  on_the_root: { schema: { type: "object", "x-mcp-header": "Root", properties: {} }, why: "x-mcp-header on the schema's root, which is not reached through \"properties\" alone" },
+  under_items: {
+    schema: { type: "object", properties: { list: { type: "array", items: header("Item") } } },
+    why: 'x-mcp-header on property "list.<items>", which is not reached through "properties" alone',
+  },
+  under_any_of: {
+    schema: { type: "object", properties: { v: { anyOf: [{ type: "object", properties: { w: header("W") } }] } } },
+    why: 'x-mcp-header on property "v.<anyOf>.w", which is not reached through "properties" alone',
+  },
+  under_defs: { schema: { type: "object", $defs: { id: header("Id") }, properties: { id: { $ref: "#/$defs/id" } } }, why: 'property "<$defs>"' },
+};
+
+describe("tools whose x-mcp-header declarations are invalid (SEP-2243)", () => {
+  it("are left out of the list, each with one log line naming it and why, while a valid tool is kept and still called with its headers", async () => {
+    const listed = [
+      { name: "route", description: "Echoes its arguments", inputSchema: ROUTE_SCHEMA },
+      ...Object.entries(INVALID_TOOLS).map(([name, { schema }]) => ({ name, inputSchema: schema })),
+    ];
+    const { url, seen } = await serve((entry, id, res) => {
+      if (entry.method !== "tools/list") return false;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id, result: { resultType: "complete", ttlMs: 0, cacheScope: "private", tools: listed } }));
+      return true;
+    });
+    const hub = await connect({ remote: { url } });
+    expect(hub.servers()[0]).toMatchObject({ status: "connected", protocolVersion: MODERN, toolCount: 1 });
+    expect(hub.tools().map((tool) => tool.name)).toEqual(["route"]);
+
+    const log = existsSync(stderrLogFile) ? readFileSync(stderrLogFile, "utf8") : "";
+    const lines = log.split("\n").filter((line) => line.includes("tools/list: left out"));
+    expect(lines).toHaveLength(Object.keys(INVALID_TOOLS).length);
+    for (const [name, { why }] of Object.entries(INVALID_TOOLS)) {
+      expect(lines.filter((line) => line.includes(`[remote] tools/list: left out "${name}": `) && line.includes(why)), name).toHaveLength(1);
+    }
+
+    const args = { region: "ap-south1", priority: 3 };
+    const result: CallToolResult = await hub.callTool("route", args);
+    expect(result.isError).toBeFalsy();
+    const call = seen.filter((entry) => entry.method === "tools/call").at(-1);
+    expect(call?.headers).toMatchObject({ "mcp-name": "route", "mcp-param-region": "ap-south1", "mcp-param-priority": "3" });
+    await expect(hub.callTool("number_typed", { score: 1.5 })).rejects.toThrow(/number_typed/);
+    expect(seen.filter((entry) => entry.method === "tools/call")).toHaveLength(1);
+  }, 20_000);
+
+  // Its client (test/support/conformance-client.ts) calls every tool the hub offers: any invalid one left in fails a check.
+  it("pass the conformance scenario http-invalid-tool-headers (0.2.0-alpha.12) with no failure and no warning", async () => {
+    const client = fileURLToPath(new URL("../support/conformance-client.ts", import.meta.url));
+    const command = `${process.execPath} --import tsx ${client}`;
+    const { output } = await conformance(["client", "--command", command, "--scenario", "http-invalid-tool-headers", "--timeout", "60000"], 90_000, "next");
+    expectCleanPass(output);
+    // The valid tool was offered and called, and each of the 11 invalid ones was not.
+    expect(output).toMatch(/\[sep-2243-client-reject-invalid-tool\s*\] SUCCESS Client MUST keep valid tools/);
+    expect(output).toContain("Passed: 12/12");
+  }, 100_000);
 });
 
 describe("a -32022 answer to the server/discover probe (SEP-2575)", () => {

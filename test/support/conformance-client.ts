@@ -46,6 +46,8 @@ const calls: Record<string, (tools: readonly HubTool[]) => ToolCall[]> = {
   "sse-retry": () => [call("test_reconnection")],
   "sep-2322-client-request-state": () =>
     ["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"].map((name) => call(name)),
+  // Every tool the hub offers, as a model might call it: the suite fails any call to a tool it declared invalid.
+  "http-invalid-tool-headers": (tools) => tools.map((tool) => call(tool.name, { region: "us-east1" })),
   // Hands back the schema as the hub listed it, for the suite to compare with what it sent.
   "json-schema-2020-12-preservation": (tools) => [
     call("json_schema_echo", { schema: tools.find((tool) => tool.originalName === "json_schema_2020_12_tool")?.inputSchema ?? {} }),
