@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import { readBoundedBody } from "./bounded-body.js";
+import { httpFetch } from "./http-fetch.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
 import { openAIGenerationFields, thinkingFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
@@ -324,7 +325,7 @@ function credentialsApart(baseURL: string): { url: string; basic?: string } {
  * into `{"error": ...}` so the server's words reach the user.
  */
 async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
+  const response = await httpFetch(input, init);
   if (response.ok) return response;
   const { text } = await readBoundedBody(response.body, MAX_ERROR_BODY_BYTES);
   const headers = new Headers(response.headers);
