@@ -64,7 +64,11 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
-/** The answer's bytes as a web stream: the socket is read only as fast as the stream is. */
+/**
+ * The answer's bytes as a web stream: the socket is read only as fast as the stream is, with
+ * up to 64 KiB waiting, so that the events of one read (a server writes each event as a chunk
+ * of its own) reach the reader in one go.
+ */
 function bodyStream(res: IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   /** The stream is closed, errored or cancelled: the socket's last events go nowhere. */
   let over = false;
@@ -109,7 +113,7 @@ function bodyStream(res: IncomingMessage, signal: AbortSignal | undefined): Read
         res.destroy();
       },
     },
-    { highWaterMark: 1 },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
 }
 
