@@ -45,7 +45,9 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
   const location = response.headers.location;
   if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
     response.destroy();
-    return fetch(new URL(location, url), init);
+    // As fetch follows: a 303, and a 301 or 302 of a POST, become a GET without the body.
+    const asGet = response.statusCode === 303 || (response.statusCode <= 302 && method === "POST");
+    return fetch(new URL(location, url), asGet ? { ...init, method: "GET", body: null } : init);
   }
   const status = response.statusCode ?? 0;
   const responseHeaders = new Headers();

@@ -140,11 +140,13 @@ describe("httpFetch", () => {
     await expect(readAll((await httpFetch(url)).body)).rejects.toMatchObject({ name: "TypeError", message: "terminated" });
   });
 
-  it("follows a redirect, as fetch does", async () => {
-    const url = await serving((req, res) => {
+  it("follows a redirect, as fetch does: a 303 after a POST with a GET", async () => {
+    const url = await serving((req, res, body) => {
       if (req.url === "/old") res.writeHead(307, { location: "/new" }).end();
-      else res.end(`at ${req.url}`);
+      else if (req.url === "/form") res.writeHead(303, { location: "/done" }).end();
+      else res.end(`${req.method} ${req.url} ${body.length}`);
     });
-    expect(await (await httpFetch(`${url}/old`)).text()).toBe("at /new");
+    expect(await (await httpFetch(`${url}/old`)).text()).toBe("GET /new 0");
+    expect(await (await httpFetch(`${url}/form`, { method: "POST", body: "x=1" })).text()).toBe("GET /done 0");
   });
 });
