@@ -36,6 +36,8 @@ interface Case {
   call?: { tool: string; args: Record<string, unknown> };
   /** The model itself is the hostile peer on every other message. */
   model?: (res: ServerResponse) => void;
+  /** More of the chat's `llm` settings. */
+  llm?: Record<string, unknown>;
 }
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
@@ -68,6 +70,8 @@ const CASES: Case[] = [
     },
   },
   { name: "model sends one 20 MB SSE event", model: (res) => oneLargeEvent(res, 20) },
+  // The answer kept, and sent back with the conversation on the next message.
+  { name: "model sends one 20 MB SSE event, kept (llm.maxAnswerChars 32 Mi)", model: (res) => oneLargeEvent(res, 20), llm: { maxAnswerChars: 32 * 1024 * 1024 } },
   { name: "model sends one 50 MB SSE event", model: (res) => oneLargeEvent(res, 50) },
 ];
 
@@ -186,7 +190,7 @@ async function soak(hostile: Case): Promise<Outcome> {
       servers.hostile = { command: process.execPath, args: [`${FIXTURES}${file}`, ...args], trust: true };
     }
     const config = join(dir, "toolbridge.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: servers, llm: { provider: "openai-compatible", baseURL: `${model.url}/v1`, model: "m", maxIterations: 5 } }));
+    writeFileSync(config, JSON.stringify({ mcpServers: servers, llm: { provider: "openai-compatible", baseURL: `${model.url}/v1`, model: "m", maxIterations: 5, ...hostile.llm } }));
     const child = spawn(process.execPath, [CLI, "chat", "--config", config], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "", HOME: dir, TMPDIR: dir, NO_COLOR: "1" },

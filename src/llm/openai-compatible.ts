@@ -1,6 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import { readBoundedBody } from "./bounded-body.js";
+import { httpFetch } from "./http-fetch.js";
+import { jsonBody } from "./json-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
 import { openAIGenerationFields, thinkingFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
 import { RequestControl } from "./request-control.js";
@@ -120,7 +122,11 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
   /** The request made; a server that refuses `strict` is asked once more without it, and that is remembered. */
   private async open(request: ChatRequest, signal: AbortSignal): Promise<Response> {
     const strict = this.sendsStrict(request);
-    const send = (withStrict: boolean) => this.client.chat.completions.create(this.requestBody(request, withStrict), { signal }).asResponse();
+    // The SDK would copy the whole conversation into one JSON string; a large one is written as it is sent.
+    const send = (withStrict: boolean) => {
+      const { body, length } = jsonBody(this.requestBody(request, withStrict));
+      return this.client.post("/chat/completions", { body, headers: { "content-type": "application/json", "content-length": String(length) }, stream: true, signal }).asResponse();
+    };
     try {
       return await send(strict);
     } catch (err) {
@@ -324,7 +330,7 @@ function credentialsApart(baseURL: string): { url: string; basic?: string } {
  * into `{"error": ...}` so the server's words reach the user.
  */
 async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
+  const response = await httpFetch(input, init);
   if (response.ok) return response;
   const { text } = await readBoundedBody(response.body, MAX_ERROR_BODY_BYTES);
   const headers = new Headers(response.headers);

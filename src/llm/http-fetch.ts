@@ -1,0 +1,137 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+
+/**
+ * A `fetch` for the SDKs' requests to a model server, made with node:http over its keep-alive
+ * global agents (which also follow the proxy settings Node is given). The global fetch (undici)
+ * costs about as much CPU per streamed request as the rest of the gateway's turn; this one
+ * hands the answer's bytes to a web stream as they come, paused while nobody reads them.
+ * The request's body is a string, bytes or a web stream (sent as it is read); anything else
+ * (a Request, a form, a Blob) and a redirect go to the global fetch. It asks for no content
+ * encoding, so the body arrives as sent.
+ */
+export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const body = init.body ?? undefined;
+  if (input instanceof Request || !(body === undefined || typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream)) {
+    return fetch(input, init);
+  }
+  const url = typeof input === "string" ? new URL(input) : input;
+  if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
+  const signal = init.signal ?? undefined;
+  signal?.throwIfAborted();
+  const headers: Record<string, string> = {};
+  (init.headers instanceof Headers ? init.headers : new Headers(init.headers)).forEach((value, name) => (headers[name] = value));
+  if (typeof body === "string" || body instanceof Uint8Array) headers["content-length"] = String(Buffer.byteLength(body));
+  const method = init.method ?? "GET";
+
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method, headers });
+    const onAbort = () => req.destroy(abortReason(signal));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.once("response", (res) => {
+      // From here the body's stream answers for the abort.
+      signal?.removeEventListener("abort", onAbort);
+      resolve(res);
+    });
+    // Errors after the answer began (a reset mid-body) are the body's stream's to report.
+    req.on("error", (error) => {
+      signal?.removeEventListener("abort", onAbort);
+      reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error }));
+    });
+    if (body instanceof ReadableStream) void sendStream(body, req);
+    else req.end(body);
+  });
+
+  const location = response.headers.location;
+  if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
+    response.destroy();
+    // As fetch follows: a 303, and a 301 or 302 of a POST, become a GET without the body.
+    const asGet = response.statusCode === 303 || (response.statusCode <= 302 && method === "POST");
+    return fetch(new URL(location, url), asGet ? { ...init, method: "GET", body: null } : init);
+  }
+  const status = response.statusCode ?? 0;
+  const responseHeaders = new Headers();
+  const raw = response.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i] as string, raw[i + 1] as string);
+  const nullBody = status === 204 || status === 205 || status === 304 || method === "HEAD";
+  if (nullBody) response.resume();
+  return new Response(nullBody ? null : bodyStream(response, signal), { status, statusText: response.statusMessage ?? "", headers: responseHeaders });
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** What an aborted fetch rejects with: the signal's reason, an AbortError unless the caller gave one. */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
+}
+
+/**
+ * The answer's bytes as a web stream: the socket is read only as fast as the stream is, with
+ * up to 64 KiB waiting, so that the events of one read (a server writes each event as a chunk
+ * of its own) reach the reader in one go.
+ */
+function bodyStream(res: IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  /** The stream is closed, errored or cancelled: the socket's last events go nowhere. */
+  let over = false;
+  const finish = () => {
+    over = true;
+    signal?.removeEventListener("abort", onAbort);
+  };
+  let onAbort = () => undefined as void;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onAbort = () => {
+          finish();
+          controller.error(abortReason(signal));
+          res.destroy();
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        res.on("data", (chunk: Buffer) => {
+          if (over) return;
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) res.pause();
+        });
+        res.once("end", () => {
+          if (over) return;
+          finish();
+          controller.close();
+        });
+        // The connection closed or failed before the body ended: what undici says then.
+        res.once("close", () => {
+          if (over) return;
+          finish();
+          controller.error(new TypeError("terminated", { cause: res.errored ?? new Error("other side closed") }));
+        });
+        res.on("error", () => undefined);
+      },
+      pull() {
+        res.resume();
+      },
+      cancel() {
+        finish();
+        res.destroy();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** A streamed request body, written as it is read and as fast as the socket takes it. */
+async function sendStream(body: ReadableStream<Uint8Array>, req: ReturnType<typeof httpRequest>): Promise<void> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || req.destroyed) break;
+      if (!req.write(value)) await new Promise((resolve) => req.once("drain", resolve).once("close", resolve));
+    }
+    req.end();
+  } catch (error) {
+    req.destroy(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    reader.releaseLock();
+  }
+}

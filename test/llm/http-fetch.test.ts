@@ -1,0 +1,152 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { httpFetch } from "../../src/llm/http-fetch.js";
+
+/** The upstream fetch against real node:http servers, some of them hostile. */
+
+let server: Server | undefined;
+let connections = 0;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+  connections = 0;
+});
+
+async function serving(handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): Promise<string> {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handler(req, res, Buffer.concat(chunks)));
+  });
+  server.on("connection", () => connections++);
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+async function readAll(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const reader = body!.getReader();
+  const chunks: Uint8Array[] = [];
+  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+describe("httpFetch", () => {
+  it("sends the method, headers and body, and answers status, headers and body as fetch does", async () => {
+    const url = await serving((req, res, body) => {
+      res.writeHead(201, "Made", { "content-type": "application/json", "x-seen": `${req.method} ${req.headers["x-key"]} ${req.headers["content-length"]}` });
+      res.end(JSON.stringify({ got: JSON.parse(body.toString()) }));
+    });
+    const response = await httpFetch(`${url}/v1/things`, { method: "POST", headers: new Headers({ "x-key": "k1" }), body: JSON.stringify({ a: "é" }) });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe("Made");
+    expect(response.headers.get("x-seen")).toBe("POST k1 10");
+    expect(await response.json()).toEqual({ got: { a: "é" } });
+  });
+
+  it("reuses one connection for requests one after another", async () => {
+    const url = await serving((_req, res) => res.end("ok"));
+    for (let i = 0; i < 3; i++) expect(await (await httpFetch(url)).text()).toBe("ok");
+    expect(connections).toBe(1);
+  });
+
+  it("streams the answer as it comes, before the server has ended it", async () => {
+    let finish: (() => void) | undefined;
+    const url = await serving((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: first\n\n");
+      finish = () => res.end("data: last\n\n");
+    });
+    const reader = (await httpFetch(url)).body!.getReader();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
+    finish?.();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: last\n\n");
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("reads an endless answer no faster than it is consumed, and cancelling closes the connection", async () => {
+    let written = 0;
+    let closed = false;
+    const url = await serving((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const piece = Buffer.alloc(64 * 1024, 0x61);
+      const pump = () => {
+        while (!res.destroyed) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once("drain", pump);
+        }
+      };
+      res.on("close", () => (closed = true));
+      pump();
+    });
+    const reader = (await httpFetch(url)).body!.getReader();
+    await reader.read();
+    // Once the socket's buffers are full, the server can write no more.
+    let before = -1;
+    while (written !== before && written < 16 * 1024 * 1024) {
+      before = written;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    await reader.cancel();
+    await expect.poll(() => closed).toBe(true);
+  });
+
+  it("sends a streamed request body as it is read", async () => {
+    const url = await serving((req, res, body) => res.end(`${req.headers["transfer-encoding"]} ${body.toString()}`));
+    const parts = ["one ", "two ", "three"];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const part = parts.shift();
+        if (part === undefined) controller.close();
+        else controller.enqueue(Buffer.from(part));
+      },
+    });
+    const response = await httpFetch(url, { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(await response.text()).toBe("chunked one two three");
+  });
+
+  it("rejects with the abort's reason when aborted before the answer, and errors the body when aborted during it", async () => {
+    const url = await serving((req, res) => {
+      if (req.url === "/slow") return;
+      res.writeHead(200);
+      res.write("part");
+    });
+    const early = new AbortController();
+    const pending = httpFetch(`${url}/slow`, { signal: early.signal });
+    setTimeout(() => early.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+
+    const late = new AbortController();
+    const reader = (await httpFetch(url, { signal: late.signal })).body!.getReader();
+    await reader.read();
+    late.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("says fetch failed, with the socket's error as the cause, when nothing listens", async () => {
+    const url = await serving(() => undefined);
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    await expect(httpFetch(url)).rejects.toMatchObject({ name: "TypeError", message: "fetch failed", cause: { code: "ECONNREFUSED" } });
+  });
+
+  it("errors the body as terminated when the server cuts the connection mid-answer", async () => {
+    const url = await serving((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: half", () => (res.socket as Socket).destroy());
+    });
+    await expect(readAll((await httpFetch(url)).body)).rejects.toMatchObject({ name: "TypeError", message: "terminated" });
+  });
+
+  it("follows a redirect, as fetch does: a 303 after a POST with a GET", async () => {
+    const url = await serving((req, res, body) => {
+      if (req.url === "/old") res.writeHead(307, { location: "/new" }).end();
+      else if (req.url === "/form") res.writeHead(303, { location: "/done" }).end();
+      else res.end(`${req.method} ${req.url} ${body.length}`);
+    });
+    expect(await (await httpFetch(`${url}/old`)).text()).toBe("GET /new 0");
+    expect(await (await httpFetch(`${url}/form`, { method: "POST", body: "x=1" })).text()).toBe("GET /done 0");
+  });
+});
