@@ -1,12 +1,10 @@
-import { CallToolRequestParamsSchema } from "@modelcontextprotocol/core";
 import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
-import type { CallToolRequestParams, CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
 import { TASKS_EXTENSION_ID } from "../mcp/ext-tasks.js";
-import { declaresTasksExtension, serveTaskRequests, type TaskStore } from "../mcp/ext-tasks-server.js";
+import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -29,7 +27,7 @@ export interface HubServerPolicy {
  *
  * It serves the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) from `tasks`, the store of the
  * endpoint (one for every server instance it makes): a call that declares the extension, of a tool that may run as
- * a task, runs in the background as one (see callAsTask).
+ * a task, runs in the background as one (see runsAsTask).
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
@@ -43,7 +41,8 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     await hub.currentTools();
     return { tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) };
   });
-  const callTool = async (params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult | Record<string, unknown>> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const params = request.params;
     const tool = offered().find((candidate) => candidate.name === params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     if (!policy.verdict(tool).allowed) {
@@ -51,13 +50,15 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     }
     const args = params.arguments ?? {};
     if (declaresTasksExtension(ctx) && runsAsTask(tool, hub)) {
-      return tasks.start(async (signal) => {
+      const task = tasks.start(async (signal) => {
         try {
           return await hub.callTool(tool.name, args, { signal });
         } catch (error) {
           return callFailed(tool, error);
         }
       });
+      // No CallToolResult, but taken for one by the SDK, which adds an empty content (answerTasksFlat takes it off).
+      return task as unknown as CallToolResult;
     }
     const round = relayedRound(server, ctx);
     try {
@@ -66,16 +67,9 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       throwRefusedRound(error, round);
       return callFailed(tool, error);
     }
-  };
-  // The SDK's own tools/call handler holds its result to a CallToolResult, and a task is none: tools/call is
-  // served from the fallback handler, with its params checked here.
-  server.fallbackRequestHandler = async (request, ctx) => {
-    if (request.method !== "tools/call") throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const params = CallToolRequestParamsSchema.safeParse(request.params);
-    if (!params.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid tools/call params: ${z.prettifyError(params.error)}`);
-    return callTool(params.data, ctx);
-  };
+  });
   serveTaskRequests(server, tasks);
+  answerTasksFlat(server);
 
   server.setRequestHandler('resources/list', async () => ({ resources: readable(await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
   server.setRequestHandler('resources/templates/list', async () => ({

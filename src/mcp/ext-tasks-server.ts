@@ -1,15 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { CallToolResult, ClientCapabilities, Server, ServerContext } from "@modelcontextprotocol/server";
+import type { CallToolResult, ClientCapabilities, JSONRPCMessage, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
 import { MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS_EXTENSION_ID, type DetailedTask } from "./ext-tasks.js";
 
 /**
  * The server side of the MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, 2026-07-28), on SDK v2's
- * server package, which has none: the SDK's own `tools/call` handler holds its result to a CallToolResult, so a
- * server that may answer with a task serves `tools/call` from its `fallbackRequestHandler`, and `tasks/get`,
- * `tasks/update` and `tasks/cancel` are custom request handlers. Imports only the SDK, like the client side
- * (ext-tasks.ts); the test server the extension's tests and conformance scenarios use shares its checks.
+ * server package, which has none: `tasks/get`, `tasks/update` and `tasks/cancel` are custom request handlers, and
+ * the SDK's own `tools/call` handler, which holds its result to a CallToolResult, lets a flat CreateTaskResult
+ * through with an empty `content` added, taken off again on the way out (answerTasksFlat). That handler is kept
+ * rather than `fallbackRequestHandler` (the test server's way), since a fallback answers every method that has
+ * no handler: an unknown method then gets an in-band error, not HTTP 404, and a 2025-11-25 client loses the SDK's
+ * own shim that puts an `input_required` result to it as requests. Imports only the SDK, like the client side
+ * (ext-tasks.ts); the extension's test server shares its checks.
  */
 
 /** Whether a request declares the extension in its per-request capabilities (the 2026-07-28 `_meta` envelope). */
@@ -37,6 +40,9 @@ export interface TaskStoreOptions {
   /** The poll interval suggested to clients (500 ms). */
   pollIntervalMs?: number;
 }
+
+/** A `tools/call` answered with a task (SEP-2663's flat CreateTaskResult). */
+export type CreatedTask = DetailedTask & { resultType: "task" };
 
 const DEFAULT_MAX_TASKS = 256;
 const DEFAULT_TTL_MS = 60 * 60_000;
@@ -70,7 +76,7 @@ export class TaskStore {
    * Starts `run` as a new task and returns the flat CreateTaskResult to answer the `tools/call` with. `run`'s
    * rejection fails the task with the error's code (a number) and message; the task's cancellation aborts its signal.
    */
-  start(run: (signal: AbortSignal) => Promise<CallToolResult>): Record<string, unknown> {
+  start(run: (signal: AbortSignal) => Promise<CallToolResult>): CreatedTask {
     this.expire();
     if (this.held.size >= this.maxTasks) {
       throw new ProtocolError(
@@ -154,4 +160,24 @@ export function serveTaskRequests(server: Server, store: TaskStore): void {
     store.cancel(taskId);
     return {};
   });
+}
+
+/**
+ * Takes off the `content` the SDK's tools/call handler adds to a task it answers with (an empty array, as to a
+ * tool result without content), so the client gets the flat CreateTaskResult SEP-2663 defines. Call before the
+ * server connects: it wraps the transport of each connection.
+ */
+export function answerTasksFlat(server: Server): void {
+  const connect = server.connect.bind(server);
+  server.connect = (transport: Transport) => {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(flatTask(message), options);
+    return connect(transport);
+  };
+}
+
+function flatTask(message: JSONRPCMessage): JSONRPCMessage {
+  if (!("result" in message) || message.result.resultType !== "task") return message;
+  const { content, ...task } = message.result;
+  return Array.isArray(content) && content.length === 0 ? { ...message, result: task } : message;
 }

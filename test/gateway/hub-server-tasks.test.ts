@@ -132,6 +132,8 @@ describe("the hub server's task requests, on the wire", () => {
       const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
       const taskId = (result as { taskId: string }).taskId;
       expect(result).toMatchObject({ resultType: "task", status: "working", ttlMs: 3_600_000 });
+      // SEP-2663's flat CreateTaskResult: no content the SDK's tool-result check added.
+      expect(result).not.toHaveProperty("content");
       expect(await upstreamSeen(hub, "tools/call never_ends +tasks")).toContain("tools/call never_ends +tasks");
       for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) {
         expect(await request(method, { taskId }, ENVELOPE)).toMatchObject({
