@@ -103,10 +103,10 @@ describe("the hub server's task requests, on the wire", () => {
   const WITH_TASKS = { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS_EXTENSION_ID]: {} } } };
 
   /** A hub server on a linked pair, its store holding at most `maxTasks`; `request` sends one raw request. */
-  async function served(maxTasks: number) {
+  async function served(maxTasks: number, ttlMs?: number) {
     const hub = await hubs.connect({ jobs: JOBS });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const tasks = new TaskStore({ maxTasks, pollIntervalMs: 50 });
+    const tasks = new TaskStore({ maxTasks, pollIntervalMs: 50, ...(ttlMs !== undefined ? { ttlMs } : {}) });
     const server = createHubServer(hub, { approve: "all", servers: {} }, tasks);
     await server.connect(serverSide);
     const answers = new Map<number, (message: JSONRPCMessage) => void>();
@@ -178,6 +178,23 @@ describe("the hub server's task requests, on the wire", () => {
         `the task store is full: at most 2 tasks are held, each for 3600000 ms from its start; call again later, or without the ${TASKS_EXTENSION_ID} extension`,
       );
       expect(refused.error.message).not.toContain("\n");
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("forgets a task held past its ttl, cancelling its call, and makes room for a new one", async () => {
+    const { hub, request, close } = await served(1, 1_000);
+    try {
+      const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
+      const taskId = (result as { taskId: string }).taskId;
+      expect(await upstreamSeen(hub, "tools/call never_ends +tasks")).toContain("tools/call never_ends +tasks");
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect(await request("tasks/get", { taskId })).toMatchObject({
+        error: { code: -32602, message: `unknown task "${taskId}": never started here, or held past its ttl (1000 ms)` },
+      });
+      expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
+      expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
     } finally {
       await close();
     }
