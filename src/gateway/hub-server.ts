@@ -3,11 +3,13 @@ import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, S
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
+import { TASKS_EXTENSION_ID } from "../mcp/ext-tasks.js";
+import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "tools" | "currentTools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
+export type HubServerSource = Pick<Hub, "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -22,11 +24,15 @@ export interface HubServerPolicy {
  * registry's exposed names (the allow-list applied), resources and prompts of the servers the
  * policy lets be read, prompts under their own names (or `server__name` where two servers
  * offer the same). A call is judged again when it comes: the registry may have changed.
+ *
+ * It serves the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) from `tasks`, the store of the
+ * endpoint (one for every server instance it makes): a call that declares the extension, of a tool that may run as
+ * a task, runs in the background as one (see runsAsTask).
  */
-export function createHubServer(hub: HubServerSource, options: HubServerPolicy): McpServer {
+export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
-  server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } });
+  server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
   const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
@@ -35,20 +41,35 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy):
     await hub.currentTools();
     return { tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) };
   });
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
-    const tool = offered().find((candidate) => candidate.name === request.params.name);
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const params = request.params;
+    const tool = offered().find((candidate) => candidate.name === params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     if (!policy.verdict(tool).allowed) {
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
+    const args = params.arguments ?? {};
+    if (declaresTasksExtension(ctx) && runsAsTask(tool, hub)) {
+      const task = tasks.start(async (signal) => {
+        try {
+          return await hub.callTool(tool.name, args, { signal });
+        } catch (error) {
+          return callFailed(tool, error);
+        }
+      });
+      // No CallToolResult, but taken for one by the SDK, which adds an empty content (answerTasksFlat takes it off).
+      return task as unknown as CallToolResult;
+    }
     const round = relayedRound(server, ctx);
     try {
-      return await hub.relayToolCall(tool.name, request.params.arguments ?? {}, round, { signal: ctx.mcpReq.signal });
+      return await hub.relayToolCall(tool.name, args, round, { signal: ctx.mcpReq.signal });
     } catch (error) {
       throwRefusedRound(error, round);
-      return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
+      return callFailed(tool, error);
     }
   });
+  serveTaskRequests(server, tasks);
+  answerTasksFlat(server);
 
   server.setRequestHandler('resources/list', async () => ({ resources: readable(await hub.resources()).map(({ server: _server, ...resource }) => resource) }));
   server.setRequestHandler('resources/templates/list', async () => ({
@@ -152,6 +173,21 @@ export function serverNotifier(mcp: McpServer): HubChangeNotifier {
     resourcesChanged: () => mcp.sendResourceListChanged(),
     resourceUpdated: (uri) => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined),
   };
+}
+
+/**
+ * Whether a call of `tool` that declares the extension runs as a task: one its server says may (`taskSupport`
+ * optional or required), or, saying nothing, a tool of a server that declares the extension itself. The task's
+ * call is the hub's own: a question the work behind it asks is not relayed to this client.
+ */
+function runsAsTask(tool: HubTool, hub: HubServerSource): boolean {
+  const support = tool.execution?.taskSupport;
+  if (support !== undefined) return support !== "forbidden";
+  return hub.servers().some((state) => state.name === tool.server && state.tasksExtension === true);
+}
+
+function callFailed(tool: HubTool, error: unknown): CallToolResult {
+  return { content: [{ type: "text", text: `Error: calling "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
 }
 
 function isNotFound(error: unknown): boolean {

@@ -10,6 +10,7 @@ import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } fr
 import { handleCountTokens, handleMessages } from "./messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer, publishHubChanges } from "./hub-server.js";
+import { TaskStore } from "../mcp/ext-tasks-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
@@ -96,7 +97,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   let policy: HostPolicy | undefined;
   // The hub as one MCP server, stateless (a server per request) so that replicas need no sessions:
   // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
-  const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings), { maxRequestBodySize: maxBytes });
+  // Its tasks (the tasks extension) outlive the request that started them, so the store is the gateway's.
+  const tasks = new TaskStore();
+  const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings, tasks), { maxRequestBodySize: maxBytes });
   const serveMcp = toNodeHandler(mcp, { maxRequestBodySize: maxBytes });
   // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
   const unpublish = publishHubChanges(options.hub, mcp.notify);
@@ -280,6 +283,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     close: async () => {
       web.close();
       unpublish();
+      tasks.close();
       await mcp.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

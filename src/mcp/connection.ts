@@ -371,6 +371,7 @@ export class Connection {
         serverName: info?.name,
         serverVersion: info?.version,
         protocolVersion: opened.client.getNegotiatedProtocolVersion(),
+        tasksExtension: serverDeclaresTasksExtension(opened.client) || undefined,
         connectMs: Math.round(performance.now() - started),
         needsLogin: undefined,
         pid: transport instanceof ProcessGroupTransport ? transport.pid : undefined,

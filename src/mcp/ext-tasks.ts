@@ -257,7 +257,8 @@ export function requiresTasksExtension(error: unknown): boolean {
   return code === MISSING_REQUIRED_CLIENT_CAPABILITY && data?.requiredCapabilities?.extensions?.[TASKS_EXTENSION_ID] !== undefined;
 }
 
-const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** The JSON-RPC error of 2026-07-28 for a request that lacks a capability the server requires of it. */
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
 /** The extension's requests on one server. */
 export class TasksExtensionClient {

@@ -92,6 +92,8 @@ export interface ServerState {
   serverVersion?: string;
   /** The MCP revision negotiated with the server: "2025-11-25" (initialize) or "2026-07-28" (server/discover). */
   protocolVersion?: string;
+  /** The server declares the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`): its tools may run as tasks. */
+  tasksExtension?: boolean;
   toolCount: number;
   resourceCount: number;
   promptCount: number;

@@ -1,6 +1,7 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { createHubServer } from "../../src/gateway/hub-server.js";
+import { TaskStore } from "../../src/mcp/ext-tasks-server.js";
 import type { CallToolResult } from "../../src/mcp/types.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
 import { fixture } from "../mcp/processes.js";
@@ -16,7 +17,7 @@ describe("the gateway's tools/list", () => {
   ])("a server's tools list %s", async (_, ttl, listings) => {
     const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", String(ttl)) });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const server = createHubServer(hub, { approve: "all", servers: {} });
+    const server = createHubServer(hub, { approve: "all", servers: {} }, new TaskStore());
     await server.connect(serverSide);
     const client = new Client({ name: "gateway-client", version: "1.0.0" });
     await client.connect(clientSide);

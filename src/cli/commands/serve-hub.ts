@@ -9,18 +9,21 @@ import { openHub } from "../open-hub.js";
 export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
-  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }] = await Promise.all([
+  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { TaskStore }] = await Promise.all([
     import("../../gateway/hub-server.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
+    import("../../mcp/ext-tasks-server.js"),
   ]);
   // The servers' failures go to stderr; stdout belongs to the protocol.
   const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}), ...(options.root ? { roots: options.root } : {}) });
+  // The tasks of every server instance below (a task started in one request is polled in the next).
+  const tasks = new TaskStore();
   try {
     const settings = turnSettings(opened.config, {}, approve);
     // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
     const handle = await serveStdio(() => {
-      const server = createHubServer(opened.hub, settings);
+      const server = createHubServer(opened.hub, settings, tasks);
       const unpublish = publishHubChanges(opened.hub, serverNotifier(server));
       server.server.onclose = unpublish;
       return server;
@@ -29,6 +32,7 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
     await Promise.race([stopped, handle.closed]);
     await handle.close();
   } finally {
+    tasks.close();
     await opened.close();
   }
 }
