@@ -63,6 +63,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "approval-desktop");
     await approval.getByRole("button", { name: "Deny…" }).click();
+    // The reason box takes the focus once it is drawn, in the render after the click.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
     await page.keyboard.type("Not on a Sunday");
     await page.keyboard.press("Enter");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("I was not allowed to check.");

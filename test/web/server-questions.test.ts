@@ -140,6 +140,8 @@ describe.skipIf(!existsSync(CHROMIUM))("servers' questions in the web chat", () 
     await say("Again, please.");
     await request.waitFor({ timeout: 15_000 });
     await request.getByRole("button", { name: "Deny…" }).click();
+    // The reason box takes the focus once it is drawn, in the render after the click.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
     await page.keyboard.type("Not today");
     await page.keyboard.press("Enter");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Denied, then.");
