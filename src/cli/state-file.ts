@@ -29,3 +29,12 @@ export function writeStateFile(file: string, value: unknown): void {
     // See above.
   }
 }
+
+/** The `max` entries of a record of timestamped entries (ISO `at`) seen last, newest first: what a state file keeps. */
+export function newestEntries<T extends { at: string }>(entries: Record<string, T>, max: number): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(entries)
+      .sort(([, a], [, b]) => b.at.localeCompare(a.at))
+      .slice(0, max),
+  );
+}

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
-import { readStateFile, writeStateFile } from "./state-file.js";
+import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
 import { stateDir } from "./ui/state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -64,10 +64,7 @@ export class ToolModeCache implements StrictToolsMemory {
     const models = this.read();
     const key = strictKey(server, model);
     models[key] = { ...models[key], ...change, at: new Date().toISOString() };
-    const kept = Object.entries(models)
-      .sort(([, a], [, b]) => b.at.localeCompare(a.at))
-      .slice(0, MAX_ENTRIES);
-    this.models = Object.fromEntries(kept);
+    this.models = newestEntries(models, MAX_ENTRIES);
     // Not remembering is no reason to fail a run: the probe is made again next time.
     writeStateFile(this.file, { version: 1, models: this.models });
   }

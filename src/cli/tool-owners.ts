@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ServerConfig } from "../config/schema.js";
 import { plainName } from "../mcp/tool-names.js";
 import type { HubTool, ServerState } from "../mcp/types.js";
-import { readStateFile, writeStateFile } from "./state-file.js";
+import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
 import { stateDir } from "./ui/state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -75,11 +75,7 @@ export class ToolOwners {
       else kept[state.name] = { config: fingerprint(config), tools: names };
     }
     configs[key] = { at: new Date().toISOString(), servers: kept };
-    this.configs = Object.fromEntries(
-      Object.entries(configs)
-        .sort(([, a], [, b]) => b.at.localeCompare(a.at))
-        .slice(0, MAX_CONFIGS),
-    );
+    this.configs = newestEntries(configs, MAX_CONFIGS);
     writeStateFile(this.file, { version: 1, configs: this.configs });
   }
 
