@@ -47,7 +47,11 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
     response.destroy();
     // As fetch follows: a 303, and a 301 or 302 of a POST, become a GET without the body.
     const asGet = response.statusCode === 303 || (response.statusCode <= 302 && method === "POST");
-    return fetch(new URL(location, url), asGet ? { ...init, method: "GET", body: null } : init);
+    const target = new URL(location, url);
+    // As fetch does, credentials are not sent on to another origin: the request is a new one to the global fetch.
+    const sent = new Headers(init.headers);
+    if (target.origin !== url.origin) for (const name of CREDENTIALS) sent.delete(name);
+    return fetch(target, { ...init, headers: sent, ...(asGet ? { method: "GET", body: null } : {}) });
   }
   const status = response.statusCode ?? 0;
   const responseHeaders = new Headers();
@@ -59,6 +63,8 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** What fetch drops from a request redirected to another origin. */
+const CREDENTIALS = new Set(["authorization", "proxy-authorization", "cookie", "host"]);
 
 /** What an aborted fetch rejects with: the signal's reason, an AbortError unless the caller gave one. */
 function abortReason(signal: AbortSignal | undefined): Error {

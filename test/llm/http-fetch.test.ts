@@ -149,4 +149,23 @@ describe("httpFetch", () => {
     expect(await (await httpFetch(`${url}/old`)).text()).toBe("GET /new 0");
     expect(await (await httpFetch(`${url}/form`, { method: "POST", body: "x=1" })).text()).toBe("GET /done 0");
   });
+
+  it("sends no credentials on to another origin a redirect names, as fetch does, and keeps them on the same origin", async () => {
+    const other = createServer((req, res) => res.end(`${req.headers.authorization ?? "-"} ${req.headers.cookie ?? "-"} ${req.headers["x-key"] ?? "-"}`));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const elsewhere = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      const url = await serving((req, res) => {
+        if (req.url === "/away") res.writeHead(307, { location: `${elsewhere}/taken` }).end();
+        else if (req.url === "/here") res.writeHead(307, { location: "/kept" }).end();
+        else res.end(`${req.headers.authorization ?? "-"} ${req.headers.cookie ?? "-"} ${req.headers["x-key"] ?? "-"}`);
+      });
+      const headers = { authorization: "Bearer sk-secret", cookie: "session=1", "x-key": "plain" };
+      expect(await (await httpFetch(`${url}/away`, { headers })).text()).toBe("- - plain");
+      expect(await (await httpFetch(`${url}/here`, { headers })).text()).toBe("Bearer sk-secret session=1 plain");
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
 });
