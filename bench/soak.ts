@@ -36,6 +36,8 @@ interface Case {
   call?: { tool: string; args: Record<string, unknown> };
   /** The model itself is the hostile peer on every other message. */
   model?: (res: ServerResponse) => void;
+  /** How many messages the model is hostile on, when not on every other one for the soak's length. */
+  modelTimes?: number;
   /** More of the chat's `llm` settings. */
   llm?: Record<string, unknown>;
 }
@@ -70,8 +72,15 @@ const CASES: Case[] = [
     },
   },
   { name: "model sends one 20 MB SSE event", model: (res) => oneLargeEvent(res, 20) },
-  // The answer kept, and sent back with the conversation on the next message.
-  { name: "model sends one 20 MB SSE event, kept (llm.maxAnswerChars 32 Mi)", model: (res) => oneLargeEvent(res, 20), llm: { maxAnswerChars: 32 * 1024 * 1024 } },
+  // The answer kept, and sent back with the conversation on every message after it.
+  {
+    name: "model sends one 20 MB SSE event, kept (llm.maxAnswerChars 32 Mi)",
+    model: (res) => oneLargeEvent(res, 20),
+    modelTimes: 1,
+    llm: { maxAnswerChars: 32 * 1024 * 1024 },
+  },
+  // Each kept: the conversation grows by 20 MB every other message, and the peak with it.
+  { name: "model sends a 20 MB SSE event every other message, each kept", model: (res) => oneLargeEvent(res, 20), llm: { maxAnswerChars: 32 * 1024 * 1024 } },
   { name: "model sends one 50 MB SSE event", model: (res) => oneLargeEvent(res, 50) },
 ];
 
@@ -105,6 +114,7 @@ async function scriptedModel(hostile: Case, onPing: (ms: number | undefined) => 
   let pingSentAt = 0;
   let calls = 0;
   let userMessages = 0;
+  let hostileMessages = 0;
   const toolCall = (res: ServerResponse, name: string, args: Record<string, unknown>, then?: () => void): void => {
     const id = `call_${++calls}`;
     res.writeHead(200, { "content-type": "text/event-stream" });
@@ -126,7 +136,8 @@ async function scriptedModel(hostile: Case, onPing: (ms: number | undefined) => 
       userMessages++;
       // The first message warms up (servers started, code compiled): a ping alone, not counted.
       if (userMessages === 1) return toolCall(res, "ping", {}, () => (pingSentAt = performance.now()));
-      if (hostile.model && userMessages % 2 === 0) {
+      if (hostile.model && userMessages % 2 === 0 && hostileMessages < (hostile.modelTimes ?? Number.POSITIVE_INFINITY)) {
+        hostileMessages++;
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.on("close", onTurnEnd);
         hostile.model(res);
