@@ -18,7 +18,7 @@ import type { HostileServerOptions } from "../test/support/hostile-mcp-http.js";
 import { listenScripted, type ScriptedServer } from "../test/support/scripted-server.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const HOSTILE_PEER = fileURLToPath(new URL("./hostile-peer.ts", import.meta.url));
+const HOSTILE_PEER = fileURLToPath(new URL("./support/hostile-peer.ts", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("../test/fixtures/servers/", import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 8);
 const PING_GOAL_MS = 100;
