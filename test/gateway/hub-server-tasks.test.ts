@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
@@ -69,6 +71,19 @@ describe("`toolbridge serve hub` with the tasks extension", () => {
     controller.abort(new Error("the user gave up"));
     await expect(call).rejects.toThrow();
     expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
+  }, 60_000);
+
+  it("answers a 2025-11-25 client's call of a task-only tool with its result, waiting for the task itself", async () => {
+    const client = new LegacyClient({ name: "test", version: "1.0.0" });
+    const { command, args } = serveHub() as { command: string; args: string[] };
+    try {
+      await client.connect(new LegacyStdioClientTransport({ command, args, stderr: "pipe" }));
+      // The server behind refuses it without the extension (-32021), which this client cannot declare.
+      const result = await client.callTool({ name: "failing_job", arguments: {} });
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("the job found nothing to do") }] });
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   it("answers tasks/get of a task it never started with a clear error", async () => {
