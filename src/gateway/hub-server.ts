@@ -68,7 +68,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     const outcome = await hub.relayToolCall(tool.name, args, round, { signal }).catch((error: unknown) => {
       throwRefusedRound(error, round);
       // A task-only tool: a 2026-07-28 client hears so (-32021); a 2025-11-25 one cannot declare the extension, and
-      // is answered through a task of the hub's own, as before.
+      // is answered with the result of a task of the hub's own, waited for here.
       if (requiresTasksExtension(causeOf(error))) {
         if (ctx.mcpReq.envelope === undefined) return hub.callTool(tool.name, args, { signal }).catch((failed: unknown) => callFailed(tool, failed));
         throw tasksExtensionRequired(relayed(error).message);

@@ -1061,7 +1061,6 @@ function describe(error: unknown): string {
   return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
 }
 
-/** The params and options that pass a relayed round to a server speaking 2026-07-28; none for one speaking 2025-11-25 (it asks by requests of its own). */
 /** The task a relayed tools/call was answered with, as the server made it; any other error is thrown on. */
 function relayedTaskOf(error: unknown): CreatedTask {
   const task = createdTaskOf(error);
@@ -1069,6 +1068,7 @@ function relayedTaskOf(error: unknown): CreatedTask {
   return { ...task, resultType: "task" };
 }
 
+/** The params and options that pass a relayed round to a server speaking 2026-07-28; none for one speaking 2025-11-25 (it asks by requests of its own). */
 function relayed(client: Client, round: RelayedRound | undefined): { params: Partial<RelayedRound> & { _meta?: Record<string, unknown> }; options: { allowInputRequired: true } } | undefined {
   if (!round || client.getProtocolEra() !== "modern") return undefined;
   const { inputResponses, requestState, clientCapabilities } = round;
