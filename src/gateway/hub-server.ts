@@ -3,13 +3,13 @@ import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, S
 import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
-import { TASKS_EXTENSION_ID } from "../mcp/ext-tasks.js";
-import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, type TaskStore } from "../mcp/ext-tasks-server.js";
+import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/ext-tasks.js";
+import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
+export type HubServerSource = Pick<Hub, "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -26,8 +26,11 @@ export interface HubServerPolicy {
  * offer the same). A call is judged again when it comes: the registry may have changed.
  *
  * It serves the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) from `tasks`, the store of the
- * endpoint (one for every server instance it makes): a call that declares the extension, of a tool that may run as
- * a task, runs in the background as one (see runsAsTask).
+ * endpoint (one for every server instance it makes). A server behind it that declares the extension decides, as it
+ * would for this client: the call goes to it with this client's capabilities, and a task it answers with is relayed
+ * (held in the store under an id of the store's; its status, result, error and questions are the server's, and the
+ * client's answers go back to it), as is its -32021 for a task-only tool called without the extension. A call of a
+ * SEP-1686 server's task tool that declares the extension runs in the background as a task of the hub's.
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
@@ -49,7 +52,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
     const args = params.arguments ?? {};
-    if (declaresTasksExtension(ctx) && runsAsTask(tool, hub)) {
+    if (declaresTasksExtension(ctx) && runsAsHubTask(tool)) {
       const task = tasks.start(async (signal) => {
         try {
           return await hub.callTool(tool.name, args, { signal });
@@ -61,12 +64,20 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       return task as unknown as CallToolResult;
     }
     const round = relayedRound(server, ctx);
-    try {
-      return await hub.relayToolCall(tool.name, args, round, { signal: ctx.mcpReq.signal });
-    } catch (error) {
+    const signal = ctx.mcpReq.signal;
+    const outcome = await hub.relayToolCall(tool.name, args, round, { signal }).catch((error: unknown) => {
       throwRefusedRound(error, round);
+      // A task-only tool: a 2026-07-28 client hears so (-32021); a 2025-11-25 one cannot declare the extension, and
+      // is answered with the result of a task of the hub's own, waited for here.
+      if (requiresTasksExtension(causeOf(error))) {
+        if (ctx.mcpReq.envelope === undefined) return hub.callTool(tool.name, args, { signal }).catch((failed: unknown) => callFailed(tool, failed));
+        throw tasksExtensionRequired(relayed(error).message);
+      }
       return callFailed(tool, error);
-    }
+    });
+    if (!isTask(outcome)) return outcome;
+    // A task, taken for a tool result by the SDK, which adds an empty content (answerTasksFlat takes it off).
+    return tasks.relay(outcome, relayedTask(hub, tool.server, outcome.taskId)) as unknown as CallToolResult;
   });
   serveTaskRequests(server, tasks);
   answerTasksFlat(server);
@@ -114,7 +125,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
  * which the client's SDK puts before the message itself.
  */
 function relayed(error: unknown): ProtocolError {
-  const cause = error instanceof HubError ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const cause = causeOf(error) as { code?: unknown } | undefined;
   const code = typeof cause?.code === "number" && cause.code < 0 ? cause.code : ProtocolErrorCode.InvalidParams;
   const message = (error instanceof Error ? error.message : String(error)).replace(/(MCP error -?\d+: )+/g, "");
   return new ProtocolError(code, message);
@@ -137,11 +148,29 @@ function relayedRound(server: Server, ctx: ServerContext): RelayedRound {
   };
 }
 
+/** The server's own error behind a HubError (the client package's ProtocolError, another class than the server package's). */
+function causeOf(error: unknown): unknown {
+  return error instanceof HubError ? error.cause : undefined;
+}
+
+function isTask(outcome: CallToolResult | InputRequiredResult | CreatedTask): outcome is CreatedTask {
+  return outcome.resultType === "task";
+}
+
+/** A task a server behind the hub answered a relayed call with, reached through the hub; its errors relayed as the server gave them. */
+function relayedTask(hub: HubServerSource, server: string, taskId: string): RemoteTask {
+  const task = hub.relayedTask(server, taskId);
+  const passOn = <T>(request: Promise<T>): Promise<T> =>
+    request.catch((error: unknown) => {
+      throw relayed(error);
+    });
+  return { get: () => passOn(task.get()), update: (inputResponses) => passOn(task.update(inputResponses)), cancel: () => passOn(task.cancel()) };
+}
+
 /** A server's protocol error for a round that carried answers (a request state it refuses, say) is the client's to see as that error. */
 function throwRefusedRound(error: unknown, round: RelayedRound): void {
   if (round.inputResponses === undefined && round.requestState === undefined) return;
-  // The client package's ProtocolError, another class than the server package's.
-  const cause = (error instanceof HubError ? error.cause : undefined) as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+  const cause = causeOf(error) as { code?: unknown; message?: unknown; data?: unknown } | undefined;
   if (typeof cause?.code === "number" && typeof cause.message === "string") throw new ProtocolError(cause.code, cause.message.replace(/^MCP error -?\d+: /, ""), cause.data);
 }
 
@@ -176,14 +205,13 @@ export function serverNotifier(mcp: McpServer): HubChangeNotifier {
 }
 
 /**
- * Whether a call of `tool` that declares the extension runs as a task: one its server says may (`taskSupport`
- * optional or required), or, saying nothing, a tool of a server that declares the extension itself. The task's
- * call is the hub's own: a question the work behind it asks is not relayed to this client.
+ * Whether a call of `tool` that declares the extension runs as a task of the hub's: a SEP-1686 (2025-11-25) server's
+ * tool that may run as one (`taskSupport` optional or required). The task's call is the hub's own: a question the
+ * work behind it asks is not relayed to this client. (2026-07-28 tools say nothing of tasks: their servers decide.)
  */
-function runsAsTask(tool: HubTool, hub: HubServerSource): boolean {
+function runsAsHubTask(tool: HubTool): boolean {
   const support = tool.execution?.taskSupport;
-  if (support !== undefined) return support !== "forbidden";
-  return hub.servers().some((state) => state.name === tool.server && state.tasksExtension === true);
+  return support !== undefined && support !== "forbidden";
 }
 
 function callFailed(tool: HubTool, error: unknown): CallToolResult {

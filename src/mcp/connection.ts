@@ -20,7 +20,8 @@ import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
-import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
+import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
+import type { CreatedTask, RemoteTask } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
 import { headerDeclarationFault } from "./tool-headers.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
@@ -126,6 +127,8 @@ export class Connection {
   private readonly tasks: ToolTasks;
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
   private taskProtocol: ToolTaskProtocol = sep1686Tasks;
+  /** The extension's requests on the connected server, where it declares the extension (a relayed task's go through it). */
+  private extTasks: TasksExtensionClient | undefined;
   private readonly auth: OAuthSession | undefined;
   /**
    * Set when this stdio server showed it speaks 2025-11-25 only (it exited on, or did not answer,
@@ -189,12 +192,28 @@ export class Connection {
     return this.runTool(tool, args, options) as Promise<CallToolResult>;
   }
 
-  /** callTool for a client of the hub's own (see RelayedRound): the server's input_required result comes back as it is. */
-  relayToolCall(tool: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+  /**
+   * callTool for a client of the hub's own (see RelayedRound): the server's input_required result comes back as it
+   * is, and so does the task it answers with where the round's capabilities declare the tasks extension.
+   */
+  relayToolCall(tool: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     return this.runTool(tool, args, options, round);
   }
 
-  private async runTool(tool: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult> {
+  /** The extension's requests about a task this server answered a relayed call with (its own id). */
+  relayedTask(taskId: string): RemoteTask {
+    const ext = (): TasksExtensionClient => {
+      if (this.extTasks) return this.extTasks;
+      throw new HubError("unsupported", `server "${this.name}" no longer declares the ${TASKS_EXTENSION_ID} extension`, { server: this.name });
+    };
+    return {
+      get: () => this.request(`tasks/get ${taskId}`, {}, (_client, options) => ext().get(taskId, options)),
+      update: (inputResponses) => this.request(`tasks/update ${taskId}`, {}, (_client, options) => ext().update(taskId, inputResponses, options)),
+      cancel: () => this.request(`tasks/cancel ${taskId}`, {}, (_client, options) => ext().cancel(taskId, options)),
+    };
+  }
+
+  private async runTool(tool: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     const what = `tools/call ${tool}`;
     const max = this.maxToolTimeMs;
     // A task's wait spans many requests: its cap is a signal. A plain call's is the SDK's maxTotalTimeout, checked at each
@@ -210,7 +229,9 @@ export class Connection {
           const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
           return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress, listed);
         };
-        if (runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
+        // A relayed call of the extension's is the hub's client's to make a task or not (by declaring the extension).
+        const relaysTasks = round !== undefined && tasks.serverDirected;
+        if (!relaysTasks && runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
           return asTask();
         }
         const relay = relayed(client, round);
@@ -228,6 +249,8 @@ export class Connection {
         };
         const call = () => client.callTool({ name: tool, arguments: args, ...relay?.params }, callOptions);
         const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
+        // The server's task, when it made the relayed call one, comes back as it is (see relayedTask).
+        if (relaysTasks) return plain.catch((error: unknown) => relayedTaskOf(error));
         // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
         // (as a SEP-1686 tool whose taskSupport is "required" always is).
         if (!tasks.serverDirected || !tasks.supported(client) || round) return plain;
@@ -235,7 +258,7 @@ export class Connection {
           if (requiresTasksExtension(error)) return asTask();
           throw error;
         });
-      })) as CallToolResult | InputRequiredResult;
+      })) as CallToolResult | InputRequiredResult | CreatedTask;
     } catch (error) {
       if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
       throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, {
@@ -357,7 +380,7 @@ export class Connection {
       transport = opened.transport;
       this.client = opened.client;
       this.transport = transport;
-      this.taskProtocol = this.taskProtocolOf(opened.client, transport);
+      ({ protocol: this.taskProtocol, ext: this.extTasks } = this.taskProtocolOf(opened.client, transport));
       await Promise.all([
         this.loadLists(opened.client, startup.signal),
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
@@ -540,8 +563,8 @@ export class Connection {
    * The tasks extension where a 2026-07-28 server declares it: its requests go beside the client on the same
    * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
    */
-  private taskProtocolOf(client: Client, transport: Transport): ToolTaskProtocol {
-    if (!serverDeclaresTasksExtension(client)) return sep1686Tasks;
+  private taskProtocolOf(client: Client, transport: Transport): { protocol: ToolTaskProtocol; ext?: TasksExtensionClient } {
+    if (!serverDeclaresTasksExtension(client)) return { protocol: sep1686Tasks };
     const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
     const capabilities = clientCapabilities(features);
     const raw = new RawRequests(transport, {
@@ -549,9 +572,11 @@ export class Connection {
       clientInfo: this.options.clientInfo,
       clientCapabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } },
     });
-    return extensionTasks(new TasksExtensionClient(raw), answerInputRequest(features), (task) => {
+    const ext = new TasksExtensionClient(raw);
+    const protocol = extensionTasks(ext, answerInputRequest(features), (task) => {
       if (this.client === client) this.tasks.notified(task);
     });
+    return { protocol, ext };
   }
 
   private registerHandlers(client: Client): void {
@@ -1034,6 +1059,13 @@ function describe(error: unknown): string {
     cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";
   const message = onePrefix(error.message);
   return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
+}
+
+/** The task a relayed tools/call was answered with, as the server made it; any other error is thrown on. */
+function relayedTaskOf(error: unknown): CreatedTask {
+  const task = createdTaskOf(error);
+  if (task === undefined) throw error;
+  return { ...task, resultType: "task" };
 }
 
 /** The params and options that pass a relayed round to a server speaking 2026-07-28; none for one speaking 2025-11-25 (it asks by requests of its own). */

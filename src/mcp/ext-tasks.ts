@@ -43,6 +43,19 @@ export const DetailedTaskSchema = z.looseObject({
 });
 export type DetailedTask = z.infer<typeof DetailedTaskSchema>;
 export type ExtInputRequest = NonNullable<DetailedTask["inputRequests"]>[string];
+/** A `tools/call` answered with a task (SEP-2663's flat CreateTaskResult). */
+export type CreatedTask = DetailedTask & { resultType: "task" };
+
+/** At most this many questions outstanding at once in a task, answered or passed on: each may be put to a person. */
+export const MAX_INPUT_REQUESTS = 32;
+
+/** A task of a server's, reached through the extension's requests (the hub relays its clients' to it). */
+export interface RemoteTask {
+  get(): Promise<DetailedTask>;
+  /** Delivers answers to some or all of the task's `inputRequests`, by their keys. */
+  update(inputResponses: Record<string, unknown>): Promise<void>;
+  cancel(): Promise<void>;
+}
 
 /** What a `tools/call` made with the extension answers, once the Client has asked any questions first (SEP-2322). */
 export type ExtToolCallOutcome = { kind: "task"; task: DetailedTask } | { kind: "complete"; result: CallToolResult };
@@ -237,10 +250,14 @@ function declaresExtension(capabilities: unknown): boolean {
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION_ID in extensions;
 }
 
-/** The task in the error a Client's tools/call was handed back with, when it became one. */
-function createdTask(error: unknown): unknown {
+/**
+ * The task in the error a Client's tools/call declaring the extension was handed back with, when the server
+ * answered it with one (checked: a task without an id, say, is an SdkError); undefined for any other error.
+ */
+export function createdTaskOf(error: unknown): DetailedTask | undefined {
   if (!(error instanceof ProtocolError) || typeof error.data !== "object" || error.data === null) return undefined;
-  return (error.data as Record<string, unknown>)[CREATED_TASK_KEY];
+  const task = (error.data as Record<string, unknown>)[CREATED_TASK_KEY];
+  return task === undefined ? undefined : parse(DetailedTaskSchema, task, "tools/call");
 }
 
 /** Whether a connected Client's server speaks 2026-07-28 and declares the extension. */
@@ -274,9 +291,9 @@ export class TasksExtensionClient {
       const result = await client.callTool({ name, arguments: args, _meta: { [CLIENT_CAPABILITIES_META_KEY]: this.raw.capabilities } }, options);
       return { kind: "complete", result };
     } catch (error) {
-      const task = createdTask(error);
+      const task = createdTaskOf(error);
       if (task === undefined) throw error;
-      return { kind: "task", task: parse(DetailedTaskSchema, task, "tools/call") };
+      return { kind: "task", task };
     }
   }
 

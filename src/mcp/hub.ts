@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
 import { Connection, type ListKind } from "./connection.js";
+import type { CreatedTask, RemoteTask } from "./ext-tasks.js";
 import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
 import { RootList, toRoots } from "./roots.js";
@@ -185,12 +186,22 @@ export class Hub {
     return (await this.runTool(name, args, options)) as CallToolResult;
   }
 
-  /** callTool for a client of the hub's own, serving MCP (see RelayedRound): a server's input_required result comes back as it is. */
-  relayToolCall(name: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+  /**
+   * callTool for a client of the hub's own, serving MCP (see RelayedRound): a server's input_required result comes
+   * back as it is, and so does a task of the extension's it answers with (its requests then go through relayedTask).
+   */
+  relayToolCall(name: string, args: Record<string, unknown>, round: RelayedRound, options: CallToolOptions = {}): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     return this.runTool(name, args, options, round);
   }
 
-  private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult> {
+  /** The extension's requests about a task `server` answered a relayed call with, by the server's own id; what they return is masked as results are. */
+  relayedTask(server: string, taskId: string): RemoteTask {
+    this.assertOpen();
+    const task = this.connection(server).relayedTask(taskId);
+    return { ...task, get: async () => maskSecretsIn(await task.get()) };
+  }
+
+  private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     this.assertOpen();
     const tool = this.registry.get(name) ?? this.aliases.get(name);
     if (!tool) throw this.unknownTool(name);

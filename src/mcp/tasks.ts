@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/core";
 import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
-import { serverDeclaresTasksExtension } from "./ext-tasks.js";
+import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient } from "./ext-tasks.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
@@ -73,9 +73,6 @@ export const sep1686Tasks: ToolTaskProtocol = {
 
 /** Answers one of a server's questions (elicitation, sampling, roots) as the client's handlers would. */
 export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal | undefined) => Promise<Record<string, unknown>>;
-
-/** At most this many questions outstanding at once in a task: each may be put to a person. */
-const MAX_INPUT_REQUESTS = 32;
 
 /**
  * The tasks extension (SEP-2663) on one server, as a ToolTaskProtocol. It keeps each running task's last

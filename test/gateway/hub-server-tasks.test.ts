@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
@@ -71,6 +73,19 @@ describe("`toolbridge serve hub` with the tasks extension", () => {
     expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
   }, 60_000);
 
+  it("answers a 2025-11-25 client's call of a task-only tool with its result, waiting for the task itself", async () => {
+    const client = new LegacyClient({ name: "test", version: "1.0.0" });
+    const { command, args } = serveHub() as { command: string; args: string[] };
+    try {
+      await client.connect(new LegacyStdioClientTransport({ command, args, stderr: "pipe" }));
+      // The server behind refuses it without the extension (-32021), which this client cannot declare.
+      const result = await client.callTool({ name: "failing_job", arguments: {} });
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("the job found nothing to do") }] });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it("answers tasks/get of a task it never started with a clear error", async () => {
     const { hub } = await outerHub(serveHub());
     await expect(hub.task("no-such-task", "bridge")).rejects.toThrow(/unknown task "no-such-task": never started here, or held past its ttl/);
@@ -131,7 +146,8 @@ describe("the hub server's task requests, on the wire", () => {
     try {
       const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
       const taskId = (result as { taskId: string }).taskId;
-      expect(result).toMatchObject({ resultType: "task", status: "working", ttlMs: 3_600_000 });
+      // Held for the server behind's ttl (a minute), shorter than the store's.
+      expect(result).toMatchObject({ resultType: "task", status: "working", ttlMs: 60_000 });
       // SEP-2663's flat CreateTaskResult: no content the SDK's tool-result check added.
       expect(result).not.toHaveProperty("content");
       expect(await upstreamSeen(hub, "tools/call never_ends +tasks")).toContain("tools/call never_ends +tasks");
@@ -142,13 +158,25 @@ describe("the hub server's task requests, on the wire", () => {
       }
       expect(await request("tasks/update", { taskId, inputResponses: {} })).toMatchObject({ result: {} });
       expect(await request("tasks/cancel", { taskId })).toMatchObject({ result: {} });
-      expect(await request("tasks/get", { taskId })).toMatchObject({ result: { taskId, status: "cancelled", statusMessage: "cancelled by the client" } });
-      // The background call was aborted: the hub cancelled the task it had started on the server behind.
+      // The cancel went to the server behind, whose word the status is.
       expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
+      expect(await request("tasks/get", { taskId })).toMatchObject({ result: { taskId, status: "cancelled", statusMessage: "cancelled by the client" } });
     } finally {
       await close();
     }
   }, 30_000);
+
+  /** tasks/get, asked again every 25 ms (for up to 5 s) until the task's status is one of `statuses`. */
+  async function settled(request: Served["request"], taskId: string, ...statuses: string[]): Promise<Record<string, unknown>> {
+    let task: Record<string, unknown> = {};
+    for (let tries = 0; tries < 200 && !statuses.includes(task.status as string); tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      const answer = await request("tasks/get", { taskId });
+      task = (answer.result ?? answer) as Record<string, unknown>;
+    }
+    return task;
+  }
+  type Served = Awaited<ReturnType<typeof served>>;
 
   it("answers a call that does not declare the extension plainly, and puts a task's result inline in tasks/get", async () => {
     const { request, close } = await served(4);
@@ -158,42 +186,114 @@ describe("the hub server's task requests, on the wire", () => {
       });
       const { result } = await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } });
       const taskId = (result as { taskId: string }).taskId;
-      let task: Record<string, unknown> = {};
-      for (let tries = 0; tries < 200 && task.status !== "completed"; tries++) {
-        task = (await request("tasks/get", { taskId })).result as Record<string, unknown>;
-        if (task.status !== "completed") await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      expect(task).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "computed after 10 ms" }] } });
+      expect(await settled(request, taskId, "completed")).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "computed after 10 ms" }] } });
     } finally {
       await close();
     }
   }, 30_000);
 
-  it("refuses a task past the store's bound with one line, naming the bound", async () => {
-    const { request, close } = await served(2);
+  it("leaves to the server behind which calls become tasks, and relays its task under an id of the store's", async () => {
+    const { request, close } = await served(4);
     try {
+      // A tool the server behind answers at once stays a plain call, though the client declared the extension.
+      expect(await request("tools/call", { name: "greet", arguments: { name: "Ada" } })).toMatchObject({ result: { content: [{ type: "text", text: "Hello, Ada!" }] } });
+      const { result } = (await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } })) as { result: Record<string, unknown> };
+      expect(result).toMatchObject({ resultType: "task", status: "working", pollIntervalMs: 100 });
+      // The server behind counts its tasks (task-1 …): its ids never reach the client, nor reach its tasks.
+      expect(result.taskId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      for (const guess of ["task-1", "task-2"]) expect(await request("tasks/get", { taskId: guess })).toMatchObject({ error: { code: -32602 } });
+      expect(await settled(request, result.taskId as string, "completed")).toMatchObject({ taskId: result.taskId, status: "completed" });
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("relays a task's failure as the server behind gives it: a protocol error fails the task, a tool error completes it", async () => {
+    const { request, close } = await served(4);
+    try {
+      const failed = (await request("tools/call", { name: "protocol_error_job", arguments: {} })).result as { taskId: string };
+      const task = await settled(request, failed.taskId, "failed");
+      expect(task).toMatchObject({ status: "failed", error: { code: -32603, message: "the job's worker crashed" } });
+      expect(task).not.toHaveProperty("result");
+      const erring = (await request("tools/call", { name: "failing_job", arguments: {} })).result as { taskId: string };
+      expect(await settled(request, erring.taskId, "completed")).toMatchObject({ result: { isError: true, content: [{ type: "text", text: "the job found nothing to do" }] } });
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("relays a task's questions to the client, and its answers back to the server behind", async () => {
+    const { request, close } = await served(4);
+    try {
+      const { taskId } = (await request("tools/call", { name: "multi_input", arguments: {} })).result as { taskId: string };
+      const asking = await settled(request, taskId, "input_required");
+      expect(Object.keys(asking.inputRequests as object).sort()).toEqual(["first", "second"]);
+      expect(asking).toMatchObject({ inputRequests: { first: { method: "elicitation/create", params: { message: "First?" } } } });
+      // One answer: the other question is still open.
+      expect(await request("tasks/update", { taskId, inputResponses: { first: { action: "accept", content: { name: "Ada" } } } })).toMatchObject({ result: {} });
+      expect(Object.keys((await settled(request, taskId, "input_required")).inputRequests as object)).toEqual(["second"]);
+      await request("tasks/update", { taskId, inputResponses: { second: { action: "accept", content: { name: "Grace" } } } });
+      expect(await settled(request, taskId, "completed")).toMatchObject({ result: { content: [{ type: "text", text: "Ada and Grace" }] } });
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("refuses a task-only tool called without the extension with the server behind's -32021, naming the extension", async () => {
+    const { request, close } = await served(4);
+    try {
+      const { error } = (await request("tools/call", { name: "failing_job", arguments: {} }, ENVELOPE)) as { error: { code: number; message: string; data: unknown } };
+      expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } });
+      expect(error.message).toContain("failing_job runs only as a task");
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("refuses a task past the store's bound with one line, naming the bound, and cancels it on the server behind", async () => {
+    const { hub, request, close } = await served(2);
+    try {
+      // The server behind would make tasks without end: the store holds two.
       for (let i = 0; i < 2; i++) expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
       const refused = (await request("tools/call", { name: "never_ends", arguments: {} })) as { error: { message: string } };
       expect(refused.error.message).toBe(
         `the task store is full: at most 2 tasks are held, each for 3600000 ms from its start; call again later, or without the ${TASKS_EXTENSION_ID} extension`,
       );
       expect(refused.error.message).not.toContain("\n");
+      expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
     } finally {
       await close();
     }
   }, 30_000);
 
-  it("forgets a task held past its ttl, cancelling its call, and makes room for a new one", async () => {
+  it("bounds a hostile server behind: a task without an id is refused, and one asking 1000 questions is cancelled there and failed", async () => {
+    const { hub, request, close } = await served(4);
+    try {
+      const bogus = (await request("tools/call", { name: "bad_task", arguments: {} })) as { result?: { isError?: boolean; content: { text: string }[] } };
+      expect(bogus.result?.isError).toBe(true);
+      expect(bogus.result?.content[0]?.text).toMatch(/Invalid result for tools\/call/);
+      const { taskId } = (await request("tools/call", { name: "many_questions", arguments: {} })).result as { taskId: string };
+      const task = await settled(request, taskId, "failed");
+      const message = "the server behind asked 1000 questions at once; at most 32 are passed on, so the task was cancelled there";
+      expect(task).toMatchObject({ status: "failed", statusMessage: message, error: { code: -32603, message } });
+      expect(task).not.toHaveProperty("inputRequests");
+      expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
+    } finally {
+      await close();
+    }
+  }, 30_000);
+
+  it("forgets a task held past its ttl, one that never ends, cancelling it on the server behind, and makes room for a new one", async () => {
     const { hub, request, close } = await served(1, 1_000);
     try {
       const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
       const taskId = (result as { taskId: string }).taskId;
       expect(await upstreamSeen(hub, "tools/call never_ends +tasks")).toContain("tools/call never_ends +tasks");
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      // Swept on a timer: the server behind is told with nothing asked of the store.
+      expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
       expect(await request("tasks/get", { taskId })).toMatchObject({
         error: { code: -32602, message: `unknown task "${taskId}": never started here, or held past its ttl (1000 ms)` },
       });
-      expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
       expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
     } finally {
       await close();

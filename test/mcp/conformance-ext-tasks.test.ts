@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conformance, expectCleanPass, listedScenarios } from "../support/conformance.js";
+import { TASKS_LEFT_OUT, TASKS_SCENARIOS } from "../support/conformance-server-scope.js";
 import { expectNoChildren, httpFixture } from "./processes.js";
 
 /**
@@ -11,20 +12,6 @@ import { expectNoChildren, httpFixture } from "./processes.js";
  * peer those tests prove the client against speaks the extension as the suite checks it: flat CreateTaskResult,
  * result and error inline on tasks/get, tasks/update and tasks/cancel acks, -32021 without the extension.
  */
-
-const SCENARIOS = [
-  "tasks-capability-negotiation",
-  "tasks-dispatch-and-envelope",
-  "tasks-lifecycle",
-  "tasks-mrtr-composition",
-  "tasks-mrtr-input",
-  "tasks-request-headers",
-  "tasks-request-state-removal",
-  "tasks-required-task-error",
-  "tasks-wire-fields",
-];
-/** Left out, with the reason. */
-const LEFT_OUT = { "tasks-status-notifications": "the suite skips it itself (its harness awaits a rewrite for subscriptions/listen)" };
 
 describe("the conformance suite's tasks extension scenarios (0.2.0-alpha.12), against the extension test server", () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolbridge-ext-tasks-conformance-")));
@@ -40,10 +27,10 @@ describe("the conformance suite's tasks extension scenarios (0.2.0-alpha.12), ag
 
   it("runs or leaves out, with a reason, every tasks scenario of the release", async () => {
     const listed = (await listedScenarios("--server", "next")).filter((name) => name.startsWith("tasks-"));
-    expect(listed.sort()).toEqual([...SCENARIOS, ...Object.keys(LEFT_OUT)].sort());
+    expect(listed.sort()).toEqual([...TASKS_SCENARIOS, ...Object.keys(TASKS_LEFT_OUT)].sort());
   });
 
-  it.concurrent.each(SCENARIOS)(
+  it.concurrent.each(TASKS_SCENARIOS)(
     "passes %s with no failure and no warning",
     async (scenario) => {
       const { output } = await conformance(["server", "--url", server.url, "--scenario", scenario], 90_000, "next");

@@ -23,6 +23,26 @@ export const RELAYED_INPUT_REQUIRED = [
   "input-required-result-validate-input",
 ];
 
+/**
+ * The tasks extension's scenarios (SEP-2663), run against the extension test server (ext-tasks-server.mjs) and
+ * against the hub with that server behind it, which relays its tasks.
+ */
+export const TASKS_SCENARIOS = [
+  "tasks-capability-negotiation",
+  "tasks-dispatch-and-envelope",
+  "tasks-lifecycle",
+  "tasks-mrtr-composition",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-request-state-removal",
+  "tasks-required-task-error",
+  "tasks-wire-fields",
+];
+/** The tasks scenarios left out of those runs, with the reason. */
+export const TASKS_LEFT_OUT: Readonly<Record<string, string>> = {
+  "tasks-status-notifications": "the suite skips it itself (its harness awaits a rewrite for subscriptions/listen)",
+};
+
 export const LEFT_OUT_NEXT: Readonly<Record<string, string>> = {
   "server-sse-polling": "warns server-sse-disconnect-resume: a stream resumed after a disconnect is not confirmed on this release yet (0.1.16's run of it passes)",
   "logging-set-level": `${FIXTURE_TOOLS}; logging/setLevel is gone from 2026-07-28`,
@@ -54,18 +74,7 @@ export const LEFT_OUT_NEXT: Readonly<Record<string, string>> = {
   "sep-2640-skills-enumeration": "skills over MCP (extension): these servers publish no skills, so every check is skipped",
   "sep-2640-skills-manifest": "skills over MCP (extension): these servers publish no skills, so every check is skipped",
   ...Object.fromEntries(
-    [
-      "tasks-lifecycle",
-      "tasks-capability-negotiation",
-      "tasks-wire-fields",
-      "tasks-request-state-removal",
-      "tasks-mrtr-input",
-      "tasks-request-headers",
-      "tasks-dispatch-and-envelope",
-      "tasks-status-notifications",
-      "tasks-required-task-error",
-      "tasks-mrtr-composition",
-    ].map((scenario) => [scenario, "the tasks extension: these servers offer no task-augmented tools (their tools answer at once)"]),
+    [...TASKS_SCENARIOS, ...Object.keys(TASKS_LEFT_OUT)].map((scenario) => [scenario, "the tasks extension: these servers offer no task-augmented tools (their tools answer at once)"]),
   ),
   ...Object.fromEntries(RELAYED_INPUT_REQUIRED.map((scenario) => [scenario, `${FIXTURE_TOOLS} (test_input_required_result_*); these servers ask their clients nothing (the hub's run has them, behind it)`])),
 };
