@@ -18,7 +18,7 @@ export interface StdioServerParameters {
   cwd?: string;
   /** Default DEFAULT_MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
-  /** How long close() waits after closing stdin, and again after SIGTERM. Default 2000 ms. */
+  /** How long close() waits after closing stdin, again after SIGTERM, and for the pipes to end once the group is gone. Default 2000 ms. */
   graceMs?: number;
 }
 
