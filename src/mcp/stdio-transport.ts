@@ -18,7 +18,7 @@ export interface StdioServerParameters {
   cwd?: string;
   /** Default DEFAULT_MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
-  /** How long close() waits after closing stdin, and again after SIGTERM. Default 2000 ms. */
+  /** How long close() waits after closing stdin, again after SIGTERM, and for the pipes to end once the group is gone. Default 2000 ms. */
   graceMs?: number;
 }
 
@@ -43,6 +43,8 @@ export class ProcessGroupTransport implements Transport {
   private child: ChildProcess | undefined;
   private closed = false;
   private exited: Promise<void> = Promise.resolve();
+  /** Settles when the server has exited and its pipes have ended ('close'). */
+  private pipesEnded: Promise<void> = Promise.resolve();
   private ending: Promise<void> | undefined;
   /** Descendants outside the group, found before the server is asked to exit (after, they belong to init). */
   private strays: number[] = [];
@@ -88,9 +90,13 @@ export class ProcessGroupTransport implements Transport {
           this.finish();
         },
       );
+      this.pipesEnded = new Promise((done) => {
+        child.once("close", () => done());
+        child.once("error", () => done());
+      });
       child.once("exit", () => {
         // What the server started may still hold the pipes open: the group goes with its leader.
-        void this.endGroup(false).then(() => this.finish());
+        void this.endGroup(false).then(() => this.drainPipes()).then(() => this.finish());
       });
       child.once("close", () => this.finish());
       child.stdin?.on("error", (error) => this.onerror?.(error));
@@ -129,6 +135,7 @@ export class ProcessGroupTransport implements Transport {
     }
     await withTimeout(this.exited, this.graceMs);
     await this.endGroup(true);
+    await this.drainPipes();
     this.finish();
   }
 
@@ -137,6 +144,7 @@ export class ProcessGroupTransport implements Transport {
     if (!this.child) return;
     if (this.child.pid !== undefined && !this.ending) this.strays = straysOutsideGroup(this.child.pid);
     await this.endGroup(true);
+    await this.drainPipes();
     this.finish();
   }
 
@@ -168,6 +176,15 @@ export class ProcessGroupTransport implements Transport {
     signalStrays(strays, "SIGKILL");
     await withTimeout(this.exited, this.graceMs);
     await forgetProcessGroup(pid);
+  }
+
+  /**
+   * Once the group is gone, reads its stdout and stderr to their end: a server's exit can be heard before
+   * what it wrote just before is read (its last reply, the stderr line that says why it failed), and
+   * destroying the pipes then loses it. Bounded by the grace, for a process outside the group that holds them.
+   */
+  private async drainPipes(): Promise<void> {
+    if (!this.closed) await withTimeout(this.pipesEnded, this.graceMs);
   }
 
   private finish(): void {

@@ -75,6 +75,19 @@ describe("process groups", () => {
     await waitUntil(() => !isAlive(sleeperPid), 5000, "the orphaned sleep to end");
   });
 
+  it.runIf(process.platform === "linux")("reads a crashed server's stderr to its end: the error names what it wrote after its exit was heard", async () => {
+    // The server exits at once; what says why reaches its stderr only later (written by a process outside its
+    // group, which the transport neither signals nor waits for). Node may report an exit before it has read what
+    // the process wrote just before: the transport must read the pipes to their end, not destroy them on exit.
+    const late = pidFile();
+    const script = `setsid sh -c 'echo $$ > ${late}; sleep 0.3; echo "fatal: API_KEY is not set" >&2' & exit 3`;
+    hub = await Hub.connect({ crashes: { command: "/bin/sh", args: ["-c", script], protocol: "2025-11-25" } }, { stderrLogFile: logFile });
+    await readPid(late);
+    const state = hub.servers()[0];
+    expect(state?.status).toBe("failed");
+    expect(state?.error).toMatch(/^the process exited during startup; stderr: fatal: API_KEY is not set$/);
+  });
+
   it("signals the group before any grace when closed with terminate (toolbridge got a signal)", async () => {
     const log = join(dir, "terminate.log");
     hub = await Hub.connect({ raw: fixture("raw-hostile.mjs") }, { stderrLogFile: log });
