@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, say } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, openChat, say, type Chat } from "./browser.js";
 
 /**
  * An MCP App's page closed in headless Chromium: what the gateway held for it (the app's frame,
@@ -13,17 +13,15 @@ import { CHROMIUM, DESKTOP, launch, openPage, say } from "./browser.js";
 const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
 
 describe.skipIf(!existsSync(CHROMIUM))("an MCP App whose page closes", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
+  let page: Page;
 
   beforeAll(async () => {
-    harness = await startHarness({ servers: { counter: { command: process.execPath, args: [APP_SERVER], autoApprove: ["show-counter", "hold"] } }, approve: "ask" });
-    browser = await launch();
+    chat = await openChat({ servers: { counter: { command: process.execPath, args: [APP_SERVER], autoApprove: ["show-counter", "hold"] } }, approve: "ask" }, DESKTOP);
+    ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   /** What the gateway holds for pages' apps (pages, frames, calls), from its /metrics. */
   const held = async () => {
@@ -32,8 +30,6 @@ describe.skipIf(!existsSync(CHROMIUM))("an MCP App whose page closes", () => {
   };
 
   it("frees the app's frame and stops its running tool call when the tab closes", { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, harness.gateway.url, DESKTOP);
-    await page.locator(".empty-servers").waitFor({ timeout: 15_000 });
     harness.upstream.push({ toolCalls: [{ name: "show-counter", arguments: { start: 1 } }] }, { text: "Your counter." });
     await say(page, "A counter, please.");
     const app = page.frameLocator(".app-frame iframe");
