@@ -145,7 +145,7 @@ export const LlmConfigSchema = z.strictObject({
   maxAnswerChars: z.number().int().positive().optional(),
   /** Extra request fields passed through to the server (vLLM's chat_template_kwargs, top_k, ...). */
   extraBody: z.record(z.string(), z.unknown()).optional(),
-  /** A GGUF file (or hf:OWNER/REPO/FILE.gguf) run in-process when no model server answers and no model is named. */
+  /** A GGUF file (or hf:OWNER/REPO/FILE.gguf[#REVISION]) run in-process when no model server answers and no model is named. */
   localModel: z.string().min(1).optional(),
   /** Provider local: CPU threads llama.cpp uses (default: the machine's math cores). */
   threads: z.number().int().positive().optional(),

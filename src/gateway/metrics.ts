@@ -40,9 +40,24 @@ export class GatewayMetrics {
     labelNames: ["model", "code"] as const,
     registers: [this.registry],
   });
+  /** What the web chat holds for the MCP Apps of open pages, read when the metrics are. */
+  private appsHeld: () => Record<"pages" | "frames" | "calls", number> = () => ({ pages: 0, frames: 0, calls: 0 });
+  readonly webApps = new Gauge({
+    name: "toolbridge_gateway_web_apps_held",
+    help: "What the web chat holds for MCP Apps of open pages: pages, app frames, and the apps' tool calls running",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+    collect: () => {
+      for (const [kind, count] of Object.entries(this.appsHeld())) this.webApps.set({ kind }, count);
+    },
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "toolbridge_gateway_" });
+  }
+
+  countWebApps(read: () => Record<"pages" | "frames" | "calls", number>): void {
+    this.appsHeld = read;
   }
 
   /** The model, with each request timed and its failures counted. */

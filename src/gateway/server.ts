@@ -110,6 +110,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   };
 
   const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, ...(options.questions ? { questions: options.questions } : {}) });
+  metrics.countWebApps(() => web.appsHeld());
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];
     return {

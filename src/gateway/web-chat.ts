@@ -8,7 +8,7 @@ import { HttpError, readJsonBody, sendJson } from "./http.js";
 import type { GatewayModels } from "./models.js";
 import type { ApprovalRelay, QuestionRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
-import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, sendAppFrame } from "./web-chat-apps.js";
+import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, ClosePageSchema, sendAppFrame } from "./web-chat-apps.js";
 import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
 import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
 import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
@@ -153,15 +153,26 @@ export class WebChat {
         const { uri, server } = await body(req, ResourceRequestSchema);
         sendJson(res, 200, await hub.readResource(uri, server));
       },
-      "POST /api/app-frames": async (req, res) => {
+      "POST /api/app-frames": async (req, res, { caller }) => {
         const request = await body(req, AppFrameRequestSchema);
-        sendJson(res, 200, await this.frames.open(hub, request));
+        sendJson(res, 200, await this.frames.open(hub, request, caller));
       },
-      "POST /api/app-tool": async (req, res) => {
+      "POST /api/app-tool": async (req, res, { signal, caller }) => {
         const request = await body(req, AppToolCallSchema);
-        sendJson(res, 200, await callAppTool(hub, runner, { approve: this.options.approve, servers: this.options.servers }, request));
+        const settings = { approve: this.options.approve, servers: this.options.servers };
+        sendJson(res, 200, await this.frames.call(request.page, caller, signal, (callSignal) => callAppTool(hub, runner, settings, request, callSignal)));
+      },
+      // The page is going (pagehide): what its apps hold here goes with it.
+      "POST /api/app-pages/close": async (req, res, { caller }) => {
+        const { page } = await body(req, ClosePageSchema);
+        sendJson(res, 200, { closed: this.frames.close(page, caller) });
       },
     };
+  }
+
+  /** What the page's apps hold here now (pages, frames, tool calls running), for the gateway's metrics. */
+  appsHeld(): { pages: number; frames: number; calls: number } {
+    return this.frames.held();
   }
 
   close(): void {

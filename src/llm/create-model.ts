@@ -32,7 +32,7 @@ const OLLAMA_START = "start it with `ollama serve`";
  * the OpenAI-compatible family), else the first local server that answers (vLLM at
  * :8000, then Ollama at :11434). Model: `model`, else the first one the server lists.
  * API key: `apiKey`, else the variable named by `apiKeyEnv`, else the provider's usual one.
- * Provider local: `model` is a GGUF file, or `hf:OWNER/REPO/FILE.gguf` downloaded once into
+ * Provider local: `model` is a GGUF file, or `hf:OWNER/REPO/FILE.gguf[#REVISION]` downloaded once into
  * the cache (`HF_ENDPOINT` names another hub). When no base URL is given, none of the local
  * servers answers and no model is named, `llm.localModel` (else the GGUF downloaded last) is
  * run instead, and `onNotice` told.

@@ -5,13 +5,19 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { LlmError, oneLine } from "./errors.js";
 
-/** `hf:OWNER/REPO/FILE.gguf`: a file of a Hugging Face model repository (FILE may be in a folder). */
-const HF_REF = /^hf:([A-Za-z0-9][A-Za-z0-9._-]*)\/([A-Za-z0-9][A-Za-z0-9._-]*)\/((?:[A-Za-z0-9][A-Za-z0-9._-]*\/)*[A-Za-z0-9][A-Za-z0-9._-]*\.gguf)$/;
+/**
+ * `hf:OWNER/REPO/FILE.gguf[#REVISION]`: a file of a Hugging Face model repository (FILE may be in
+ * a folder), from its `main` or from REVISION (a commit, tag or branch, as node-llama-cpp writes it).
+ */
+const HF_REF = /^hf:([A-Za-z0-9][A-Za-z0-9._-]*)\/([A-Za-z0-9][A-Za-z0-9._-]*)\/((?:[A-Za-z0-9][A-Za-z0-9._-]*\/)*[A-Za-z0-9][A-Za-z0-9._-]*\.gguf)(?:#([A-Za-z0-9][A-Za-z0-9._/-]{0,199}))?$/;
+const DEFAULT_REVISION = "main";
 
 export interface HfFile {
   owner: string;
   repo: string;
   file: string;
+  /** The commit, tag or branch; absent for `main`. */
+  revision?: string;
 }
 
 /** The parts of an `hf:` reference; undefined for anything else (a path). Names with `..` are refused. */
@@ -19,9 +25,10 @@ export function parseHfRef(ref: string): HfFile | undefined {
   if (!ref.startsWith("hf:")) return undefined;
   const match = HF_REF.exec(ref);
   if (!match || ref.includes("..")) {
-    throw new LlmError("config", `"${ref}" is not a Hugging Face model file: write hf:OWNER/REPO/FILE.gguf.`);
+    throw new LlmError("config", `"${ref}" is not a Hugging Face model file: write hf:OWNER/REPO/FILE.gguf, or hf:OWNER/REPO/FILE.gguf#REVISION for a commit, tag or branch.`);
   }
-  return { owner: match[1]!, repo: match[2]!, file: match[3]! };
+  const revision = match[4];
+  return { owner: match[1]!, repo: match[2]!, file: match[3]!, ...(revision && revision !== DEFAULT_REVISION ? { revision } : {}) };
 }
 
 /** Where downloaded models are kept: `$XDG_CACHE_HOME/toolbridge/models`, else `~/.cache/toolbridge/models`. */
@@ -50,8 +57,8 @@ const TIMEOUT_MS = 6 * 60 * 60 * 1000;
 const SHA256_ETAG = /^(?:W\/)?"?([0-9a-f]{64})"?$/;
 
 /**
- * The local path of a model file: the file itself, or for `hf:OWNER/REPO/FILE.gguf` its copy in
- * the cache, downloaded the first time. A download goes to a `.part` file beside it and resumes
+ * The local path of a model file: the file itself, or for `hf:OWNER/REPO/FILE.gguf[#REVISION]` its
+ * copy in the cache, downloaded the first time (a revision's copy apart from `main`'s and any other's). A download goes to a `.part` file beside it and resumes
  * from what that holds (an HTTP Range request); it is checked against the size the server
  * announced and, when the hub gives one, the SHA-256 of its content, and only then named as the
  * model. Files are 0600.
@@ -59,12 +66,15 @@ const SHA256_ETAG = /^(?:W\/)?"?([0-9a-f]{64})"?$/;
 export async function modelFile(ref: string, options: DownloadOptions): Promise<string> {
   const hf = parseHfRef(ref);
   if (!hf) return ref;
-  const target = join(options.cacheDir, `${hf.owner}--${hf.repo}--${hf.file.replaceAll("/", "--")}`);
+  // `@` is in no owner, repository or file name, and the revision's `/` is written %2F: two revisions never share a name.
+  const revision = hf.revision ?? DEFAULT_REVISION;
+  const pinned = hf.revision === undefined ? "" : `@${encodeURIComponent(hf.revision)}`;
+  const target = join(options.cacheDir, `${hf.owner}--${hf.repo}${pinned}--${hf.file.replaceAll("/", "--")}`);
   if (await exists(target)) return target;
   await mkdir(options.cacheDir, { recursive: true, mode: 0o700 });
   await chmod(options.cacheDir, 0o700);
   const endpoint = (options.endpoint || DEFAULT_ENDPOINT).replace(/\/+$/, "");
-  const url = `${endpoint}/${hf.owner}/${hf.repo}/resolve/main/${hf.file.split("/").map(encodeURIComponent).join("/")}`;
+  const url = `${endpoint}/${hf.owner}/${hf.repo}/resolve/${encodeURIComponent(revision)}/${hf.file.split("/").map(encodeURIComponent).join("/")}`;
   await download(ref, url, target, options);
   return target;
 }

@@ -5,6 +5,10 @@ import type { CallToolResult } from "../mcp/types.js";
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */
 
 const KEY_STORE = "toolbridge.apiKey";
+/** This page's id (128 random bits, made as it loads): what the gateway holds for its MCP Apps is kept under it, and freed when it goes. */
+const PAGE_ID = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+/** Whether this page opened an app (else the gateway holds nothing for it, and is not told when it goes). */
+let appsOpened = false;
 
 export class Unauthorized extends Error {}
 
@@ -159,13 +163,20 @@ export async function readResource(resource: { uri: string; server: string }): P
 }
 
 export async function openAppFrame(uri: string, server: string): Promise<{ path: string; csp: string }> {
-  return post("/api/app-frames", { uri, server });
+  appsOpened = true;
+  return post("/api/app-frames", { page: PAGE_ID, uri, server });
+}
+
+/** The page is going: the gateway drops its apps' frames and stops their tool calls. Sent so that it outlives the page (keepalive); nothing waits for it. */
+export function closeAppPage(): void {
+  if (!appsOpened) return;
+  call("/api/app-pages/close", { method: "POST", body: JSON.stringify({ page: PAGE_ID }), keepalive: true }).catch(() => undefined);
 }
 
 export type AppToolAnswer = { result: CallToolResult } | { approval: Omit<ApprovalQuestion, "id" | "callId"> };
 
 export async function callAppTool(appTool: string, name: string, args: Record<string, unknown>, approved?: { fingerprint: string }): Promise<AppToolAnswer> {
-  return post("/api/app-tool", { appTool, name, arguments: args, ...(approved ? { approved } : {}) });
+  return post("/api/app-tool", { page: PAGE_ID, appTool, name, arguments: args, ...(approved ? { approved } : {}) });
 }
 
 /** Runs one turn; each event as it comes. */

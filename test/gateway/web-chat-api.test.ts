@@ -7,6 +7,8 @@ import { startHarness, type Harness } from "./harness.js";
 /** The web chat's API without a browser: Stop, approval answers, app frames and an app's own tool calls, bounds. */
 
 const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
+/** A page's id, as the page makes it when it loads. */
+const PAGE = "0123456789abcdef0123456789abcdef";
 
 describe("the web chat API", () => {
   let harness: Harness;
@@ -61,25 +63,45 @@ describe("the web chat API", () => {
   });
 
   it("runs an app's tool call only as the policy allows or the person approved that very definition", async () => {
-    const asked = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 } })).json()) as { approval: { fingerprint: string; server: string } };
+    const asked = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 } })).json()) as { approval: { fingerprint: string; server: string } };
     expect(asked.approval.server).toBe("counter");
-    const wrong = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: "0".repeat(32) } })).json()) as object;
+    const wrong = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: "0".repeat(32) } })).json()) as object;
     expect(wrong).toHaveProperty("approval");
-    const ran = (await (await post("/api/app-tool", { appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: asked.approval.fingerprint } })).json()) as { result: { structuredContent: { count: number } } };
+    const ran = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: asked.approval.fingerprint } })).json()) as { result: { structuredContent: { count: number } } };
     expect(ran.result.structuredContent.count).toBe(2);
     // Another server's tool (trusted or not) is not the app's to call.
-    const other = await post("/api/app-tool", { appTool: "show-counter", name: "get-date", arguments: {} });
+    const other = await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "get-date", arguments: {} });
     expect(other.status).toBe(403);
   });
 
   it("serves an app's document once asked for it, under its own CSP and sandbox, and nothing that is not a ui:// HTML resource", async () => {
-    const opened = (await (await post("/api/app-frames", { uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
+    const opened = (await (await post("/api/app-frames", { page: PAGE, uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
     const frame = await fetch(`${harness.gateway.url}${opened.path}`);
     expect(frame.status).toBe(200);
     expect(frame.headers.get("content-security-policy")).toMatch(/default-src 'none'.*sandbox allow-scripts allow-forms$/);
     expect(await frame.text()).toContain("ui/initialize");
-    expect((await post("/api/app-frames", { uri: "time://zones", server: "time" })).status).toBe(400);
-    expect((await post("/api/app-frames", { uri: "ui://counter/none.html", server: "counter" })).status).toBeGreaterThanOrEqual(400);
+    expect((await post("/api/app-frames", { page: PAGE, uri: "time://zones", server: "time" })).status).toBe(400);
+    expect((await post("/api/app-frames", { page: PAGE, uri: "ui://counter/none.html", server: "counter" })).status).toBeGreaterThanOrEqual(400);
+  });
+
+  it("frees what a page's apps hold when the page says it goes: their frames, and their tool calls running are stopped", async () => {
+    const held = async (kind: string) => Number(new RegExp(`toolbridge_gateway_web_apps_held\\{kind="${kind}"\\} (\\d+)`).exec(await (await fetch(`${harness.gateway.url}/metrics`)).text())?.[1]);
+    const page = "fedcba9876543210fedcba9876543210";
+    const opened = (await (await post("/api/app-frames", { page, uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
+    const asked = (await (await post("/api/app-tool", { page, appTool: "show-counter", name: "hold", arguments: {} })).json()) as { approval: { fingerprint: string } };
+    const holding = post("/api/app-tool", { page, appTool: "show-counter", name: "hold", arguments: {}, approved: { fingerprint: asked.approval.fingerprint } });
+    await expect.poll(() => held("calls"), { timeout: 15_000 }).toBe(1);
+    expect(await held("frames")).toBeGreaterThanOrEqual(1);
+    // Another page's id closes nothing of this one.
+    expect(await (await post("/api/app-pages/close", { page: "1".repeat(32) })).json()).toEqual({ closed: false });
+    expect(await held("calls")).toBe(1);
+    expect(await (await post("/api/app-pages/close", { page })).json()).toEqual({ closed: true });
+    const stopped = await holding;
+    expect(stopped.status).toBe(410);
+    expect(((await stopped.json()) as { error: { message: string } }).error.message).toBe("The app's page closed; its tool call was stopped");
+    expect(await held("calls")).toBe(0);
+    expect((await fetch(`${harness.gateway.url}${opened.path}`)).status).toBe(404);
+    expect((await post("/api/app-pages/close", { page: "not a page id" })).status).toBe(400);
   });
 
   it("widens an app's CSP by exactly the origins it declares, dropping anything else", () => {

@@ -16,14 +16,19 @@ interface Hub {
 
 const FILE = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 251));
 const SHA = createHash("sha256").update(FILE).digest("hex");
+/** The same file at two other revisions of the repository: a commit, and a pull request's branch (a revision with `/`). */
+const COMMIT = "0123456789abcdef0123456789abcdef01234567";
+const OLDER = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 11) % 253));
+const PR_FILE = Buffer.from("pull request 1's file");
+const REVISIONS: Record<string, Buffer<ArrayBuffer>> = { main: FILE, [COMMIT]: OLDER, "refs/pr/1": PR_FILE };
 
 async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: boolean; announce?: number; stall?: boolean; beforeCut?: () => Promise<unknown> } = {}): Promise<Hub> {
   const requests: Hub["requests"] = [];
   let served = 0;
-  const sendFile = (req: IncomingMessage, res: ServerResponse) => {
+  const sendFile = (req: IncomingMessage, res: ServerResponse, file = FILE) => {
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? "");
     const from = range ? Number(range[1]) : 0;
-    const body = FILE.subarray(from);
+    const body = file.subarray(from);
     const headers: Record<string, string | number> = { "content-type": "application/octet-stream" };
     // A hub that announces a size in X-Linked-Size sends the body chunked.
     if (options.announce === undefined) headers["content-length"] = body.length;
@@ -33,7 +38,7 @@ async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: b
       return;
     }
     if (options.direct) headers.etag = `"${options.sha ?? SHA}"`;
-    if (range) headers["content-range"] = `bytes ${from}-${FILE.length - 1}/${FILE.length}`;
+    if (range) headers["content-range"] = `bytes ${from}-${file.length - 1}/${file.length}`;
     res.writeHead(range ? 206 : 200, headers);
     if (served++ === 0 && options.cutFirstAt !== undefined) {
       // The connection drops part way, once the client has kept what came: bytes still queued in
@@ -51,6 +56,16 @@ async function startHub(options: { sha?: string; cutFirstAt?: number; direct?: b
       return res.end();
     }
     if (req.url === "/store/abc") return sendFile(req, res);
+    // Other revisions, as huggingface.co names them: resolve/REVISION, a `/` in it written %2F.
+    const other = /^\/owner\/repo\/resolve\/([^/]+)\/tiny\.gguf$/.exec(req.url ?? "");
+    const revision = other && decodeURIComponent(other[1]!);
+    if (revision && Object.hasOwn(REVISIONS, revision)) {
+      const file = REVISIONS[revision]!;
+      res.writeHead(302, { location: `/store/${encodeURIComponent(revision)}`, "x-linked-etag": `"${createHash("sha256").update(file).digest("hex")}"`, "x-linked-size": file.length, "content-length": 0 });
+      return res.end();
+    }
+    const stored = /^\/store\/(.+)$/.exec(req.url ?? "");
+    if (stored && Object.hasOwn(REVISIONS, decodeURIComponent(stored[1]!))) return sendFile(req, res, REVISIONS[decodeURIComponent(stored[1]!)]);
     res.writeHead(404).end("Entry not found");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -153,6 +168,35 @@ describe("a model file named hf:OWNER/REPO/FILE.gguf", () => {
     expect((await stat(join(cacheDir, "owner--repo--tiny.gguf.part"))).size).toBe(1000);
   });
 
+  it("is downloaded from the revision after #, kept apart from main's and any other revision's", async () => {
+    hub = await startHub();
+    const cacheDir = join(dir, "models");
+    const main = await modelFile(ref, { cacheDir, endpoint: hub.endpoint });
+    const pinned = await modelFile(`${ref}#${COMMIT}`, { cacheDir, endpoint: hub.endpoint });
+    const pr = await modelFile(`${ref}#refs/pr/1`, { cacheDir, endpoint: hub.endpoint });
+    expect(pinned).toBe(join(cacheDir, `owner--repo@${COMMIT}--tiny.gguf`));
+    expect(pr).toBe(join(cacheDir, "owner--repo@refs%2Fpr%2F1--tiny.gguf"));
+    expect(await readFile(main)).toEqual(FILE);
+    expect(await readFile(pinned)).toEqual(OLDER);
+    expect(await readFile(pr)).toEqual(PR_FILE);
+    expect(hub.requests.map((r) => r.url).filter((url) => url.includes("/resolve/"))).toEqual([
+      "/owner/repo/resolve/main/tiny.gguf",
+      `/owner/repo/resolve/${COMMIT}/tiny.gguf`,
+      "/owner/repo/resolve/refs%2Fpr%2F1/tiny.gguf",
+    ]);
+    // Each is downloaded once; #main is main.
+    const asked = hub.requests.length;
+    expect(await modelFile(`${ref}#${COMMIT}`, { cacheDir, endpoint: hub.endpoint })).toBe(pinned);
+    expect(await modelFile(`${ref}#main`, { cacheDir, endpoint: hub.endpoint })).toBe(main);
+    expect(hub.requests).toHaveLength(asked);
+  });
+
+  it("says which revision the hub does not have", async () => {
+    hub = await startHub();
+    const error = await modelFile(`${ref}#v9`, { cacheDir: join(dir, "models"), endpoint: hub.endpoint }).catch((e: unknown) => e);
+    expect((error as LlmError).message).toBe(`Downloading ${ref}#v9 failed: HTTP 404 from ${hub.endpoint}`);
+  });
+
   it("says which file the hub does not have", async () => {
     hub = await startHub();
     const error = await modelFile("hf:owner/repo/other.gguf", { cacheDir: join(dir, "models"), endpoint: hub.endpoint }).catch((e: unknown) => e);
@@ -162,6 +206,11 @@ describe("a model file named hf:OWNER/REPO/FILE.gguf", () => {
   it("refuses names that climb out of the cache", () => {
     expect(() => parseHfRef("hf:owner/repo/../../etc/x.gguf")).toThrow("write hf:OWNER/REPO/FILE.gguf");
     expect(() => parseHfRef("hf:owner/repo")).toThrow("write hf:OWNER/REPO/FILE.gguf");
+    expect(() => parseHfRef("hf:owner/repo/x.gguf#../../x")).toThrow("hf:OWNER/REPO/FILE.gguf#REVISION");
+    expect(() => parseHfRef("hf:owner/repo/x.gguf#a b")).toThrow("hf:OWNER/REPO/FILE.gguf#REVISION");
+    expect(() => parseHfRef(`hf:owner/repo/x.gguf#${"a".repeat(201)}`)).toThrow("hf:OWNER/REPO/FILE.gguf#REVISION");
+    expect(parseHfRef("hf:owner/repo/x.gguf#v1.0")).toEqual({ owner: "owner", repo: "repo", file: "x.gguf", revision: "v1.0" });
+    expect(parseHfRef("hf:owner/repo/x.gguf#main")).toEqual({ owner: "owner", repo: "repo", file: "x.gguf" });
     expect(parseHfRef("hf:Qwen/Qwen3-0.6B-GGUF/q4/Qwen3-0.6B-Q4_K_M.gguf")).toEqual({ owner: "Qwen", repo: "Qwen3-0.6B-GGUF", file: "q4/Qwen3-0.6B-Q4_K_M.gguf" });
     expect(parseHfRef("/models/x.gguf")).toBeUndefined();
   });

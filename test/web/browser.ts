@@ -1,11 +1,14 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { expect } from "vitest";
+import { startHarness, type Harness, type HarnessOptions } from "../gateway/harness.js";
 
 /**
  * TEST INFRASTRUCTURE: Debian's Chromium (installed by .ci/run) through playwright-core, a page
- * per screen size, axe-core's accessibility check, and screenshots kept for a person to look at.
+ * per screen size (the chat opened on a gateway of its own by openChat), axe-core's accessibility
+ * check, and screenshots kept for a person to look at.
  */
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -20,12 +23,61 @@ export async function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
 }
 
-export async function openPage(browser: Browser, url: string, size: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: size, colorScheme, reducedMotion: "reduce" });
+export interface PageOptions {
+  colorScheme?: "light" | "dark";
+  /** A browser told to ignore the page's CSP (to test the page's own escaping alone). */
+  bypassCSP?: boolean;
+}
+
+export async function openPage(browser: Browser, url: string, size: { width: number; height: number }, { colorScheme = "light", bypassCSP = false }: PageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: size, colorScheme, reducedMotion: "reduce", bypassCSP });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
   const page = await context.newPage();
   await page.goto(`${url}/`);
   return { context, page };
+}
+
+/** A gateway (the test harness) with the web chat open in Chromium, ready (its servers shown); `close` ends both. */
+export interface Chat {
+  harness: Harness;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function openChat(config: HarnessOptions, size: { width: number; height: number }, options: PageOptions = {}): Promise<Chat> {
+  const harness = await startHarness(config);
+  const browser = await launch().catch(async (error: unknown) => {
+    await harness.close();
+    throw error;
+  });
+  const close = async () => {
+    await browser.close();
+    await harness.close();
+  };
+  try {
+    const { context, page } = await openPage(browser, harness.gateway.url, size, options);
+    await page.locator(".empty-servers").waitFor({ timeout: 15_000 });
+    return { harness, browser, context, page, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The last answer of the conversation shown. */
+export function lastAnswer(page: Page): Locator {
+  return page.locator("#log .msg.assistant").last();
+}
+
+/** Denies what `asking` asks (a tool, a server's request to use the model) with a reason, typed as a person would. */
+export async function denyWithReason(page: Page, asking: Locator, reason: string): Promise<void> {
+  await asking.getByRole("button", { name: "Deny…" }).click();
+  // The reason box takes the focus once it is drawn, in the render after the click.
+  await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
+  await page.keyboard.type(reason);
+  await page.keyboard.press("Enter");
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, lastAnswer as lastIn, openChat, openPage, PHONE, say as sayIn, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * The web chat in headless Chromium against the gateway over the scripted vLLM server (test
@@ -29,26 +29,25 @@ const ANSWER = [
 ].join("\n");
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    harness = await startHarness({
-      servers: { time: { ...bundledServer("time"), trust: false }, everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } },
-      approve: "ask",
-    });
-    browser = await launch();
-    ({ page } = await openPage(browser, harness.gateway.url, DESKTOP));
+    chat = await openChat(
+      {
+        servers: { time: { ...bundledServer("time"), trust: false }, everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } },
+        approve: "ask",
+      },
+      DESKTOP,
+    );
+    ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   const say = (text: string) => sayIn(page, text);
   const answers = () => page.locator("#log .msg.assistant");
-  const lastAnswer = () => answers().last();
+  const lastAnswer = () => lastIn(page);
 
   it("opens on an empty state with the servers, their tools and example prompts, and no serious accessibility violation", async () => {
     await expect.poll(() => page.locator(".empty-servers").textContent(), { timeout: 15_000 }).toContain("get-date");
@@ -272,7 +271,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat", () => {
   describe("on a phone", () => {
     let phone: Page;
     beforeAll(async () => {
-      ({ page: phone } = await openPage(browser, harness.gateway.url, PHONE, "dark"));
+      ({ page: phone } = await openPage(chat.browser, harness.gateway.url, PHONE, { colorScheme: "dark" }));
     });
 
     it("gives the conversation most of the screen; the list slides over it and closes again", async () => {

@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, denyWithReason, DESKTOP, lastAnswer as lastIn, openChat, openPage, PHONE, say as sayIn, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * The web chat's tools and MCP features in headless Chromium: tool cards, the three-way
@@ -19,35 +19,35 @@ const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs
 const LONG_RESOURCE = join(import.meta.dirname, "../fixtures/servers/long-resource.mjs");
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
   let page: Page;
   const root = mkdtempSync(join(tmpdir(), "toolbridge-root-"));
 
   beforeAll(async () => {
-    harness = await startHarness({
-      roots: [root],
-      servers: {
-        time: { ...bundledServer("time"), trust: false },
-        // Its log lines at info and above, as a person who wants to see them configures it.
-        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true, logLevel: "info" },
-        counter: { command: process.execPath, args: [APP_SERVER], trust: false },
-        notes: { command: process.execPath, args: [LONG_RESOURCE], trust: false },
+    chat = await openChat(
+      {
+        roots: [root],
+        servers: {
+          time: { ...bundledServer("time"), trust: false },
+          // Its log lines at info and above, as a person who wants to see them configures it.
+          everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true, logLevel: "info" },
+          counter: { command: process.execPath, args: [APP_SERVER], trust: false },
+          notes: { command: process.execPath, args: [LONG_RESOURCE], trust: false },
+        },
+        approve: "ask",
       },
-      approve: "ask",
-    });
-    browser = await launch();
-    ({ page } = await openPage(browser, harness.gateway.url, DESKTOP));
-    await page.locator(".empty-servers").waitFor();
+      DESKTOP,
+    );
+    ({ harness, page } = chat);
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
+    await chat?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
   const say = (text: string) => sayIn(page, text);
-  const lastAnswer = () => page.locator("#log .msg.assistant").last();
+  const lastAnswer = () => lastIn(page);
   const lastRequest = () => JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages);
 
   it("asks with the whole arguments, long strings whole; denies with a reason the model is told", async () => {
@@ -62,11 +62,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "approval-desktop");
-    await approval.getByRole("button", { name: "Deny…" }).click();
-    // The reason box takes the focus once it is drawn, in the render after the click.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
-    await page.keyboard.type("Not on a Sunday");
-    await page.keyboard.press("Enter");
+    await denyWithReason(page, approval, "Not on a Sunday");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("I was not allowed to check.");
     expect(lastRequest()).toContain("Not on a Sunday");
     expect(await lastAnswer().locator(".tool-state").textContent()).toBe("denied");
@@ -291,7 +287,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
   });
 
   it("shows the cards and the app on a phone", async () => {
-    const { page: phone } = await openPage(browser, harness.gateway.url, PHONE);
+    const { page: phone } = await openPage(chat.browser, harness.gateway.url, PHONE);
     await phone.locator(".empty-servers").waitFor();
     harness.upstream.push({ toolCalls: [{ name: "show-counter", arguments: { start: 7 } }] }, { text: "Counter on a phone." });
     await phone.locator("#input").fill("Counter please");

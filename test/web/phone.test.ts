@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, launch, onScreen, openPage, overflowing, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, lastAnswer as lastIn, onScreen, openChat, overflowing, PHONE, say as sayIn, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * The web chat on a phone (390×844) in headless Chromium: each part that asks something of the
@@ -18,34 +18,42 @@ const LONG_RESOURCE = join(import.meta.dirname, "../fixtures/servers/long-resour
 const RUN_UNASKED = ["trigger-elicitation-request", "trigger-sampling-request", "get-tiny-image", "get-structured-content"];
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat on a phone", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
     // everything is not trusted: its request to use the model is asked about; the tools that ask run unasked.
-    harness = await startHarness({
-      servers: {
-        time: { ...bundledServer("time"), trust: false },
-        everything: { command: process.execPath, args: [EVERYTHING, "stdio"], autoApprove: RUN_UNASKED, logLevel: "info" },
-        notes: { command: process.execPath, args: [LONG_RESOURCE] },
+    chat = await openChat(
+      {
+        servers: {
+          time: { ...bundledServer("time"), trust: false },
+          everything: { command: process.execPath, args: [EVERYTHING, "stdio"], autoApprove: RUN_UNASKED, logLevel: "info" },
+          notes: { command: process.execPath, args: [LONG_RESOURCE] },
+        },
+        approve: "ask",
       },
-      approve: "ask",
-    });
-    browser = await launch();
-    ({ page } = await openPage(browser, harness.gateway.url, PHONE));
-    await page.locator(".empty-servers").waitFor();
+      PHONE,
+    );
+    ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   const say = (text: string) => sayIn(page, text);
-  const lastAnswer = () => page.locator("#log .msg.assistant").last();
+  const lastAnswer = () => lastIn(page);
   const fits = async (name: string) => {
     expect(await overflowing(page)).toEqual([]);
     await shot(page, `${name}-phone`);
+  };
+  /** Types what opens a menu (`/`, `@`); the menu is shown, with options, and fits the screen. */
+  const openMenu = async (typed: string, name: string, shotName: string) => {
+    await page.locator("#input").focus();
+    await page.keyboard.type(typed);
+    const menu = page.getByRole("listbox", { name });
+    await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBeGreaterThan(2);
+    expect(await seriousViolations(page)).toEqual([]);
+    await fits(shotName);
+    return menu;
   };
 
   it("shows tool cards, closed and opened, within the screen", async () => {
@@ -64,12 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat on a phone", () => {
   });
 
   it("shows the / menu and a prompt's form within the screen", async () => {
-    await page.locator("#input").focus();
-    await page.keyboard.type("/");
-    const menu = page.getByRole("listbox", { name: "Prompts" });
-    await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBeGreaterThan(2);
-    expect(await seriousViolations(page)).toEqual([]);
-    await fits("prompt-menu");
+    const menu = await openMenu("/", "Prompts", "prompt-menu");
     await page.keyboard.type("args");
     await expect.poll(() => menu.textContent(), { timeout: 15_000 }).toContain("/args-prompt");
     await page.keyboard.press("Enter");
@@ -83,12 +86,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat on a phone", () => {
   });
 
   it("shows the @ menu, and the resource as a chip in the message, within the screen", async () => {
-    await page.locator("#input").focus();
-    await page.keyboard.type("Summarize @");
-    const menu = page.getByRole("listbox", { name: "Resources" });
-    await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBeGreaterThan(2);
-    expect(await seriousViolations(page)).toEqual([]);
-    await fits("resource-menu");
+    const menu = await openMenu("Summarize @", "Resources", "resource-menu");
     await page.keyboard.type("note");
     await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
     await page.keyboard.press("Enter");

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say, seriousViolations, shot } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, lastAnswer, openChat, openPage, PHONE, say, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * A published MCP App, as its authors ship it on npm: the MCP Apps extension's own vanilla-JS
@@ -16,18 +16,16 @@ const EXAMPLE = join(import.meta.dirname, "../../node_modules/@modelcontextproto
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe.skipIf(!existsSync(CHROMIUM))("a published MCP App in the web chat", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
+  let page: Page;
 
   beforeAll(async () => {
     // Its one tool runs unasked: the frame, the handshake and the app's own call are what is tested here (approval is in mcp-features).
-    harness = await startHarness({ servers: { basic: { command: process.execPath, args: [EXAMPLE, "--stdio"], autoApprove: ["get-time"] } }, approve: "ask" });
-    browser = await launch();
+    chat = await openChat({ servers: { basic: { command: process.execPath, args: [EXAMPLE, "--stdio"], autoApprove: ["get-time"] } }, approve: "ask" }, DESKTOP);
+    ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   /** The time the tool answered, as the model was sent it (the last tool message of the last request). */
   const toolTime = () => {
@@ -37,8 +35,6 @@ describe.skipIf(!existsSync(CHROMIUM))("a published MCP App in the web chat", ()
   };
 
   it("shows the example app beside its result: the tool's result reaches it, and its own tool call runs", { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, harness.gateway.url, DESKTOP);
-    await page.locator(".empty-servers").waitFor();
     harness.upstream.push({ toolCalls: [{ name: "get-time", arguments: {} }] }, { text: "That is the server's time." });
     await say(page, "What time is it on the server?");
     const iframe = page.locator(".app-frame iframe");
@@ -47,7 +43,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a published MCP App in the web chat", ()
     const app = page.frameLocator(".app-frame iframe");
     // The app read the result the host handed it over the extension's bridge: the time the model was given too.
     await expect.poll(() => app.locator("#server-time").textContent(), { timeout: 15_000 }).toMatch(ISO_TIME);
-    await expect.poll(() => page.locator("#log .msg.assistant").last().textContent(), { timeout: 15_000 }).toContain("That is the server's time.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("That is the server's time.");
     const shown = (await app.locator("#server-time").textContent()) ?? "";
     expect(toolTime()).toContain(shown);
     // The app's own call of get-time goes through the host to the server, and its answer comes back to the app.
@@ -59,7 +55,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a published MCP App in the web chat", ()
   });
 
   it("shows the example app on a phone", { timeout: 60_000 }, async () => {
-    const { page } = await openPage(browser, harness.gateway.url, PHONE);
+    const { page } = await openPage(chat.browser, harness.gateway.url, PHONE);
     await page.locator(".empty-servers").waitFor();
     harness.upstream.push({ toolCalls: [{ name: "get-time", arguments: {} }] }, { text: "The time, on a phone." });
     await say(page, "Server time?");

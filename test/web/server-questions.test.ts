@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch, openPage, PHONE, say as sayIn, seriousViolations, shot } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, denyWithReason, DESKTOP, lastAnswer as lastIn, openChat, PHONE, say as sayIn, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * Servers' questions in the web chat, in headless Chromium against server-everything (a real
@@ -16,25 +16,20 @@ const EVERYTHING = join(import.meta.dirname, "../../node_modules/@modelcontextpr
 const ASKING_TOOLS = ["trigger-elicitation-request", "trigger-url-elicitation", "trigger-sampling-request"];
 
 describe.skipIf(!existsSync(CHROMIUM))("servers' questions in the web chat", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
     // Untrusted: its sampling is asked about; the three tools that ask run unasked, so the questions are the servers'.
-    harness = await startHarness({ servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], autoApprove: ASKING_TOOLS } }, approve: "ask" });
-    browser = await launch();
-    ({ context, page } = await openPage(browser, harness.gateway.url, DESKTOP));
-    await page.locator(".empty-servers").waitFor();
+    chat = await openChat({ servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], autoApprove: ASKING_TOOLS } }, approve: "ask" }, DESKTOP);
+    ({ harness, context, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   const say = (text: string) => sayIn(page, text);
-  const lastAnswer = () => page.locator("#log .msg.assistant").last();
+  const lastAnswer = () => lastIn(page);
   /** What the tool answered, as the model was sent it (the last tool message of the last request). */
   const toolResult = () => {
     const messages = (harness.upstream.chatRequests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[];
@@ -139,11 +134,7 @@ describe.skipIf(!existsSync(CHROMIUM))("servers' questions in the web chat", () 
     harness.upstream.push({ toolCalls: [{ name: "trigger-sampling-request", arguments: { prompt: "Another", maxTokens: 20 } }] }, { text: "Denied, then." });
     await say("Again, please.");
     await request.waitFor({ timeout: 15_000 });
-    await request.getByRole("button", { name: "Deny…" }).click();
-    // The reason box takes the focus once it is drawn, in the render after the click.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
-    await page.keyboard.type("Not today");
-    await page.keyboard.press("Enter");
+    await denyWithReason(page, request, "Not today");
     await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Denied, then.");
     expect(toolResult()).toContain("User rejected sampling request: Not today");
 

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, launch } from "./browser.js";
+import type { Harness } from "../gateway/harness.js";
+import { CHROMIUM, DESKTOP, openChat, type Chat } from "./browser.js";
 
 /**
  * Hostile text in every place the page shows it (the person's message and the conversation's
@@ -49,22 +49,15 @@ const PAYLOADS = [
 const HOSTILE = PAYLOADS.join("\n\n");
 
 describe.skipIf(!existsSync(CHROMIUM))("the web chat with hostile text", () => {
+  let chat: Chat;
   let harness: Harness;
-  let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    harness = await startHarness({ servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } }, approve: "ask" });
-    browser = await launch();
-    const context = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
-    page = await context.newPage();
-    await page.goto(`${harness.gateway.url}/`);
-    await page.locator(".empty-servers").waitFor({ timeout: 15_000 });
+    chat = await openChat({ servers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], trust: true } }, approve: "ask" }, DESKTOP, { bypassCSP: true });
+    ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await harness?.close();
-  });
+  afterAll(() => chat?.close());
 
   it(`keeps ${PAYLOADS.length} payloads inert in the message, title, answer, reasoning, tool arguments and result`, async () => {
     harness.upstream.push({ reasoning: HOSTILE, text: HOSTILE, toolCalls: [{ name: "echo", arguments: { message: HOSTILE } }] }, { reasoning: HOSTILE, text: HOSTILE });

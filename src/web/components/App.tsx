@@ -20,7 +20,7 @@ import { messageWith, type Attachment } from "../attachment.js";
 import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
-import { tearDownApps } from "./AppFrame.js";
+import { tearDownApps, whenPageGoes } from "./AppFrame.js";
 import { Composer } from "./Composer.js";
 import { EmptyState } from "./EmptyState.js";
 import { Header } from "./Header.js";
@@ -90,6 +90,7 @@ export function App() {
     }
   };
   useEffect(() => void loadStatus(), []);
+  useEffect(whenPageGoes, []);
   useEffect(() => {
     if (theme) document.documentElement.dataset.theme = theme;
     else delete document.documentElement.dataset.theme;

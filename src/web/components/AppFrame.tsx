@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { openableUrl, type OpenableUrl } from "../../mcp/openable-url.js";
-import { callAppTool, openAppFrame, type ApprovalDecision, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
+import { callAppTool, closeAppPage, openAppFrame, type ApprovalDecision, type ApprovalQuestion, type CallToolResult, type ToolView } from "../api.js";
 import { pageTheme, watchTheme } from "../theme.js";
 import { Approval } from "./Approval.js";
 import { LinkShown } from "./LinkShown.js";
@@ -35,6 +35,19 @@ const shown = new Map<Element, () => Promise<void>>();
 /** Sends ui/resource-teardown to every app inside `leaving` (elements about to be removed) and waits for their answers. */
 export async function tearDownApps(leaving: readonly Element[]): Promise<void> {
   await Promise.all([...shown].filter(([element]) => leaving.some((gone) => gone.contains(element))).map(([, tearDown]) => tearDown()));
+}
+
+/**
+ * The page is going (its tab closed, reloaded, navigated away; `pagehide`): every app is told
+ * to tear down, with no wait (the page cannot wait), and the gateway frees what the page's apps hold there.
+ */
+export function whenPageGoes(): () => void {
+  const onPageHide = () => {
+    for (const tearDown of shown.values()) void tearDown();
+    closeAppPage();
+  };
+  window.addEventListener("pagehide", onPageHide);
+  return () => window.removeEventListener("pagehide", onPageHide);
 }
 
 export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: string; input: unknown; result: CallToolResult }) {
