@@ -23,6 +23,7 @@ import type { ToolTaskProtocol } from "./tasks.js";
 import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
 import { headerDeclarationFault } from "./tool-headers.js";
+import { callTool, compiledSchemas } from "./tool-call.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 
@@ -226,7 +227,7 @@ export class Connection {
           resetTimeoutOnProgress: true,
           onprogress: (progress) => options.onProgress?.(progress),
         };
-        const call = () => client.callTool({ name: tool, arguments: args, ...relay?.params }, callOptions);
+        const call = () => callTool(client, { name: tool, arguments: args, ...relay?.params }, callOptions);
         const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
         // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
         // (as a SEP-1686 tool whose taskSupport is "required" always is).
@@ -502,6 +503,7 @@ export class Connection {
     const client = new Client(this.options.clientInfo, {
       capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
       versionNegotiation: { mode: this.protocol === MODERN ? { pin: MODERN } : "auto", probe: { timeoutMs: probeTimeoutMs } },
+      jsonSchemaValidator: compiledSchemas,
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;
