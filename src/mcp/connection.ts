@@ -24,6 +24,7 @@ import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasks
 import type { CreatedTask, RemoteTask } from "./ext-tasks.js";
 import { listSkills, readSkillFile } from "./skills.js";
 import { headerDeclarationFault } from "./tool-headers.js";
+import { callTool, compiledSchemas } from "./tool-call.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 
@@ -247,7 +248,7 @@ export class Connection {
           resetTimeoutOnProgress: true,
           onprogress: (progress) => options.onProgress?.(progress),
         };
-        const call = () => client.callTool({ name: tool, arguments: args, ...relay?.params }, callOptions);
+        const call = () => callTool(client, { name: tool, arguments: args, ...relay?.params }, callOptions);
         const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
         // The server's task, when it made the relayed call one, comes back as it is (see relayedTask).
         if (relaysTasks) return plain.catch((error: unknown) => relayedTaskOf(error));
@@ -525,6 +526,7 @@ export class Connection {
     const client = new Client(this.options.clientInfo, {
       capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
       versionNegotiation: { mode: this.protocol === MODERN ? { pin: MODERN } : "auto", probe: { timeoutMs: probeTimeoutMs } },
+      jsonSchemaValidator: compiledSchemas,
     });
     let initialized = false;
     let garbageTimer: NodeJS.Timeout | undefined;

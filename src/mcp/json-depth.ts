@@ -14,19 +14,21 @@ export function nestedDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): 
   const depths: number[] = [1];
   for (let top = objects.pop(); top !== undefined; top = objects.pop()) {
     const depth = (depths.pop() as number) + 1;
-    const push = (child: unknown): boolean => {
-      if (child === null || typeof child !== "object") return false;
-      if (depth > max) return true;
-      objects.push(child);
-      depths.push(depth);
-      return false;
-    };
     if (Array.isArray(top)) {
-      for (const child of top) if (push(child)) return true;
+      for (const child of top) if (stack(objects, depths, child, depth, max)) return true;
     } else {
-      for (const key in top) if (Object.hasOwn(top, key) && push((top as Record<string, unknown>)[key])) return true;
+      for (const key in top) if (Object.hasOwn(top, key) && stack(objects, depths, (top as Record<string, unknown>)[key], depth, max)) return true;
     }
   }
+  return false;
+}
+
+/** Puts `child` on the stacks at `depth` if it is an object or array; whether that is past `max`. A function of its own, not one made per object. */
+function stack(objects: object[], depths: number[], child: unknown, depth: number, max: number): boolean {
+  if (child === null || typeof child !== "object") return false;
+  if (depth > max) return true;
+  objects.push(child);
+  depths.push(depth);
   return false;
 }
 
