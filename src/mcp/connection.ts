@@ -620,25 +620,32 @@ export class Connection {
     return opening;
   }
 
-  /**
-   * Lists `kind` again first when its server's caching hint says the list it gave is no longer
-   * fresh (a listing under way will do); a fresh list, or a 2025 server's, is kept as it is.
-   * A failure to list is logged and the list kept.
-   */
-  async current(kind: ListKind): Promise<void> {
-    if (this.client && this.state.status === "connected" && performance.now() >= this.freshUntil[kind]) await this.refreshes[kind].current();
+  /** Whether its server's caching hint says the list of `kind` it gave is no longer fresh (never so for a 2025 server's). */
+  isStale(kind: ListKind): boolean {
+    return this.client !== undefined && this.state.status === "connected" && performance.now() >= this.freshUntil[kind];
   }
 
+  /**
+   * Lists `kind` again first when it is stale (a listing under way will do); a fresh list, or a
+   * 2025 server's, is kept as it is. A failure to list is logged and the list kept.
+   */
+  async current(kind: ListKind): Promise<void> {
+    if (this.isStale(kind)) await this.refreshes[kind].current();
+  }
+
+  /** Lists `kind` again, all its pages within requestTimeoutMs; a failure is logged and the list kept (and still stale). */
   private async refresh(kind: ListKind): Promise<void> {
     const client = this.client;
     if (!client) return;
     const before = JSON.stringify(this.listsOf(kind));
     const said = this.saidChanged[kind];
     this.saidChanged[kind] = false;
+    const limit = AbortSignal.timeout(this.requestTimeoutMs);
     try {
-      await this.loadList(client, kind);
+      await this.loadList(client, kind, limit);
     } catch (error) {
-      this.options.log.write(this.name, `could not refresh ${kind}: ${describe(error)}`);
+      const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs); kept the list it gave before` : describe(error);
+      this.options.log.write(this.name, `could not refresh ${kind}: ${why}`);
       return;
     }
     // A stale list listed again is most often the same list: announced only when it changed.
