@@ -18,6 +18,7 @@ import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
+import { OutputSchemaCheck } from "./output-check.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
 import { RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
@@ -124,8 +125,11 @@ export class Connection {
   /** The server said the list changed since it was last listed (list_changed). */
   private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
   private readonly tasks: ToolTasks;
+  /** Holds a task's result to its tool's outputSchema, on every transport of this server. */
+  private readonly outputCheck = new OutputSchemaCheck();
+  private readonly sep1686 = sep1686Tasks(this.outputCheck);
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
-  private taskProtocol: ToolTaskProtocol = sep1686Tasks;
+  private taskProtocol: ToolTaskProtocol = this.sep1686;
   private readonly auth: OAuthSession | undefined;
   /**
    * Set when this stdio server showed it speaks 2025-11-25 only (it exited on, or did not answer,
@@ -490,6 +494,7 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
+    this.outputCheck.install(transport);
     // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
     // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
     const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
@@ -541,7 +546,7 @@ export class Connection {
    * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
    */
   private taskProtocolOf(client: Client, transport: Transport): ToolTaskProtocol {
-    if (!serverDeclaresTasksExtension(client)) return sep1686Tasks;
+    if (!serverDeclaresTasksExtension(client)) return this.sep1686;
     const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
     const capabilities = clientCapabilities(features);
     const raw = new RawRequests(transport, {
@@ -549,9 +554,14 @@ export class Connection {
       clientInfo: this.options.clientInfo,
       clientCapabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } },
     });
-    return extensionTasks(new TasksExtensionClient(raw), answerInputRequest(features), (task) => {
-      if (this.client === client) this.tasks.notified(task);
-    });
+    return extensionTasks(
+      new TasksExtensionClient(raw),
+      answerInputRequest(features),
+      (task) => {
+        if (this.client === client) this.tasks.notified(task);
+      },
+      this.outputCheck,
+    );
   }
 
   private registerHandlers(client: Client): void {
