@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
@@ -6,6 +8,7 @@ import type { ChatRequest } from "../../src/llm/types.js";
 import type { Hub } from "../../src/mcp/hub.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
 import { fixture } from "../mcp/processes.js";
+import { CLI } from "../servers/serve-process.js";
 import { FakeModel, allowAll, calls, text } from "./fakes.js";
 
 /**
@@ -71,5 +74,23 @@ describe("the tools offered to the model", () => {
     setTimeout(() => controller.abort(), 200);
     expect((await turn).status).toBe("aborted");
     expect(model.requests).toHaveLength(0);
+  }, 20_000);
+
+  it("of the bundled servers are fresh for a day by their lists' caching hints (a read of the current time is not held)", async () => {
+    const raw = { "~standard": { version: 1, vendor: "test", validate: (value: unknown) => ({ value }) } } as const;
+    for (const name of ["time", "math"]) {
+      const client = new Client({ name: "test", version: "1" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", name] }));
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+        expect(await client.request({ method: "tools/list", params: {} }, raw)).toMatchObject({ ttlMs: 86_400_000, cacheScope: "public" });
+        if (name === "time") {
+          expect(await client.request({ method: "prompts/list", params: {} }, raw)).toMatchObject({ ttlMs: 86_400_000 });
+          expect(await client.request({ method: "resources/read", params: { uri: "time://now/UTC" } }, raw)).toMatchObject({ ttlMs: 0 });
+        }
+      } finally {
+        await client.close();
+      }
+    }
   }, 20_000);
 });
