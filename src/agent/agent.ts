@@ -274,8 +274,11 @@ export class Agent {
         const limit: keyof typeof ANSWER_NOW | undefined =
           stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : toolCalls.length >= maxToolCalls ? "max-tool-calls" : undefined;
         if (limit) stopReason = limit;
+        const offersTools = !limit && !reformat;
+        // What the servers offer now: a list its server's caching hint says went stale is listed again first.
+        if (offersTools) await this.host.refreshTools?.(signal);
         this.catalog.refresh();
-        const tools = limit || reformat ? undefined : this.offeredTools(offer);
+        const tools = offersTools ? this.offeredTools(offer) : undefined;
         const withTools = tools !== undefined && tools.length > 0;
         iterations += 1;
         emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools });

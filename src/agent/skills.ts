@@ -43,6 +43,9 @@ export function withSkills(host: ToolHost, skills: SkillHost): ToolHost {
   };
   return {
     tools,
+    async refreshTools(signal?: AbortSignal): Promise<void> {
+      await host.refreshTools?.(signal);
+    },
     async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
       if (name !== SKILL_TOOL_NAME || !isBuiltin(tools().find((tool) => tool.name === name))) return host.callTool(name, args, options);
       try {

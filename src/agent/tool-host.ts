@@ -7,6 +7,12 @@ import type { ToolDefinition } from "../llm/types.js";
  */
 export interface ToolHost {
   tools(): readonly HubTool[];
+  /**
+   * Brings `tools()` up to date where a list may have gone stale (a server's caching hint): the agent
+   * awaits it before each model request that offers tools. Should not reject for a server that fails
+   * to list (the list it gave is kept), only when `signal` aborts.
+   */
+  refreshTools?(signal?: AbortSignal): Promise<void>;
   callTool(name: string, args: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
   /** What a call is approved as, when that is not the listed tool itself (a built-in acting for one server). */
   approvalSubject?(tool: HubTool, args: Record<string, unknown>): HubTool;

@@ -1,4 +1,5 @@
 import type { ToolCall } from "../llm/types.js";
+import { untilAborted } from "../mcp/time-limit.js";
 import type { HubTool } from "../mcp/types.js";
 import { decideApproval, refusalMessage, toolIdentity, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
@@ -107,22 +108,4 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     const reason = error instanceof Error ? error.message : String(error);
     return refuse("call-failed", `Error: calling "${call.name}" failed: ${reason}`, parsed.arguments);
   }
-}
-
-/** Settles with the call, or rejects as soon as the signal fires, so a server that ignores cancellation cannot hold the turn. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

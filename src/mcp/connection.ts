@@ -18,6 +18,7 @@ import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
+import { OutputSchemaCheck } from "./output-check.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
@@ -126,8 +127,11 @@ export class Connection {
   /** The server said the list changed since it was last listed (list_changed). */
   private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
   private readonly tasks: ToolTasks;
+  /** Holds a task's result to its tool's outputSchema, on every transport of this server. */
+  private readonly outputCheck = new OutputSchemaCheck();
+  private readonly sep1686 = sep1686Tasks(this.outputCheck);
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
-  private taskProtocol: ToolTaskProtocol = sep1686Tasks;
+  private taskProtocol: ToolTaskProtocol = this.sep1686;
   /** The extension's requests on the connected server, where it declares the extension (a relayed task's go through it). */
   private extTasks: TasksExtensionClient | undefined;
   private readonly auth: OAuthSession | undefined;
@@ -514,6 +518,7 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
+    this.outputCheck.install(transport);
     // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
     // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
     const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
@@ -566,7 +571,7 @@ export class Connection {
    * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
    */
   private taskProtocolOf(client: Client, transport: Transport): { protocol: ToolTaskProtocol; ext?: TasksExtensionClient } {
-    if (!serverDeclaresTasksExtension(client)) return { protocol: sep1686Tasks };
+    if (!serverDeclaresTasksExtension(client)) return { protocol: this.sep1686 };
     const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
     const capabilities = clientCapabilities(features);
     const raw = new RawRequests(transport, {
@@ -575,9 +580,14 @@ export class Connection {
       clientCapabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } },
     });
     const ext = new TasksExtensionClient(raw);
-    const protocol = extensionTasks(ext, answerInputRequest(features), (task) => {
-      if (this.client === client) this.tasks.notified(task);
-    });
+    const protocol = extensionTasks(
+      ext,
+      answerInputRequest(features),
+      (task) => {
+        if (this.client === client) this.tasks.notified(task);
+      },
+      this.outputCheck,
+    );
     return { protocol, ext };
   }
 
@@ -647,25 +657,32 @@ export class Connection {
     return opening;
   }
 
-  /**
-   * Lists `kind` again first when its server's caching hint says the list it gave is no longer
-   * fresh (a listing under way will do); a fresh list, or a 2025 server's, is kept as it is.
-   * A failure to list is logged and the list kept.
-   */
-  async current(kind: ListKind): Promise<void> {
-    if (this.client && this.state.status === "connected" && performance.now() >= this.freshUntil[kind]) await this.refreshes[kind].current();
+  /** Whether its server's caching hint says the list of `kind` it gave is no longer fresh (never so for a 2025 server's). */
+  isStale(kind: ListKind): boolean {
+    return this.client !== undefined && this.state.status === "connected" && performance.now() >= this.freshUntil[kind];
   }
 
+  /**
+   * Lists `kind` again first when it is stale (a listing under way will do); a fresh list, or a
+   * 2025 server's, is kept as it is. A failure to list is logged and the list kept.
+   */
+  async current(kind: ListKind): Promise<void> {
+    if (this.isStale(kind)) await this.refreshes[kind].current();
+  }
+
+  /** Lists `kind` again, all its pages within requestTimeoutMs; a failure is logged and the list kept (and still stale). */
   private async refresh(kind: ListKind): Promise<void> {
     const client = this.client;
     if (!client) return;
     const before = JSON.stringify(this.listsOf(kind));
     const said = this.saidChanged[kind];
     this.saidChanged[kind] = false;
+    const limit = AbortSignal.timeout(this.requestTimeoutMs);
     try {
-      await this.loadList(client, kind);
+      await this.loadList(client, kind, limit);
     } catch (error) {
-      this.options.log.write(this.name, `could not refresh ${kind}: ${describe(error)}`);
+      const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs); kept the list it gave before` : describe(error);
+      this.options.log.write(this.name, `could not refresh ${kind}: ${why}`);
       return;
     }
     // A stale list listed again is most often the same list: announced only when it changed.

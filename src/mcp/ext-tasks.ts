@@ -10,7 +10,7 @@ import {
   SdkErrorCode,
   SUBSCRIPTION_ID_META_KEY,
 } from "@modelcontextprotocol/client";
-import type { CallToolRequestOptions, CallToolResult, Client, ClientCapabilities, Implementation, JSONRPCMessage, Tool, Transport } from "@modelcontextprotocol/client";
+import type { CallToolRequestOptions, CallToolResult, Client, ClientCapabilities, Implementation, JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 
 /**
  * The client side of the MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, protocol revision
@@ -76,8 +76,6 @@ export interface RawRequestOptions {
 const TASK_NOTIFICATION = "notifications/tasks";
 /** How a task the server answered to the Client's tools/call is handed back to the caller: in an error the Client rejects with. */
 const CREATED_TASK_KEY = "dev.toolbridge/createdTask";
-/** Marks a tools/call of the host's that never leaves it: the Client gets the result held under this key as the answer. */
-const LOCAL_RESULT_KEY = "dev.toolbridge/localResult";
 /** The Client's tools/calls declaring the extension still unanswered that are remembered; the oldest go first. */
 const MAX_TRACKED_CALLS = 1024;
 
@@ -86,16 +84,14 @@ const MAX_TRACKED_CALLS = 1024;
  * the Client's: their ids are strings of its own (`ext-tasks-N`), so they never meet the Client's numeric ones, and
  * their responses are taken off the transport before the Client sees them. The Client's own tools/call declaring
  * the extension goes out as the Client makes it (custom argument headers, SEP-2322 rounds), and a task it is answered
- * with comes back to the Client as an error carrying the task, since it refuses `resultType: "task"`. A task's result
- * is put to the Client as the answer of a tools/call that never leaves the host, so the Client holds it to the tool's
- * outputSchema exactly as a plain call's. Install once the Client is connected.
+ * with comes back to the Client as an error carrying the task, since it refuses `resultType: "task"` (a task's result
+ * is held to the tool's outputSchema by output-check.ts, as SEP-1686's are). Install once the Client is connected.
  */
 export class RawRequests {
   private next = 0;
   private readonly pending = new Map<string, (message: JSONRPCMessage) => void>();
   /** Ids of the Client's tools/calls declaring the extension, until answered. */
   private readonly taskCalls = new Set<string | number>();
-  private readonly localResults = new Map<string, CallToolResult>();
   /** Open subscriptions/listen requests of the host's awaiting their acknowledgement. */
   private readonly acks = new Map<string, (params: Record<string, unknown>) => void>();
   /** Where the server's `notifications/tasks` go (their params, unchecked). */
@@ -128,12 +124,6 @@ export class RawRequests {
     transport.send = (message, options) => {
       if (!("method" in message) || !("id" in message) || message.method !== "tools/call") return send(message, options);
       const meta = message.params?._meta as Record<string, unknown> | undefined;
-      const local = typeof meta?.[LOCAL_RESULT_KEY] === "string" ? meta[LOCAL_RESULT_KEY] : undefined;
-      if (local !== undefined) {
-        const result = this.localResults.get(local);
-        queueMicrotask(() => inner?.({ jsonrpc: "2.0", id: message.id, result: { ...result, resultType: "complete" } }));
-        return Promise.resolve();
-      }
       if (declaresExtension(meta?.[CLIENT_CAPABILITIES_META_KEY])) {
         this.taskCalls.add(message.id);
         if (this.taskCalls.size > MAX_TRACKED_CALLS) this.taskCalls.delete(this.taskCalls.values().next().value as string | number);
@@ -221,17 +211,6 @@ export class RawRequests {
     };
     return { ...params, _meta: meta };
   }
-
-  /** `call` with the `_meta` of a local tools/call: its answer is `result`, which is not kept after it. */
-  async answeredLocally<T>(result: CallToolResult, call: (meta: Record<string, string>) => Promise<T>): Promise<T> {
-    const key = `local-${++this.next}`;
-    this.localResults.set(key, result);
-    try {
-      return await call({ [LOCAL_RESULT_KEY]: key });
-    } finally {
-      this.localResults.delete(key);
-    }
-  }
 }
 
 /**
@@ -295,12 +274,6 @@ export class TasksExtensionClient {
       if (task === undefined) throw error;
       return { kind: "task", task };
     }
-  }
-
-  /** A task's result as the Client takes a plain call's: held to the tool's outputSchema, where it has one. */
-  async checked(client: Client, tool: Tool | undefined, result: CallToolResult, options: RawRequestOptions): Promise<CallToolResult> {
-    if (tool?.outputSchema === undefined) return result;
-    return this.raw.answeredLocally(result, (meta) => client.callTool({ name: tool.name, arguments: {}, _meta: meta }, { ...options, toolDefinition: tool }));
   }
 
   /**

@@ -11,6 +11,7 @@ import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
 import { RootList, toRoots } from "./roots.js";
 import { defaultStderrLogFile, ServerLog } from "./server-log.js";
+import { untilAborted } from "./time-limit.js";
 import { assignToolNames, toolNameAliases, type ToolRef } from "./tool-names.js";
 import type {
   CallToolOptions,
@@ -179,6 +180,19 @@ export class Hub {
   async currentTools(): Promise<readonly HubTool[]> {
     await this.current("tools");
     return this.toolList;
+  }
+
+  /**
+   * Lists again the tools of each server whose caching hint (2026-07-28 ttlMs) says its list is stale, and
+   * only those: once for callers asking together, each within its server's toolTimeoutMs. A server that fails
+   * or does not answer keeps the list it gave, with one line in its log; this never rejects for it. Settles at
+   * once, rejecting with the reason, when `signal` aborts (the listing goes on for the others). The agent
+   * awaits this before each model request (ToolHost.refreshTools).
+   */
+  refreshTools(signal?: AbortSignal): Promise<void> {
+    const listing = this.relist("tools");
+    if (!listing) return Promise.resolve();
+    return signal ? untilAborted(listing, signal) : listing;
   }
 
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
@@ -481,7 +495,14 @@ export class Hub {
 
   /** Every connected server's list of `kind` listed again where its caching hint says it is stale. */
   private async current(kind: ListKind): Promise<void> {
-    await Promise.all([...this.connections.values()].map((connection) => connection.current(kind)));
+    await this.relist(kind);
+  }
+
+  /** The listing of each stale list of `kind` (see current); undefined when none is stale, at no cost. */
+  private relist(kind: ListKind): Promise<void> | undefined {
+    const stale = [...this.connections.values()].filter((connection) => connection.isStale(kind));
+    if (stale.length === 0) return undefined;
+    return Promise.all(stale.map((connection) => connection.current(kind))).then(() => undefined);
   }
 
   /** Servers whose lists are current: connected, or between a death and their restart. */

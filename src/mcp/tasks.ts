@@ -9,6 +9,7 @@ import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/cli
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
 import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient } from "./ext-tasks.js";
+import type { OutputSchemaCheck } from "./output-check.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
 /**
@@ -42,7 +43,8 @@ const TASK_TTL_MS = 10 * 60_000;
 /** At most this many pages of tasks/list: a server handing out cursors forever is cut off. */
 const MAX_TASK_PAGES = 20;
 
-export const sep1686Tasks: ToolTaskProtocol = {
+/** SEP-1686 tasks; a task's result is held to the tool's outputSchema by `check`, as a plain call's is. */
+export const sep1686Tasks = (check: OutputSchemaCheck): ToolTaskProtocol => ({
   supported: (client) => client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
   serverDirected: false,
   async create(client, tool, args, options) {
@@ -54,7 +56,10 @@ export const sep1686Tasks: ToolTaskProtocol = {
     return created.task;
   },
   get: (client, taskId, options) => client.request({ method: "tasks/get", params: { taskId } }, GetTaskResultSchema, options),
-  result: (client, task, options) => client.request({ method: "tasks/result", params: { taskId: task.taskId } }, CallToolResultSchema, options),
+  async result(client, task, options, definition) {
+    const result = await client.request({ method: "tasks/result", params: { taskId: task.taskId } }, CallToolResultSchema, options);
+    return check.checked(client, definition, result, options);
+  },
   async cancel(client, taskId, options) {
     await client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema, options);
   },
@@ -69,7 +74,7 @@ export const sep1686Tasks: ToolTaskProtocol = {
     }
     return tasks;
   },
-};
+});
 
 /** Answers one of a server's questions (elicitation, sampling, roots) as the client's handlers would. */
 export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal | undefined) => Promise<Record<string, unknown>>;
@@ -78,9 +83,10 @@ export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal 
  * The tasks extension (SEP-2663) on one server, as a ToolTaskProtocol. It keeps each running task's last
  * detailed state (its inline result, error or questions) and the question keys already answered, which the
  * spec asks clients not to answer twice. Each task it starts is asked to be watched: where the server agrees, its
- * status notifications come to `notify` (and fill the same state), and polling is only the fallback.
+ * status notifications come to `notify` (and fill the same state), and polling is only the fallback. A task's result
+ * is held to the tool's outputSchema by `check`, as a plain call's is.
  */
-export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest, notify: (task: Task) => void): ToolTaskProtocol {
+export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest, notify: (task: Task) => void, check: OutputSchemaCheck): ToolTaskProtocol {
   const latest = new Map<string, DetailedTask>();
   const answered = new Map<string, Set<string>>();
   /** The close of each running task's subscription to its notifications. */
@@ -139,7 +145,7 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
       if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
       const parsed = CallToolResultSchema.safeParse(detail.result);
       if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
-      return ext.checked(client, definition, parsed.data, timeoutOf(options));
+      return check.checked(client, definition, parsed.data, timeoutOf(options));
     },
     async answer(_client, task, options) {
       const requests = latest.get(task.taskId)?.inputRequests ?? {};

@@ -53,6 +53,13 @@ describe("a 2026-07-28 server's caching hints", () => {
     expect(await counts(hub)).toEqual({ "tools/list": 3, "prompts/list": 3, "resources/list": 2, "resources/templates/list": 2, "resources/read": 0 });
   }, 20_000);
 
+  it("refreshTools lists stale tools again once for callers asking together, and leaves fresh ones be", async () => {
+    const hub = await connect({ stale: fixture("cache-hints.mjs", "--ttl", "0"), fresh: fixture("cache-hints.mjs", "--ttl", String(HOUR)) });
+    await Promise.all([hub.refreshTools(), hub.refreshTools(), hub.refreshTools(new AbortController().signal)]);
+    expect((await counts(hub, "stale__list-counts"))["tools/list"]).toBe(2);
+    expect((await counts(hub, "fresh__list-counts"))["tools/list"]).toBe(1);
+  }, 20_000);
+
   it("a list whose ttlMs has passed is listed again", async () => {
     const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "200") });
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -69,6 +69,19 @@ it("announces a server's notifications/elicitation/complete after an accepted UR
   expect(completed).toEqual([{ type: "elicitation-complete", server: "tasks", elicitationId: "flow-1" }]);
 }, 30_000);
 
+describe("a 2025-11-25 task's result keeps the checks of a plain call", () => {
+  it("holds its structured result to the tool's outputSchema, with the error a plain call gets", async () => {
+    const { hub, statuses } = await connect();
+    expect(hub.servers()[0]).toMatchObject({ status: "connected", protocolVersion: "2025-11-25" });
+    expect((await hub.callTool("typed-task", { count: 3 })).structuredContent).toEqual({ count: 3 });
+    await expect(hub.callTool("typed-task", { count: 3, bad: true })).rejects.toThrow(
+      /tools\/call typed-task on server "tasks" failed: .*Structured content does not match the tool's output schema/,
+    );
+    // Both ran as tasks, and finished: the second was refused for its result.
+    expect(statuses.filter((status) => status === "completed")).toHaveLength(2);
+  }, 30_000);
+});
+
 describe("a task that never moves", () => {
   it("gives up after the timeout without a change of status, in one line, and cancels it on the server", async () => {
     const { hub: h } = await connect();

@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../../version.js";
+import { STATIC_LIST_HINTS } from "../list-hints.js";
 import { batchCalculation, batchSchema, binaryCalculation, calculationSchema, formatNumber, squareRootCalculation, type Batch, type Calculation } from "./calculation.js";
 
 const PURE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
@@ -111,7 +112,7 @@ function registerBinaryTool(server: McpServer, tool: BinaryTool): void {
 
 /** The bundled math server: arithmetic tools with structured results, and a batch calculator. */
 export function createMathServer(): McpServer {
-  const server = new McpServer({ name: "toolbridge-math", title: "toolbridge math", version: PACKAGE_VERSION });
+  const server = new McpServer({ name: "toolbridge-math", title: "toolbridge math", version: PACKAGE_VERSION }, { cacheHints: STATIC_LIST_HINTS });
 
   for (const tool of BINARY_TOOLS) registerBinaryTool(server, tool);
 

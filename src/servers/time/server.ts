@@ -1,6 +1,7 @@
 import { McpServer, ResourceTemplate, completable, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../../version.js";
+import { STATIC_LIST_HINTS } from "../list-hints.js";
 import { DATE_FORMATS, formatDate, zonedIso } from "./get-date.js";
 import { canonicalZone, completeZone, EXAMPLE_ZONES, TIME_ZONES, unknownZoneMessage, zoneForPlace } from "./time-zones.js";
 
@@ -18,7 +19,7 @@ const LISTED_ZONES = ["UTC", "America/New_York", "America/Los_Angeles", "Europe/
 
 /** The bundled time server: get-date, the zone list, the current time per zone, and a prompt. */
 export function createTimeServer(): McpServer {
-  const server = new McpServer({ name: "toolbridge-time", title: "toolbridge time", version: PACKAGE_VERSION });
+  const server = new McpServer({ name: "toolbridge-time", title: "toolbridge time", version: PACKAGE_VERSION }, { cacheHints: STATIC_LIST_HINTS });
 
   server.registerTool(
     "get-date",
