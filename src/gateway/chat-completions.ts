@@ -21,6 +21,8 @@ export interface CompletionContext {
   requestId: string;
   /** The request asked for tool activity by header. */
   toolActivityHeader: boolean;
+  /** The betas the request's `anthropic-beta` header names (Messages API clients). */
+  anthropicBetas: readonly string[];
 }
 
 /**
