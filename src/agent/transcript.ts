@@ -39,6 +39,7 @@ const ContentPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
   z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string() }),
+  z.object({ type: z.literal("document"), data: z.string(), mimeType: z.string(), name: z.string().optional() }),
 ]);
 const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
 const ReplyBlockSchema = z.discriminatedUnion("type", [

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { isWebUrl, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { fileName, isWebUrl, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -16,6 +16,11 @@ const TextBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string(
 const ImageBlockSchema = z.looseObject({
   type: z.literal("image"),
   source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional(), url: z.string().optional() }),
+});
+const DocumentBlockSchema = z.looseObject({
+  type: z.literal("document"),
+  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+  title: z.string().nullish(),
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
@@ -163,6 +168,14 @@ function contentPart(block: { type: string }, where: string): ContentPart {
       throw new WireError(`${where}: images are accepted as base64 sources or http(s) url sources`);
     }
     return { type: "image", mimeType: source.media_type, data: source.data };
+  }
+  if (block.type === "document") {
+    const { source, title } = block as z.infer<typeof DocumentBlockSchema>;
+    if (source.type !== "base64" || source.media_type !== PDF || source.data === undefined) {
+      throw new WireError(`${where}: documents are accepted as base64 PDF sources (media_type application/pdf)`);
+    }
+    const name = fileName(title);
+    return { type: "document", mimeType: PDF, data: source.data, ...(name !== "" ? { name } : {}) };
   }
   return unsupported(block, where);
 }

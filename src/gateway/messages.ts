@@ -18,7 +18,7 @@ import {
   type StopReason,
 } from "./anthropic-wire.js";
 import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
-import { HttpError, sendJson } from "./http.js";
+import { HttpError, sendJson, turnFailure } from "./http.js";
 import { WireError, type AgentRequest } from "./openai-wire.js";
 import { parseBody } from "./web-chat.js";
 
@@ -74,9 +74,9 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
     return;
   }
   if (turn.status === "failed") {
-    const message = `Upstream model failed: ${turn.error?.message ?? "the turn failed"}`;
-    if (!stream) throw new HttpError(502, message, "upstream_error", turn.error?.code ?? null);
-    writeEvent(res, "error", anthropicErrorBody(502, message));
+    const failure = turnFailure(turn.error);
+    if (!stream) throw failure;
+    writeEvent(res, "error", anthropicErrorBody(failure.status, failure.message));
     res.end();
     return;
   }

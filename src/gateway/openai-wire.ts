@@ -305,14 +305,16 @@ export function audioPart({ input_audio: { data, format } }: z.infer<typeof Audi
 /** The most bytes a text file may hold; its text goes into the prompt. */
 export const MAX_FILE_TEXT_BYTES = 1024 * 1024;
 const FILE_DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)((?:;[^;,]*)*);base64,([A-Za-z0-9+/=\s]*)$/i;
+export const PDF = "application/pdf";
 /** Files that are text whatever their subtype says. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|csv|[a-z0-9.+-]*\+(json|xml)))/i;
 
 /**
  * A file a client sent inline (the Responses API's `input_file`), as the parts the model takes:
- * an image or audio file as that part, a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text
- * headed by its name. Other types (PDF, office documents), files by id (OpenAI's Files API) and
- * by URL (the gateway fetches nothing a client names) are refused, naming what to send instead.
+ * an image or audio file as that part, a PDF as a document (a model that cannot read one refuses
+ * it, naming it), a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text headed by its name.
+ * Other types (office documents), files by id (OpenAI's Files API) and by URL (the gateway
+ * fetches nothing a client names) are refused, naming what to send instead.
  */
 export function filePart(file: { file_data?: string | null; file_id?: string | null; file_url?: string | null; filename?: string | null }, where: string): ContentPart {
   if (file.file_id != null) throw new WireError(`${where}: file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data (a base64 data: URL)`);
@@ -323,7 +325,9 @@ export function filePart(file: { file_data?: string | null; file_id?: string | n
   const data = (match[3] as string).replace(/\s+/g, "");
   if (mimeType.startsWith("image/")) return { type: "image", mimeType, data };
   if (mimeType.startsWith("audio/")) return { type: "audio", mimeType, data };
-  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio or text files (a PDF as its text or its pages as images)`);
+  const name = fileName(file.filename);
+  if (mimeType === PDF) return { type: "document", mimeType, data, ...(name !== "" ? { name } : {}) };
+  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio, PDF or text files`);
   const bytes = Buffer.from(data, "base64");
   if (bytes.length > MAX_FILE_TEXT_BYTES) throw new WireError(`${where}: the text file holds ${bytes.length} bytes, more than the ${MAX_FILE_TEXT_BYTES} a file may hold`);
   let text: string;
@@ -332,8 +336,12 @@ export function filePart(file: { file_data?: string | null; file_id?: string | n
   } catch {
     throw new WireError(`${where}: the file of type ${mimeType} is not UTF-8 text`);
   }
-  const name = (file.filename ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
   return { type: "text", text: `${name === "" ? "File" : `File ${name}`}:\n${text}` };
+}
+
+/** A file name a client gave, as the model may read it: control characters blanked, at most 255 characters. */
+export function fileName(name: string | null | undefined): string {
+  return (name ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
 }
 
 /** An absolute http: or https: URL. */

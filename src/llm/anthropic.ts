@@ -283,7 +283,7 @@ function textBlocks(text: string): WireBlock[] {
   return text === "" ? [] : [{ type: "text", text }];
 }
 
-function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam {
+function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam | Anthropic.Messages.DocumentBlockParam {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
@@ -291,6 +291,8 @@ function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthrop
       return { type: "image", source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data } };
     case "image-url":
       return { type: "image", source: { type: "url", url: part.url } };
+    case "document":
+      return { type: "document", source: { type: "base64", media_type: "application/pdf", data: part.data }, ...(part.name ? { title: part.name } : {}) };
     case "audio":
       throw new LlmError("unsupported-content", `anthropic cannot take audio input (${part.mimeType}); use a model of a provider that can (gemini, or an OpenAI-compatible server with input_audio)`);
   }

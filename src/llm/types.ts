@@ -19,7 +19,9 @@ export type ContentPart =
   /** An image at an http(s) URL, which the model's server fetches; providers that cannot refuse it with an error naming them. */
   | { type: "image-url"; url: string }
   /** base64 data; providers that cannot hear refuse it with an error naming them. */
-  | { type: "audio"; data: string; mimeType: string };
+  | { type: "audio"; data: string; mimeType: string }
+  /** A document (a PDF), base64 data; `name` is its file name. Providers that cannot read one refuse it with an error naming it. */
+  | { type: "document"; data: string; mimeType: string; name?: string };
 
 /** A tool call as the model made it; `arguments` is the raw JSON text, possibly invalid. */
 export interface ToolCall {
