@@ -16,7 +16,12 @@ const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string()
 const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
 /** An `input_audio` part, as chat completions and Responses both send it. */
 export const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
-const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, z.looseObject({ type: z.string() })]);
+/** A `file` part: chat completions' form of the Responses API's `input_file`. */
+const FilePartSchema = z.looseObject({
+  type: z.literal("file"),
+  file: z.looseObject({ file_data: z.string().nullish(), file_id: z.string().nullish(), filename: z.string().nullish() }),
+});
+const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
 const WireToolCallSchema = z.looseObject({
@@ -357,6 +362,11 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
       return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
     if (part.type === "input_audio") return audioPart(part as z.infer<typeof AudioPartSchema>);
+    if (part.type === "file") {
+      const file = FilePartSchema.safeParse(part);
+      if (!file.success) throw new WireError(`${where}.content[${index}]: a file part takes {file: {file_data, file_id, filename}} as strings`);
+      return filePart(file.data.file, `${where}.content[${index}]`);
+    }
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
 }

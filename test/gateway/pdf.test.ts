@@ -50,6 +50,17 @@ describe("PDFs through the gateway", () => {
     ]);
   });
 
+  it("takes a chat completions client's file part as a PDF too, and refuses a malformed one in one line", async () => {
+    const anthropic = upstream(await startAnthropicServer({ replies: [{ text: "A report." }] }));
+    const h = await gatewayTo({ provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" });
+    const file: OpenAI.Chat.ChatCompletionContentPart.File = { type: "file", file: { filename: "report.pdf", file_data: `data:application/pdf;base64,${PDF}` } };
+    const completion = await openaiClient(h).chat.completions.create({ model: "claude-haiku-4-5", messages: [{ role: "user", content: [{ type: "text", text: "Summarise this." }, file] }] });
+    expect(completion.choices[0]?.message.content).toBe("A report.");
+    expect(anthropic.requests[0]?.body.messages[0].content[1]).toEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF }, title: "report.pdf" });
+    const malformed = openaiClient(h).chat.completions.create({ model: "claude-haiku-4-5", messages: [{ role: "user", content: [{ type: "file", file: { file_data: 42 } } as unknown as OpenAI.Chat.ChatCompletionContentPart] }] });
+    await expect(malformed).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: a file part takes {file: {file_data, file_id, filename}} as strings") });
+  });
+
   it("sends it to OpenAI as a file part with file_data and the filename", async () => {
     const openai = upstream(await startVllmServer({ replies: [{ text: "A report." }] }));
     const h = await gatewayTo({ provider: "openai", baseURL: openai.url, model: DEFAULT_VLLM_MODEL, apiKey: "test-key" });
