@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmConfig } from "../../src/config/schema.js";
+import { toOpenAIMessages } from "../../src/llm/openai-messages.js";
 import { startAnthropicServer } from "../support/anthropic-server.js";
 import { startGeminiServer } from "../support/gemini-server.js";
 import type { ScriptedServer } from "../support/scripted-server.js";
@@ -86,6 +87,12 @@ describe("PDFs through the gateway", () => {
     expect(message).toContain("vllm cannot read [document report.pdf]: its chat API takes no file parts");
     expect(message).not.toContain("\n");
     expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
+  it("refuses a PDF for Ollama as for vLLM, naming the file, and sends it to OpenAI-compatible servers of other kinds", () => {
+    const messages = [{ role: "user" as const, content: [{ type: "document" as const, data: PDF, mimeType: "application/pdf", name: "report.pdf" }] }];
+    expect(() => toOpenAIMessages(messages, "ollama")).toThrow("ollama cannot read [document report.pdf]: its chat API takes no file parts");
+    expect(toOpenAIMessages(messages, "openai-compatible")[0]?.content).toEqual([{ type: "file", file: { file_data: `data:application/pdf;base64,${PDF}`, filename: "report.pdf" } }]);
   });
 
   it("forwards a PDF to a server of unknown kind, and its refusal comes back as one line", async () => {
