@@ -1,7 +1,7 @@
 import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
 import { partText } from "../llm/content-part.js";
-import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ResponseFormat, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ReplyBlock, ResponseFormat, StreamEvent, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
 import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
@@ -87,7 +87,8 @@ export interface SendOptions {
 interface Reply {
   text: string;
   reasoning: string;
-  reasoningSignature?: string;
+  /** The reply block by block, as it streamed (see ReplyBlock). */
+  blocks: ReplyBlock[];
   toolCalls: ToolCall[];
   finish?: FinishReason;
   stopSequence?: string;
@@ -282,7 +283,7 @@ export class Agent {
         const withTools = tools !== undefined && tools.length > 0;
         iterations += 1;
         emit({ type: "model-request", iteration: iterations, toolCount: tools?.length ?? 0, withTools });
-        const reply: Reply = { text: "", reasoning: "", toolCalls: [] };
+        const reply: Reply = { text: "", reasoning: "", blocks: [], toolCalls: [] };
         uncommitted = reply;
         const hold = format !== undefined && withTools;
         await this.request(tools, limit ? ANSWER_NOW[limit] : undefined, reply, usage, signal, hold ? holdText(emit) : emit);
@@ -301,7 +302,7 @@ export class Agent {
         }
         if (limit || reply.toolCalls.length === 0) {
           // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
-          add(assistantMessage(reply, []));
+          add(assistantMessage(reply, [], []));
           answer = reply.text;
           break;
         }
@@ -309,13 +310,13 @@ export class Agent {
         const forClient = calls.filter((call) => this.clientToolNames.has(call.name));
         if (forClient.length > 0) {
           // The client runs these and sends their results in its next request; hub calls of the same reply are not run then.
-          add(assistantMessage(reply, forClient));
+          add(assistantMessage(reply, calls, forClient));
           answer = reply.text;
           clientToolCalls = forClient;
           stopReason = "client-tools";
           break;
         }
-        add(assistantMessage(reply, calls));
+        add(assistantMessage(reply, calls, calls));
         const parsed = calls.map((call): ParsedToolCall => ({ call, args: parseToolArguments(call.arguments) }));
         const skipped = new Map<ToolCall, SkippedCall>();
         for (const entry of parsed.slice(Math.max(0, maxToolCalls - toolCalls.length))) {
@@ -350,7 +351,7 @@ export class Agent {
       // but not an answer cut off for its size, which every later request would carry again.
       const tooLarge = caught instanceof LlmError && caught.code === "too-large";
       if (uncommitted && !tooLarge && (uncommitted.text !== "" || uncommitted.reasoning !== "")) {
-        add(assistantMessage(uncommitted, []));
+        add(assistantMessage(uncommitted, [], []));
         answer = uncommitted.text;
       }
       if (signal?.aborted) stopReason = "aborted";
@@ -413,6 +414,7 @@ export class Agent {
             continue;
           }
           streamed = true;
+          addBlock(reply.blocks, event);
           switch (event.type) {
             case "text-delta":
               reply.text += event.text;
@@ -423,7 +425,7 @@ export class Agent {
               emit(event);
               break;
             case "reasoning-signature":
-              reply.reasoningSignature = event.signature;
+            case "reasoning-redacted":
               emit(event);
               break;
             case "logprobs":
@@ -431,6 +433,7 @@ export class Agent {
               break;
             case "tool-call":
               reply.toolCalls.push(event.call);
+              emit({ type: "tool-call-written", call: event.call });
               break;
             case "usage":
               usage.inputTokens += event.usage.inputTokens;
@@ -493,11 +496,46 @@ function holdText(emit: (event: AgentEvent) => void): (event: AgentEvent) => voi
   };
 }
 
-function assistantMessage(reply: Reply, toolCalls: ToolCall[]): Message {
+/** A streamed event into the reply's blocks: a signature ends its reasoning block; text and reasoning grow the block still open. */
+function addBlock(blocks: ReplyBlock[], event: StreamEvent): void {
+  const last = blocks[blocks.length - 1];
+  switch (event.type) {
+    case "text-delta":
+      if (last?.type === "text") last.text += event.text;
+      else blocks.push({ type: "text", text: event.text });
+      return;
+    case "reasoning-delta":
+      if (last?.type === "reasoning" && last.signature === "") last.text += event.text;
+      else blocks.push({ type: "reasoning", text: event.text, signature: "" });
+      return;
+    case "reasoning-signature":
+      if (last?.type === "reasoning" && last.signature === "") last.signature = event.signature;
+      else blocks.push({ type: "reasoning", text: "", signature: event.signature });
+      return;
+    case "reasoning-redacted":
+      blocks.push({ type: "redacted-reasoning", data: event.data });
+      return;
+    case "tool-call":
+      blocks.push({ type: "tool-call" });
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * The reply as the conversation keeps it, with `kept` of its calls (`calls`: all of them, in
+ * the reply's order). Its blocks are kept when the provider signed or redacted reasoning in it,
+ * the places of calls not kept taken out.
+ */
+function assistantMessage(reply: Reply, calls: readonly ToolCall[], kept: ToolCall[]): Message {
   const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: reply.text };
-  if (toolCalls.length > 0) message.toolCalls = toolCalls;
+  if (kept.length > 0) message.toolCalls = kept;
   if (reply.reasoning !== "") message.reasoning = reply.reasoning;
-  if (reply.reasoningSignature !== undefined) message.reasoningSignature = reply.reasoningSignature;
+  if (reply.blocks.some((block) => block.type === "redacted-reasoning" || (block.type === "reasoning" && block.signature !== ""))) {
+    let next = 0;
+    message.blocks = reply.blocks.filter((block) => block.type !== "tool-call" || kept.includes(calls[next++] as ToolCall));
+  }
   return message;
 }
 

@@ -12,6 +12,10 @@ export type AgentEvent =
   | { type: "reasoning-delta"; text: string }
   /** The provider's signature of the reasoning just streamed (Anthropic's), for APIs that hand it to their clients. */
   | { type: "reasoning-signature"; signature: string }
+  /** Reasoning the provider encrypted (Anthropic's redacted thinking), opaque, for APIs that hand it to their clients. */
+  | { type: "reasoning-redacted"; data: string }
+  /** A tool call of the model's reply, in its place among the reply's text and reasoning, before it is run or handed to the client. */
+  | { type: "tool-call-written"; call: ToolCall }
   /** Log probabilities of the model's tokens, when asked for (AgentOptions.generation.logprobs). */
   | { type: "logprobs"; content: TokenLogprob[] }
   /** `arguments` is the parsed object when the model's text was valid JSON, else the raw text. */

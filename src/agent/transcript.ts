@@ -39,14 +39,21 @@ const ContentPartSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
   z.object({ type: z.literal("audio"), data: z.string(), mimeType: z.string() }),
+  z.object({ type: z.literal("document"), data: z.string(), mimeType: z.string(), name: z.string().optional() }),
 ]);
 const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
+const ReplyBlockSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("reasoning"), text: z.string(), signature: z.string() }),
+  z.object({ type: z.literal("redacted-reasoning"), data: z.string() }),
+  z.object({ type: z.literal("tool-call") }),
+]);
 const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string(), signature: z.string().optional() });
 
 export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: ContentSchema }),
-  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional(), reasoningSignature: z.string().optional() }),
+  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), reasoning: z.string().optional(), blocks: z.array(ReplyBlockSchema).optional() }),
   z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: ContentSchema, isError: z.boolean().optional() }),
 ]);
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
-import type { ContentPart, GenerationSettings, Message, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { isWebUrl, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import { fileName, isWebUrl, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -17,6 +17,11 @@ const ImageBlockSchema = z.looseObject({
   type: z.literal("image"),
   source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional(), url: z.string().optional() }),
 });
+const DocumentBlockSchema = z.looseObject({
+  type: z.literal("document"),
+  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+  title: z.string().nullish(),
+});
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string(),
@@ -25,7 +30,8 @@ const ToolResultBlockSchema = z.looseObject({
 });
 const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
 const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
-const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, z.looseObject({ type: z.string() })]);
+const RedactedThinkingBlockSchema = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
+const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
@@ -118,26 +124,38 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
   return out;
 }
 
+/**
+ * An assistant turn. Its blocks are kept in order when a provider signed or redacted thinking in
+ * it: an Anthropic model wants those back unchanged and in place, between its tool calls too.
+ */
 function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
   let content = "";
   let reasoning = "";
-  // The last thinking block a provider signed: with its signature, it stands for the message's reasoning, which an Anthropic model needs back whole.
-  let signed: z.infer<typeof ThinkingBlockSchema> | undefined;
+  let kept = false;
   const toolCalls: ToolCall[] = [];
+  const order: ReplyBlock[] = [];
   for (const block of blocks) {
-    if (block.type === "text") content += (block as z.infer<typeof TextBlockSchema>).text;
-    else if (block.type === "thinking") {
+    if (block.type === "text") {
+      const { text } = block as z.infer<typeof TextBlockSchema>;
+      content += text;
+      order.push({ type: "text", text });
+    } else if (block.type === "thinking") {
       const thinking = block as z.infer<typeof ThinkingBlockSchema>;
       reasoning += thinking.thinking;
-      if (thinking.signature) signed = thinking;
+      order.push({ type: "reasoning", text: thinking.thinking, signature: thinking.signature ?? "" });
+      kept ||= (thinking.signature ?? "") !== "";
+    } else if (block.type === "redacted_thinking") {
+      const { data } = block as z.infer<typeof RedactedThinkingBlockSchema>;
+      order.push({ type: "redacted-reasoning", data });
+      kept = true;
     } else if (block.type === "tool_use") {
       const call = block as z.infer<typeof ToolUseBlockSchema>;
       callNames.set(call.id, call.name);
       toolCalls.push({ id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}) });
-    } else if (block.type !== "redacted_thinking") throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
+      order.push({ type: "tool-call" });
+    } else throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
   }
-  const thought = signed ? { reasoning: signed.thinking, reasoningSignature: signed.signature as string } : reasoning !== "" ? { reasoning } : {};
-  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...thought };
+  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(kept ? { blocks: order } : {}) };
 }
 
 function contentPart(block: { type: string }, where: string): ContentPart {
@@ -150,6 +168,14 @@ function contentPart(block: { type: string }, where: string): ContentPart {
       throw new WireError(`${where}: images are accepted as base64 sources or http(s) url sources`);
     }
     return { type: "image", mimeType: source.media_type, data: source.data };
+  }
+  if (block.type === "document") {
+    const { source, title } = block as z.infer<typeof DocumentBlockSchema>;
+    if (source.type !== "base64" || source.media_type !== PDF || source.data === undefined) {
+      throw new WireError(`${where}: documents are accepted as base64 PDF sources (media_type application/pdf)`);
+    }
+    const name = fileName(title);
+    return { type: "document", mimeType: PDF, data: source.data, ...(name !== "" ? { name } : {}) };
   }
   return unsupported(block, where);
 }
@@ -168,6 +194,7 @@ export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence
 export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /** A tool_use block's input: the model's arguments as an object (what is not one becomes `{}`, the client's tool validates). */

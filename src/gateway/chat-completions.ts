@@ -4,7 +4,7 @@ import type { ChatModel, TokenLogprob, Usage } from "../llm/types.js";
 import type { Logger } from "./log.js";
 import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "./openai-wire.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
-import { HttpError, sendJson } from "./http.js";
+import { HttpError, sendJson, turnFailure } from "./http.js";
 
 export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
 export const SHADOWED_HEADER = "x-toolbridge-shadowed-tools";
@@ -21,6 +21,8 @@ export interface CompletionContext {
   requestId: string;
   /** The request asked for tool activity by header. */
   toolActivityHeader: boolean;
+  /** The betas the request's `anthropic-beta` header names (Messages API clients). */
+  anthropicBetas: readonly string[];
 }
 
 /**
@@ -101,7 +103,7 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
     return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? called : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
   });
   if (!stream) {
-    if (failure) throw new HttpError(502, `Upstream model failed: ${failure.message}`, "upstream_error", failure.code);
+    if (failure) throw turnFailure(failure);
     sendJson(res, 200, completionObject(id, request.model, created, answers, usage));
     return;
   }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TurnError } from "../agent/events.js";
 import { jsonNestedDeeperThan, tooDeep } from "../mcp/json-depth.js";
 import { errorBody } from "./openai-wire.js";
 
@@ -13,6 +14,15 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A failed turn as the error a whole answer gets: content the model cannot take (a PDF for a
+ * server without file parts) is the request's, a 400 with the adapter's line; else the upstream failed (502).
+ */
+export function turnFailure(error: TurnError | undefined): HttpError {
+  if (error?.code === "unsupported-content") return new HttpError(400, error.message, "invalid_request_error", error.code);
+  return new HttpError(502, `Upstream model failed: ${error?.message ?? "the turn failed"}`, "upstream_error", error?.code ?? null);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { AgentEvent, TurnResult } from "../agent/events.js";
 import { estimateToolTokens } from "../agent/tool-offer.js";
 import { toToolDefinition } from "../agent/tool-host.js";
+import { INTERLEAVED_THINKING_BETA } from "../llm/anthropic.js";
 import type { Message, ToolCall } from "../llm/types.js";
 import {
   anthropicErrorBody,
@@ -17,7 +18,7 @@ import {
   type StopReason,
 } from "./anthropic-wire.js";
 import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
-import { HttpError, sendJson } from "./http.js";
+import { HttpError, sendJson, turnFailure } from "./http.js";
 import { WireError, type AgentRequest } from "./openai-wire.js";
 import { parseBody } from "./web-chat.js";
 
@@ -32,6 +33,9 @@ const PING_INTERVAL_MS = 10_000;
 export async function handleMessages(context: CompletionContext): Promise<void> {
   const request = parseBody(MessagesRequestSchema, context.body);
   const agentRequest = agentRequestOf(request);
+  // A client asking for interleaved thinking gets it from an Anthropic model (the beta goes on); other models ignore it.
+  const thinking = agentRequest.generation?.thinking;
+  if (thinking && context.anthropicBetas.includes(INTERLEAVED_THINKING_BETA)) thinking.interleaved = true;
   const model = await context.model(request.model);
   const shadowed = context.runner.shadowed(agentRequest);
   if (shadowed.length > 0) {
@@ -41,7 +45,8 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   const { res } = context;
   const id = messageId();
   const stream = request.stream === true;
-  const blocks = new BlockWriter(stream ? (name, data) => writeEvent(res, name, data) : undefined);
+  const clientTools = new Set(agentRequest.clientTools.map((tool) => tool.name));
+  const blocks = new BlockWriter(clientTools, stream ? (name, data) => writeEvent(res, name, data) : undefined);
   let ping: NodeJS.Timeout | undefined;
   if (stream) {
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
@@ -69,9 +74,9 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
     return;
   }
   if (turn.status === "failed") {
-    const message = `Upstream model failed: ${turn.error?.message ?? "the turn failed"}`;
-    if (!stream) throw new HttpError(502, message, "upstream_error", turn.error?.code ?? null);
-    writeEvent(res, "error", anthropicErrorBody(502, message));
+    const failure = turnFailure(turn.error);
+    if (!stream) throw failure;
+    writeEvent(res, "error", anthropicErrorBody(failure.status, failure.message));
     res.end();
     return;
   }
@@ -127,14 +132,20 @@ function writeEvent(res: ServerResponse, name: string, data: unknown): void {
 
 /**
  * The answer's content blocks, built from the agent's events: each round's thinking and text
- * in blocks of their own, then the client's tool calls. With a writer, every block is also
- * streamed as it grows (content_block_start, _delta, _stop).
+ * in blocks of their own, redacted thinking as it came, and the client's tool calls in their
+ * place among them. With a writer, every block is also streamed as it grows
+ * (content_block_start, _delta, _stop).
  */
 export class BlockWriter {
   readonly content: ContentBlock[] = [];
   private open: ContentBlock | undefined;
+  /** The ids of the client's tool calls already written in place. */
+  private readonly placed = new Set<string>();
 
-  constructor(private readonly write?: (name: string, data: unknown) => void) {}
+  constructor(
+    private readonly clientTools: ReadonlySet<string>,
+    private readonly write?: (name: string, data: unknown) => void,
+  ) {}
 
   add(event: AgentEvent): void {
     switch (event.type) {
@@ -153,11 +164,23 @@ export class BlockWriter {
         this.delta({ type: "thinking_delta", thinking: event.text });
         return;
       }
-      case "reasoning-signature":
-        // The thinking it signs is the block still open; the client gives both back with the tool calls that follow.
-        if (this.open?.type === "thinking") {
-          this.open.signature = event.signature;
-          this.delta({ type: "signature_delta", signature: event.signature });
+      case "reasoning-signature": {
+        // The signature ends the thinking it signs; the client gives both back with the tool calls that follow.
+        const block = this.current("thinking");
+        block.signature = event.signature;
+        this.delta({ type: "signature_delta", signature: event.signature });
+        this.close();
+        return;
+      }
+      case "reasoning-redacted":
+        this.close();
+        this.start({ type: "redacted_thinking", data: event.data });
+        this.close();
+        return;
+      case "tool-call-written":
+        if (this.clientTools.has(event.call.name) && event.call.id !== "") {
+          this.toolUse(event.call);
+          this.placed.add(event.call.id);
         }
         return;
       default:
@@ -165,15 +188,18 @@ export class BlockWriter {
     }
   }
 
-  /** Closes the last block and adds one tool_use block per call of the client's tools. */
+  /** Closes the last block and adds a tool_use block for each call of the client's tools not yet in place. */
   finish(calls: readonly ToolCall[]): void {
     this.close();
-    for (const call of calls) {
-      const input = toolInput(call);
-      this.start({ type: "tool_use", id: call.id, name: call.name, input });
-      this.delta({ type: "input_json_delta", partial_json: JSON.stringify(input) });
-      this.close();
-    }
+    for (const call of calls) if (!this.placed.has(call.id)) this.toolUse(call);
+  }
+
+  private toolUse(call: ToolCall): void {
+    this.close();
+    const input = toolInput(call);
+    this.start({ type: "tool_use", id: call.id, name: call.name, input });
+    this.delta({ type: "input_json_delta", partial_json: JSON.stringify(input) });
+    this.close();
   }
 
   private current<T extends "text" | "thinking">(type: T): Extract<ContentBlock, { type: T }> {

@@ -16,7 +16,12 @@ const TextPartSchema = z.looseObject({ type: z.literal("text"), text: z.string()
 const ImagePartSchema = z.looseObject({ type: z.literal("image_url"), image_url: z.looseObject({ url: z.string() }) });
 /** An `input_audio` part, as chat completions and Responses both send it. */
 export const AudioPartSchema = z.looseObject({ type: z.literal("input_audio"), input_audio: z.looseObject({ data: z.string(), format: z.enum(["wav", "mp3"]) }) });
-const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, z.looseObject({ type: z.string() })]);
+/** A `file` part: chat completions' form of the Responses API's `input_file`. */
+const FilePartSchema = z.looseObject({
+  type: z.literal("file"),
+  file: z.looseObject({ file_data: z.string().nullish(), file_id: z.string().nullish(), filename: z.string().nullish() }),
+});
+const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
 const WireToolCallSchema = z.looseObject({
@@ -305,14 +310,16 @@ export function audioPart({ input_audio: { data, format } }: z.infer<typeof Audi
 /** The most bytes a text file may hold; its text goes into the prompt. */
 export const MAX_FILE_TEXT_BYTES = 1024 * 1024;
 const FILE_DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)((?:;[^;,]*)*);base64,([A-Za-z0-9+/=\s]*)$/i;
+export const PDF = "application/pdf";
 /** Files that are text whatever their subtype says. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|javascript|x-sh|sql|csv|[a-z0-9.+-]*\+(json|xml)))/i;
 
 /**
  * A file a client sent inline (the Responses API's `input_file`), as the parts the model takes:
- * an image or audio file as that part, a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text
- * headed by its name. Other types (PDF, office documents), files by id (OpenAI's Files API) and
- * by URL (the gateway fetches nothing a client names) are refused, naming what to send instead.
+ * an image or audio file as that part, a PDF as a document (a model that cannot read one refuses
+ * it, naming it), a text file (at most MAX_FILE_TEXT_BYTES, UTF-8) as text headed by its name.
+ * Other types (office documents), files by id (OpenAI's Files API) and by URL (the gateway
+ * fetches nothing a client names) are refused, naming what to send instead.
  */
 export function filePart(file: { file_data?: string | null; file_id?: string | null; file_url?: string | null; filename?: string | null }, where: string): ContentPart {
   if (file.file_id != null) throw new WireError(`${where}: file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data (a base64 data: URL)`);
@@ -323,7 +330,9 @@ export function filePart(file: { file_data?: string | null; file_id?: string | n
   const data = (match[3] as string).replace(/\s+/g, "");
   if (mimeType.startsWith("image/")) return { type: "image", mimeType, data };
   if (mimeType.startsWith("audio/")) return { type: "audio", mimeType, data };
-  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio or text files (a PDF as its text or its pages as images)`);
+  const name = fileName(file.filename);
+  if (mimeType === PDF) return { type: "document", mimeType, data, ...(name !== "" ? { name } : {}) };
+  if (!TEXT_TYPES.test(mimeType)) throw new WireError(`${where}: a file of type ${mimeType} cannot go to the model; send images, audio, PDF or text files`);
   const bytes = Buffer.from(data, "base64");
   if (bytes.length > MAX_FILE_TEXT_BYTES) throw new WireError(`${where}: the text file holds ${bytes.length} bytes, more than the ${MAX_FILE_TEXT_BYTES} a file may hold`);
   let text: string;
@@ -332,8 +341,12 @@ export function filePart(file: { file_data?: string | null; file_id?: string | n
   } catch {
     throw new WireError(`${where}: the file of type ${mimeType} is not UTF-8 text`);
   }
-  const name = (file.filename ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
   return { type: "text", text: `${name === "" ? "File" : `File ${name}`}:\n${text}` };
+}
+
+/** A file name a client gave, as the model may read it: control characters blanked, at most 255 characters. */
+export function fileName(name: string | null | undefined): string {
+  return (name ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 255);
 }
 
 /** An absolute http: or https: URL. */
@@ -349,6 +362,11 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
       return imagePart((part as z.infer<typeof ImagePartSchema>).image_url.url, `${where}.content[${index}]`);
     }
     if (part.type === "input_audio") return audioPart(part as z.infer<typeof AudioPartSchema>);
+    if (part.type === "file") {
+      const file = FilePartSchema.safeParse(part);
+      if (!file.success) throw new WireError(`${where}.content[${index}]: a file part takes {file: {file_data, file_id, filename}} as strings`);
+      return filePart(file.data.file, `${where}.content[${index}]`);
+    }
     throw new WireError(`${where}.content[${index}]: content parts of type "${part.type}" are not supported`);
   });
 }

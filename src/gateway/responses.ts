@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { TurnResult } from "../agent/events.js";
 import type { ChatModel, ToolDefinition } from "../llm/types.js";
 import { toToolDefinition } from "../agent/tool-host.js";
-import { HttpError, sendJson } from "./http.js";
+import { HttpError, sendJson, turnFailure } from "./http.js";
 import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
@@ -166,9 +166,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     res.end();
     return;
   }
-  if (!stream && turn.status === "failed") {
-    throw new HttpError(502, `Upstream model failed: ${turn.error?.message ?? "the turn failed"}`, "upstream_error", turn.error?.code ?? null);
-  }
+  if (!stream && turn.status === "failed") throw turnFailure(turn.error);
   const response = output.finish(turn);
   if (request.store !== false && turn.status === "completed") {
     const record: StoredResponse = { id, owner: context.caller, response, input, output: output.items };

@@ -122,6 +122,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       log,
       requestId,
       toolActivityHeader: header === "1" || header === "true" || header === "reasoning",
+      anthropicBetas: String(req.headers["anthropic-beta"] ?? "").split(",").map((beta) => beta.trim()).filter((beta) => beta !== ""),
     };
   };
 

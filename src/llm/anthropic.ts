@@ -22,6 +22,10 @@ export interface AnthropicOptions extends ModelOptions {
 }
 
 const DEFAULT_MAX_TOKENS = 4096;
+/** The beta that lets a model think between its tool calls. */
+export const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
+/** Anthropic's documentation: its Claude 4 models think between tool calls with the beta, when thinking has a budget. */
+const INTERLEAVING_MODEL = /claude-(?:opus|sonnet|haiku)-4/;
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError };
 
 /** The Messages API adapter (`@anthropic-ai/sdk`), streamed. */
@@ -72,13 +76,30 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     };
   }
 
+  /**
+   * The `anthropic-beta` header of a request: the configured one, with interleaved thinking when
+   * the request asks for it, or leaves it to the model and thinks with a budget, tools offered, on a
+   * model the documentation names (adaptive thinking interleaves without it).
+   */
+  betaHeader(request: ChatRequest): string | undefined {
+    const configured = Object.entries(this.options.headers ?? {}).find(([name]) => name.toLowerCase() === "anthropic-beta")?.[1];
+    const thinking = request.thinking;
+    const interleaved =
+      thinking?.enabled === true &&
+      (thinking.interleaved ?? (thinking.budgetTokens !== undefined && (request.tools ?? []).length > 0 && INTERLEAVING_MODEL.test(this.options.model)));
+    if (!interleaved) return undefined;
+    const betas = (configured ?? "").split(",").map((beta) => beta.trim()).filter((beta) => beta !== "");
+    return [...new Set([...betas, INTERLEAVED_THINKING_BETA])].join(",");
+  }
+
   protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
     const control = new RequestControl(this.baseURL, this.timeoutMs, request.signal);
     const context = { control, timeoutMs: this.timeoutMs };
     try {
       let stream: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>;
       try {
-        stream = await this.client.messages.create(this.requestBody(request), { signal: control.signal });
+        const beta = this.betaHeader(request);
+        stream = await this.client.messages.create(this.requestBody(request), { signal: control.signal, ...(beta ? { headers: { "anthropic-beta": beta } } : {}) });
       } catch (err) {
         throw fromSdkError(err, this.baseURL, ANTHROPIC_ERRORS, context);
       }
@@ -107,6 +128,8 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
               } else if (block.type === "thinking") {
                 if (block.thinking) yield { type: "reasoning-delta", text: block.thinking };
                 if (block.signature) yield { type: "reasoning-signature", signature: block.signature };
+              } else if (block.type === "redacted_thinking") {
+                yield { type: "reasoning-redacted", data: block.data };
               }
               break;
             }
@@ -212,14 +235,7 @@ export function toAnthropicMessages(messages: readonly Message[]): Wire[] {
         push("user", typeof message.content === "string" ? textBlocks(message.content) : message.content.map(toBlock));
         break;
       case "assistant":
-        push("assistant", [
-          // Signed thinking goes back first, as the API requires of a reply that used tools while thinking.
-          ...(message.reasoning && message.reasoningSignature ? [{ type: "thinking" as const, thinking: message.reasoning, signature: message.reasoningSignature }] : []),
-          ...textBlocks(message.content),
-          ...(message.toolCalls ?? []).map(
-            (call): WireBlock => ({ type: "tool_use", id: call.id, name: call.name, input: argumentsObject(call.arguments) }),
-          ),
-        ]);
+        push("assistant", assistantBlocks(message));
         break;
       case "tool": {
         const content = typeof message.content === "string" ? message.content : message.content.map(toBlock);
@@ -238,12 +254,36 @@ export function toAnthropicMessages(messages: readonly Message[]): Wire[] {
   return wire;
 }
 
+/**
+ * An assistant message's blocks. With its blocks kept, signed and redacted thinking go back as
+ * they came, in place (the API refuses a tool-using reply whose thinking was dropped, altered
+ * or moved); thinking without a signature is not sent, as the API would refuse it.
+ */
+function assistantBlocks(message: Extract<Message, { role: "assistant" }>): WireBlock[] {
+  const calls = (message.toolCalls ?? []).map((call): WireBlock => ({ type: "tool_use", id: call.id, name: call.name, input: argumentsObject(call.arguments) }));
+  if (!message.blocks) return [...textBlocks(message.content), ...calls];
+  let next = 0;
+  const wire = message.blocks.flatMap((block): WireBlock[] => {
+    switch (block.type) {
+      case "reasoning":
+        return block.signature === "" ? [] : [{ type: "thinking", thinking: block.text, signature: block.signature }];
+      case "redacted-reasoning":
+        return [{ type: "redacted_thinking", data: block.data }];
+      case "text":
+        return textBlocks(block.text);
+      case "tool-call":
+        return calls.slice(next, ++next);
+    }
+  });
+  return [...wire, ...calls.slice(next)];
+}
+
 /** The API refuses empty text blocks. */
 function textBlocks(text: string): WireBlock[] {
   return text === "" ? [] : [{ type: "text", text }];
 }
 
-function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam {
+function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthropic.Messages.ImageBlockParam | Anthropic.Messages.DocumentBlockParam {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
@@ -251,6 +291,8 @@ function toBlock(part: ContentPart): Anthropic.Messages.TextBlockParam | Anthrop
       return { type: "image", source: { type: "base64", media_type: part.mimeType as Anthropic.Messages.Base64ImageSource["media_type"], data: part.data } };
     case "image-url":
       return { type: "image", source: { type: "url", url: part.url } };
+    case "document":
+      return { type: "document", source: { type: "base64", media_type: "application/pdf", data: part.data }, ...(part.name ? { title: part.name } : {}) };
     case "audio":
       throw new LlmError("unsupported-content", `anthropic cannot take audio input (${part.mimeType}); use a model of a provider that can (gemini, or an OpenAI-compatible server with input_audio)`);
   }

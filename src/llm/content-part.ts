@@ -7,6 +7,8 @@ export function partText(part: ContentPart): string {
       return part.text;
     case "image-url":
       return `[image ${part.url}]`;
+    case "document":
+      return `[document ${part.name ?? part.mimeType}]`;
     default:
       return `[${part.type} ${part.mimeType}]`;
   }

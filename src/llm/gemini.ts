@@ -271,7 +271,7 @@ function textParts(text: string): Part[] {
   return text === "" ? [] : [{ text }];
 }
 
-/** Images and audio both go inline, with their MIME type; an image at a URL Gemini would not fetch is refused. */
+/** Images, audio and documents (PDF) go inline, with their MIME type; an image at a URL Gemini would not fetch is refused. */
 function toPart(part: ContentPart): Part {
   if (part.type === "image-url") throw new LlmError("unsupported-content", `gemini takes images inline only, not by URL (${part.url}); send the image's data`);
   return part.type === "text" ? { text: part.text } : { inlineData: { mimeType: part.mimeType, data: part.data } };

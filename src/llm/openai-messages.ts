@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { partText } from "./content-part.js";
 import { LlmError } from "./errors.js";
 import type { ChatRequest, ContentPart, Message, ResponseFormat, ToolChoice, ToolDefinition } from "./types.js";
 import { argumentsText } from "./tool-arguments.js";
@@ -58,6 +59,9 @@ export function toOpenAIMessages(messages: readonly Message[], provider = "opena
   return wire;
 }
 
+/** Servers whose chat API has no `file` content part: vLLM parses none, Ollama's OpenAI API takes text and images only. */
+const NO_FILE_PARTS = new Set(["vllm", "ollama"]);
+
 /** The audio formats Chat Completions' `input_audio` takes, by MIME type. */
 const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = {
   "audio/wav": "wav",
@@ -81,6 +85,10 @@ function wirePart(part: ContentPart, provider: string): WirePart {
       if (!format) throw new LlmError("unsupported-content", `${provider} takes audio as wav or mp3 only (input_audio), not ${part.mimeType}`);
       return { type: "input_audio", input_audio: { data: part.data, format } };
     }
+    case "document":
+      // Another server's support is unknown: the part goes, and its refusal comes back as its error.
+      if (NO_FILE_PARTS.has(provider)) throw new LlmError("unsupported-content", `${provider} cannot read ${partText(part)}: its chat API takes no file parts; send the document's text, or its pages as images`);
+      return { type: "file", file: { file_data: `data:${part.mimeType};base64,${part.data}`, ...(part.name ? { filename: part.name } : {}) } };
   }
 }
 

@@ -19,7 +19,9 @@ export type ContentPart =
   /** An image at an http(s) URL, which the model's server fetches; providers that cannot refuse it with an error naming them. */
   | { type: "image-url"; url: string }
   /** base64 data; providers that cannot hear refuse it with an error naming them. */
-  | { type: "audio"; data: string; mimeType: string };
+  | { type: "audio"; data: string; mimeType: string }
+  /** A document (a PDF), base64 data; `name` is its file name. Providers that cannot read one refuse it with an error naming it. */
+  | { type: "document"; data: string; mimeType: string; name?: string };
 
 /** A tool call as the model made it; `arguments` is the raw JSON text, possibly invalid. */
 export interface ToolCall {
@@ -33,6 +35,20 @@ export interface ToolCall {
   signature?: string;
 }
 
+/**
+ * One block of an assistant reply, in the order the model made them. Kept with a reply that
+ * holds signed or redacted reasoning (Anthropic's `thinking` and `redacted_thinking`), which
+ * the provider wants back unchanged and in place, interleaved thinking between the calls
+ * included. A `tool-call` block stands for the next of the message's `toolCalls`.
+ */
+export type ReplyBlock =
+  | { type: "text"; text: string }
+  /** `signature`: the provider's signature of the text; empty when it gave none. */
+  | { type: "reasoning"; text: string; signature: string }
+  /** Reasoning the provider encrypted: opaque data, given back as it came. */
+  | { type: "redacted-reasoning"; data: string }
+  | { type: "tool-call" };
+
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
@@ -42,10 +58,10 @@ export type Message =
       toolCalls?: ToolCall[];
       reasoning?: string;
       /**
-       * The provider's signature of `reasoning` (Anthropic's thinking signature), which it
-       * requires back, with the reasoning, on a reply that called tools while thinking.
+       * The reply block by block, when it holds signed or redacted reasoning (see ReplyBlock);
+       * `content`, `reasoning` and `toolCalls` hold the same in sum.
        */
-      reasoningSignature?: string;
+      blocks?: ReplyBlock[];
     }
   | { role: "tool"; toolCallId: string; name: string; content: string | ContentPart[]; isError?: boolean };
 
@@ -89,7 +105,15 @@ export interface GenerationSettings {
    * vLLM's chat templates and sampler read it, Anthropic's as `thinking`, Gemini's as
    * `thinkingConfig`.
    */
-  thinking?: { enabled: boolean; budgetTokens?: number };
+  thinking?: {
+    enabled: boolean;
+    budgetTokens?: number;
+    /**
+     * Whether the model may think between its tool calls too (Anthropic's interleaved thinking,
+     * a beta its Claude 4 models take). Undefined: as the provider's documentation says for the model.
+     */
+    interleaved?: boolean;
+  };
   /** Whether one reply may call several tools; sent only with tools. */
   parallelToolCalls?: boolean;
   /** The end user, for the provider's abuse monitoring. */
@@ -136,8 +160,10 @@ export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" |
 export type StreamEvent =
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
-  /** The provider's signature of the reasoning streamed so far (see the assistant message's `reasoningSignature`). */
+  /** The provider's signature of the reasoning block just streamed, which ends that block (see ReplyBlock). */
   | { type: "reasoning-signature"; signature: string }
+  /** A block of reasoning the provider encrypted (Anthropic's `redacted_thinking`), opaque, to be given back as it came. */
+  | { type: "reasoning-redacted"; data: string }
   /** Log probabilities of the tokens just streamed, when the request asked for `logprobs`. */
   | { type: "logprobs"; content: TokenLogprob[] }
   /** A complete tool call, emitted once its arguments are fully received. */

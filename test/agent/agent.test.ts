@@ -339,7 +339,7 @@ describe("Agent", () => {
     expect(agent.messages).toEqual([{ role: "user", content: "hi" }]);
   });
 
-  it("emits typed events in order: request, tool start and finish with a duration, usage, turn end", async () => {
+  it("emits typed events in order: request, the call as written, tool start and finish with a duration, usage, turn end", async () => {
     const model = new FakeModel([
       [{ type: "reasoning-delta", text: "need the date" }, ...calls(["c1", "get-date", "{}"])],
       text("Done."),
@@ -349,6 +349,7 @@ describe("Agent", () => {
     expect(events.map((e) => e.type)).toEqual([
       "model-request",
       "reasoning-delta",
+      "tool-call-written",
       "usage",
       "tool-call-started",
       "tool-call-finished",

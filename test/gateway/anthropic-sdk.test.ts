@@ -296,6 +296,67 @@ describe("thinking through the gateway to an Anthropic or Gemini model", () => {
     expect(anthropic.requests[1]?.body.messages[1].content[0]).toEqual({ type: "thinking", thinking: "The weather needs a tool.", signature: signatureOf("The weather needs a tool.") });
   });
 
+  it.each([true, false])("hands redacted and interleaved thinking to the client in place, and sends its blocks back unchanged (streamed: %s)", async (streamed) => {
+    const REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3";
+    const anthropic = upstream(await startAnthropicServer({
+      replies: [
+        {
+          blocks: [
+            { thinking: "Taipei first." },
+            { redacted: REDACTED },
+            { toolUse: { name: "get_weather", input: { city: "Taipei" }, id: "toolu_taipei" } },
+            { thinking: "Then Tainan." },
+            { toolUse: { name: "get_weather", input: { city: "Tainan" }, id: "toolu_tainan" } },
+          ],
+        },
+        { text: "25°C and 28°C." },
+      ],
+    }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei and Tainan?" }];
+    // Adaptive thinking gets the beta only because the client asks for it.
+    const ask = { model: "claude-haiku-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "adaptive" as const } };
+    const beta = { headers: { "anthropic-beta": "interleaved-thinking-2025-05-14" } };
+    const first = streamed ? await sdk.messages.stream({ ...ask, messages }, beta).finalMessage() : await sdk.messages.create({ ...ask, messages }, beta);
+    expect(anthropic.requests[0]?.headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+    expect(first.stop_reason).toBe("tool_use");
+    expect(first.content).toEqual([
+      { type: "thinking", thinking: "Taipei first.", signature: signatureOf("Taipei first.") },
+      { type: "redacted_thinking", data: REDACTED },
+      { type: "tool_use", id: "toolu_taipei", name: "get_weather", input: { city: "Taipei" } },
+      { type: "thinking", thinking: "Then Tainan.", signature: signatureOf("Then Tainan.") },
+      { type: "tool_use", id: "toolu_tainan", name: "get_weather", input: { city: "Tainan" } },
+    ]);
+    messages.push(
+      { role: "assistant", content: first.content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_taipei", content: "25°C" }, { type: "tool_result", tool_use_id: "toolu_tainan", content: "28°C" }] },
+    );
+    const second = await sdk.messages.create({ ...ask, messages }, beta);
+    expect(second.content).toEqual([{ type: "text", text: "25°C and 28°C." }]);
+    // The scripted server, as the real API, would have refused the follow-up had a block been dropped, altered or moved.
+    expect(anthropic.requests[1]?.body.messages[1].content).toEqual(first.content);
+  });
+
+  it("passes the client's redacted thinking on as it came, and the upstream's refusal of altered thinking back as one error", async () => {
+    const anthropic = upstream(await startAnthropicServer({ replies: [{ blocks: [{ redacted: "opaque-1" }, { toolUse: { name: "get_weather", input: { city: "Taipei" }, id: "toolu_w" } }] }] }));
+    harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const ask = { model: "claude-haiku-4-5", max_tokens: 4096, tools: [WEATHER], thinking: { type: "enabled" as const, budget_tokens: 1024 } };
+    const first = await sdk.messages.create({ ...ask, messages: [{ role: "user", content: "Weather?" }] });
+    expect(first.content[0]).toEqual({ type: "redacted_thinking", data: "opaque-1" });
+    const altered = sdk.messages.create({
+      ...ask,
+      messages: [
+        { role: "user", content: "Weather?" },
+        { role: "assistant", content: [{ type: "redacted_thinking", data: "opaque-2" }, ...first.content.slice(1)] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_w", content: "25°C" }] },
+      ],
+    });
+    await expect(altered).rejects.toMatchObject({ status: 502, message: expect.stringContaining("cannot be modified") });
+    expect(anthropic.requests[1]?.body.messages[1].content[0]).toEqual({ type: "redacted_thinking", data: "opaque-2" });
+  });
+
   it("sends adaptive and disabled thinking to Anthropic as they are", async () => {
     const anthropic = upstream(await startAnthropicServer({ replies: [{ thinking: "Hmm.", text: "Today." }, { text: "Today." }] }));
     harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });

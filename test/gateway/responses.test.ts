@@ -209,7 +209,7 @@ describe("POST /v1/responses", () => {
     ["a file_id", { type: "input_file", file_id: "file-abc123" }, "file_id names a file of OpenAI's Files API, which the gateway does not have; send the file itself as file_data"],
     ["a file_url", { type: "input_file", file_url: "https://files.example/report.pdf" }, "the gateway fetches no file_url; send the file itself as file_data"],
     ["raw base64 file_data", { type: "input_file", filename: "report.pdf", file_data: "JVBERi0xLjQK" }, "file_data must be a base64 data: URL (data:TYPE;base64,...)"],
-    ["a PDF", { type: "input_file", filename: "report.pdf", file_data: "data:application/pdf;base64,JVBERi0xLjQK" }, "a file of type application/pdf cannot go to the model; send images, audio or text files"],
+    ["a Word document", { type: "input_file", filename: "report.docx", file_data: "data:application/vnd.openxmlformats-officedocument.wordprocessingml.document;base64,UEsDBA==" }, "a file of type application/vnd.openxmlformats-officedocument.wordprocessingml.document cannot go to the model; send images, audio, PDF or text files"],
     ["a text file over 1 MiB", { type: "input_file", filename: "big.txt", file_data: `data:text/plain;base64,${Buffer.alloc(1024 * 1024 + 1, 97).toString("base64")}` }, "the text file holds 1048577 bytes, more than the 1048576 a file may hold"],
     ["a text file that is not UTF-8", { type: "input_file", filename: "latin1.txt", file_data: `data:text/plain;base64,${Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65]).toString("base64")}` }, "the file of type text/plain is not UTF-8 text"],
     ["input_audio in flac", { type: "input_audio", input_audio: { data: "AAAA", format: "flac" } }, 'input_audio takes {data: base64, format: "wav" or "mp3"}'],

@@ -131,6 +131,27 @@ describe("Anthropic adapter against a local Messages API server", () => {
     expect(body.messages[0]?.content).toEqual([{ type: "image", source: { type: "url", url: "https://images.example/cat.png" } }]);
   });
 
+  it("asks for interleaved thinking on the Claude 4 models the documentation names, with a budget and tools, keeping a configured beta", async () => {
+    const thinking = { enabled: true, budgetTokens: 1024 };
+    const model = (id: string, headers?: Record<string, string>) => new AnthropicModel({ apiKey: "test-key", model: id, ...(headers ? { headers } : {}) });
+    expect(model("claude-sonnet-4-5").betaHeader(ask({ thinking }))).toBe("interleaved-thinking-2025-05-14");
+    expect(model("claude-opus-4-1", { "Anthropic-Beta": "context-1m-2025-08-07" }).betaHeader(ask({ thinking }))).toBe("context-1m-2025-08-07,interleaved-thinking-2025-05-14");
+    expect(model("claude-3-7-sonnet-latest").betaHeader(ask({ thinking }))).toBeUndefined();
+    expect(model("claude-sonnet-4-5").betaHeader(ask({ thinking: { enabled: true } }))).toBeUndefined();
+    expect(model("claude-sonnet-4-5").betaHeader(ask({ thinking, tools: [] }))).toBeUndefined();
+    expect(model("claude-sonnet-4-5").betaHeader(ask({ thinking: { ...thinking, interleaved: false } }))).toBeUndefined();
+    expect(model("claude-3-7-sonnet-latest").betaHeader(ask({ thinking: { enabled: true, interleaved: true } }))).toBe("interleaved-thinking-2025-05-14");
+  });
+
+  it("streams redacted thinking as opaque data, in order with the thinking around it", async () => {
+    const model = await anthropicModel([{ blocks: [{ thinking: "One." }, { redacted: "opaque" }, { thinking: "Two." }, { text: "Done." }] }]);
+    const events = [];
+    for await (const event of model.stream(ask())) events.push(event);
+    expect(events.filter((event) => event.type.startsWith("reasoning")).map((event) => ("data" in event ? event.data : "signature" in event ? "signed" : "text" in event ? event.text : ""))).toEqual([
+      "One.", "signed", "opaque", "Two.", "signed",
+    ]);
+  });
+
   it("shows the status and Anthropic's message of an HTTP error", async () => {
     const model = await anthropicModel([{ kind: "error", status: 400, type: "invalid_request_error", message: "max_tokens: must be positive" }]);
     const err = (await failure(model.stream(ask()))) as LlmError;

@@ -9,7 +9,12 @@
  *
  * Like the real API, with `thinking` on it refuses (400, before taking a reply) a budget not
  * below `max_tokens`, and a conversation whose last assistant turn used tools without first
- * giving back, whole, a thinking block this server signed.
+ * giving back, whole, a thinking block this server signed; and, for a turn this server made,
+ * one whose thinking and redacted_thinking blocks were dropped, altered or moved among its
+ * tool_use blocks. A reply of `blocks` may hold redacted thinking (a content_block_start with
+ * its `data`, no deltas) and thinking between tool_use blocks, which the server sends only
+ * when the request named the `interleaved-thinking-2025-05-14` beta (else it fails the test
+ * with a 500 saying so).
  *
  *   const server = await startAnthropicServer({ replies: [{ text: "Hi" }] });
  *   new AnthropicModel({ baseURL: server.url, apiKey: "test", model: "claude-haiku-4-5" });
@@ -17,8 +22,17 @@
 import type { ServerResponse } from "node:http";
 import { listenScripted, type RecordedRequest, type ScriptedServer } from "./scripted-server.js";
 
+/** One block of a reply, in order. */
+export type AnthropicBlock =
+  | { thinking: string }
+  | { redacted: string }
+  | { text: string }
+  | { toolUse: { name: string; input: Record<string, unknown>; id?: string } };
+
 export interface AnthropicReply {
   kind?: "reply";
+  /** The reply's blocks in order, in place of `thinking`, `text` and `toolUses`. */
+  blocks?: AnthropicBlock[];
   thinking?: string;
   text?: string;
   toolUses?: Array<{ name: string; input: Record<string, unknown>; id?: string }>;
@@ -41,10 +55,12 @@ export type AnthropicServer = ScriptedServer;
 export async function startAnthropicServer(options: { replies: AnthropicScriptReply[] }): Promise<AnthropicServer> {
   const script = [...options.replies];
   let counter = 0;
+  // What each reply that used tools held, by its first tool_use id: its thinking, redacted_thinking and tool_use blocks in order.
+  const made = new Map<string, string[]>();
 
-  async function handle({ method, path, body }: RecordedRequest, res: ServerResponse): Promise<void> {
+  async function handle({ method, path, headers, body }: RecordedRequest, res: ServerResponse): Promise<void> {
     if (method !== "POST" || path !== "/v1/messages") return sendError(res, 404, "not_found_error", "Not found");
-    const refusal = thinkingRefusal(body);
+    const refusal = thinkingRefusal(body, made);
     if (refusal) return sendError(res, 400, "invalid_request_error", refusal);
     const reply = script.shift();
     if (!reply) return sendError(res, 500, "api_error", "scripted Anthropic server: no reply left in the script");
@@ -72,21 +88,43 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
       events.push(["content_block_stop", { type: "content_block_stop", index }]);
       index++;
     };
-    if (reply.thinking) {
-      block({ type: "thinking", thinking: "", signature: "" }, [
-        ...pieces(reply.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
-        { type: "signature_delta", signature: signatureOf(reply.thinking) },
-      ]);
+    const blocks: AnthropicBlock[] = reply.blocks ?? [
+      ...(reply.thinking ? [{ thinking: reply.thinking }] : []),
+      ...(reply.text ? [{ text: reply.text }] : []),
+      ...(reply.toolUses ?? []).map((toolUse) => ({ toolUse })),
+    ];
+    const firstUse = blocks.findIndex((b) => "toolUse" in b);
+    const interleaved = firstUse >= 0 && blocks.slice(firstUse).some((b) => "thinking" in b || "redacted" in b);
+    const betas = String(headers["anthropic-beta"] ?? "").split(",");
+    if (interleaved && !betas.includes("interleaved-thinking-2025-05-14") && body?.thinking?.type !== "adaptive") {
+      return sendError(res, 500, "api_error", "scripted Anthropic server: thinking between tool_use blocks needs the interleaved-thinking-2025-05-14 beta");
     }
-    if (reply.text) block({ type: "text", text: "" }, pieces(reply.text).map((text) => ({ type: "text_delta", text })));
-    for (const [i, use] of (reply.toolUses ?? []).entries()) {
-      const json = JSON.stringify(use.input);
-      block({ type: "tool_use", id: use.id ?? `toolu_01${i}${"A".repeat(21)}`, name: use.name, input: {} }, [
-        { type: "input_json_delta", partial_json: "" },
-        ...pieces(json, 5).map((partial_json) => ({ type: "input_json_delta", partial_json })),
-      ]);
+    const keys: string[] = [];
+    for (const [i, b] of blocks.entries()) {
+      if ("thinking" in b) {
+        keys.push(`thinking:${signatureOf(b.thinking)}`);
+        block({ type: "thinking", thinking: "", signature: "" }, [
+          ...pieces(b.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+          { type: "signature_delta", signature: signatureOf(b.thinking) },
+        ]);
+      } else if ("redacted" in b) {
+        keys.push(`redacted_thinking:${b.redacted}`);
+        block({ type: "redacted_thinking", data: b.redacted }, []);
+      } else if ("text" in b) {
+        block({ type: "text", text: "" }, pieces(b.text).map((text) => ({ type: "text_delta", text })));
+      } else {
+        const id = b.toolUse.id ?? `toolu_01${i}${"A".repeat(21)}`;
+        keys.push(`tool_use:${id}`);
+        const json = JSON.stringify(b.toolUse.input);
+        block({ type: "tool_use", id, name: b.toolUse.name, input: {} }, [
+          { type: "input_json_delta", partial_json: "" },
+          ...pieces(json, 5).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+        ]);
+      }
     }
-    const stopReason = reply.stopReason ?? ((reply.toolUses ?? []).length > 0 ? "tool_use" : "end_turn");
+    const firstKey = keys.find((key) => key.startsWith("tool_use:"));
+    if (firstKey) made.set(firstKey, keys);
+    const stopReason = reply.stopReason ?? (firstUse >= 0 ? "tool_use" : "end_turn");
     events.push([
       "message_delta",
       {
@@ -120,18 +158,43 @@ interface WireBlock {
   type: string;
   thinking?: string;
   signature?: string;
+  data?: string;
+  id?: string;
 }
 
-function thinkingRefusal(body: { thinking?: { type: string; budget_tokens?: number }; max_tokens?: number; messages?: Array<{ role: string; content: string | WireBlock[] }> } | undefined): string | undefined {
+/** A block as `made` records it; undefined for blocks the check passes over (text). */
+function keyOf(block: WireBlock): string | undefined {
+  if (block.type === "thinking") return `thinking:${block.signature}`;
+  if (block.type === "redacted_thinking") return `redacted_thinking:${block.data}`;
+  if (block.type === "tool_use") return `tool_use:${block.id}`;
+  return undefined;
+}
+
+function thinkingRefusal(
+  body: { thinking?: { type: string; budget_tokens?: number }; max_tokens?: number; messages?: Array<{ role: string; content: string | WireBlock[] }> } | undefined,
+  made: ReadonlyMap<string, string[]>,
+): string | undefined {
   const thinking = body?.thinking;
   if (!thinking || thinking.type === "disabled") return undefined;
   if (thinking.budget_tokens !== undefined && thinking.budget_tokens >= (body?.max_tokens ?? 0)) return "`max_tokens` must be greater than `thinking.budget_tokens`";
-  const last = body?.messages?.findLast((message) => message.role === "assistant");
+  const messages = body?.messages ?? [];
+  const at = messages.findLastIndex((message) => message.role === "assistant");
+  const last = messages[at];
   if (!last || typeof last.content === "string" || !last.content.some((block) => block.type === "tool_use")) return undefined;
-  const first = last.content[0];
-  if (first?.type === "thinking" && first.signature === signatureOf(first.thinking ?? "")) return undefined;
-  if (first?.type === "thinking") return "Invalid `signature` in `thinking` block";
-  return `Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`;
+  const content = last.content;
+  const forged = content.findIndex((block) => block.type === "thinking" && block.signature !== signatureOf(block.thinking ?? ""));
+  if (forged >= 0) return `messages.${at}.content.${forged}: Invalid \`signature\` in \`thinking\` block`;
+  const first = content[0];
+  if (first?.type !== "thinking" && first?.type !== "redacted_thinking") {
+    return `Expected \`thinking\` or \`redacted_thinking\`, but found \`${first?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block`;
+  }
+  // A turn this server made must come back with its thinking as it was, in place.
+  const keys = content.map(keyOf).filter((key) => key !== undefined);
+  const original = made.get(keys.find((key) => key.startsWith("tool_use:")) ?? "");
+  if (original && JSON.stringify(keys) !== JSON.stringify(original)) {
+    return `messages.${at}.content: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
+  }
+  return undefined;
 }
 
 function pieces(text: string, size = 8): string[] {
