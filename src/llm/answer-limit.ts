@@ -52,7 +52,7 @@ export async function* limitAnswer(events: AsyncIterable<StreamEvent>, budget: A
  * rescans everything it holds on every network chunk, quadratic in the size of one event;
  * handed whole events it reads in linear time. One event is bounded by MAX_EVENT_BYTES.
  */
-export function eventFramingFetch(url: string, base: typeof fetch = fetch): typeof fetch {
+export function eventFramingFetch(url: string, base: typeof fetch): typeof fetch {
   return async (input, init) =>
     frameEventStream(await base(input, init), { maxEventBytes: MAX_EVENT_BYTES, onOversized: (bytes) => eventTooLarge(url, bytes) });
 }

@@ -12,6 +12,7 @@ import {
   type ToolConfig,
 } from "@google/genai";
 import { httpError, LlmError, serverMessageOf, streamError, truncatedError } from "./errors.js";
+import { httpFetch } from "./http-fetch.js";
 import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
 import { toGeminiParameters } from "./schema/gemini.js";
@@ -43,6 +44,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       apiKey: options.apiKey,
       vertexai: false,
       httpOptions: {
+        fetch: httpFetch,
         ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
         ...(options.headers ? { headers: options.headers } : {}),
       },
