@@ -4,7 +4,10 @@ import { brotliCompressSync, createGzip, deflateSync, gzipSync } from "node:zlib
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmError } from "../../src/llm/errors.js";
 import { httpFetch } from "../../src/llm/http-fetch.js";
+import { AnthropicModel } from "../../src/llm/anthropic.js";
+import { GeminiModel } from "../../src/llm/gemini.js";
 import { OpenAICompatibleModel } from "../../src/llm/openai-compatible.js";
+import type { ChatModel } from "../../src/llm/types.js";
 import { failure } from "./collect.js";
 
 /** The upstream fetch against real node:http servers, some of them hostile. */
@@ -238,8 +241,15 @@ describe("httpFetch", () => {
       res.on("close", () => closed++);
       pump();
     });
-    for (const path of ["/sse/v1", "/json/v1"]) {
-      const err = (await failure(new OpenAICompatibleModel({ baseURL: `${url}${path}`, model: "m" }).stream({ messages: [{ role: "user", content: "hi" }] }))) as LlmError;
+    // Each adapter's SSE reader, and a JSON answer read whole.
+    const models: [string, (baseURL: string) => ChatModel][] = [
+      ["/sse/v1", (baseURL) => new OpenAICompatibleModel({ baseURL, model: "m" })],
+      ["/json/v1", (baseURL) => new OpenAICompatibleModel({ baseURL, model: "m" })],
+      ["/anthropic", (baseURL) => new AnthropicModel({ baseURL, apiKey: "k", model: "m" })],
+      ["/gemini", (baseURL) => new GeminiModel({ baseURL, apiKey: "k", model: "m" })],
+    ];
+    for (const [path, model] of models) {
+      const err = (await failure(model(`${url}${path}`).stream({ messages: [{ role: "user", content: "hi" }] }))) as LlmError;
       expect(err.message.startsWith(`The model server at ${url}${path} sent one event of more than `)).toBe(true);
       expect(err.message.endsWith(" bytes; the rest was not read.")).toBe(true);
       // Cut at the 32 MiB limit on one event, within a read of it.
@@ -247,7 +257,7 @@ describe("httpFetch", () => {
       expect(bytes).toBeGreaterThanOrEqual(32 * 1024 * 1024);
       expect(bytes).toBeLessThan(33 * 1024 * 1024);
     }
-    await expect.poll(() => closed).toBe(2);
+    await expect.poll(() => closed).toBe(models.length);
     // The endless body was taken no further than the sockets' buffers hold.
     expect(written).toBeLessThan(32 * 1024 * 1024);
   });
