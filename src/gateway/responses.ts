@@ -14,6 +14,9 @@ import { turnLogFields, type TurnRunner } from "./turns.js";
 /** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
 export const IGNORED_TOOLS_HEADER = "x-toolbridge-ignored-tools";
 
+/** On a whole (non-streamed) response the store failed to keep: why, in one line. Its body says `store: false`. */
+export const NOT_STORED_HEADER = "x-toolbridge-not-stored";
+
 /** Longest chain of `previous_response_id` links one request may follow. */
 export const MAX_CHAIN = 1000;
 
@@ -171,10 +174,17 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   if (request.store !== false && turn.status === "completed") {
     const record: StoredResponse = { id, owner: context.caller, response, input, output: output.items };
     if (request.previous_response_id) record.previous = request.previous_response_id;
-    // A stream has already sent the answer: the error event after it says only what was lost.
-    await context.store.put(record).catch((error: unknown) => {
-      throw error instanceof StateUnavailableError ? new StateUnavailableError(`Response ${id} could not be stored: ${error.message}`) : error;
-    });
+    try {
+      await context.store.put(record);
+    } catch (error) {
+      const lost = `Response ${id} could not be stored: ${error instanceof Error ? error.message : String(error)}`;
+      // A stream has already sent the answer: the error event after it says only what was lost.
+      if (stream) throw error instanceof StateUnavailableError ? new StateUnavailableError(lost) : error;
+      // The model's work is done: the answer goes out all the same, saying it was not kept.
+      context.log.log("warn", "store unavailable", { requestId: context.requestId, error: lost });
+      response.store = false;
+      res.setHeader(NOT_STORED_HEADER, lost.replace(/[^\x20-\x7e]+/g, " ").slice(0, 400));
+    }
   }
   if (stream) res.end();
   else sendJson(res, 200, response);

@@ -48,11 +48,12 @@ export async function* limitAnswer(events: AsyncIterable<StreamEvent>, budget: A
 }
 
 /**
- * A fetch for the Stainless SDKs (`@anthropic-ai/sdk`): their SSE reader copies and
- * rescans everything it holds on every network chunk, quadratic in the size of one event;
- * handed whole events it reads in linear time. One event is bounded by MAX_EVENT_BYTES.
+ * A fetch for SDKs that read the event stream themselves (`@anthropic-ai/sdk`, `@google/genai`):
+ * their SSE readers copy and rescan everything they hold on every network chunk, quadratic in
+ * the size of one event; handed whole events they read in linear time. One event is bounded
+ * by MAX_EVENT_BYTES.
  */
-export function eventFramingFetch(url: string, base: typeof fetch = fetch): typeof fetch {
+export function eventFramingFetch(url: string, base: typeof fetch): typeof fetch {
   return async (input, init) =>
     frameEventStream(await base(input, init), { maxEventBytes: MAX_EVENT_BYTES, onOversized: (bytes) => eventTooLarge(url, bytes) });
 }

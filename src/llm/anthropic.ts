@@ -4,6 +4,7 @@ import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
 import { eventFramingFetch, type AnswerBudget } from "./answer-limit.js";
 import { toAnthropicInputSchema } from "./schema/anthropic.js";
+import { httpFetch } from "./http-fetch.js";
 import { fromSdkError } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
@@ -43,7 +44,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       timeout: this.timeoutMs + 1000,
       logLevel: "off",
       openTelemetry: false,
-      fetch: eventFramingFetch(this.baseURL),
+      fetch: eventFramingFetch(this.baseURL, httpFetch),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
   }

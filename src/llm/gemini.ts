@@ -12,6 +12,8 @@ import {
   type ToolConfig,
 } from "@google/genai";
 import { httpError, LlmError, serverMessageOf, streamError, truncatedError } from "./errors.js";
+import { eventFramingFetch } from "./answer-limit.js";
+import { httpFetch } from "./http-fetch.js";
 import { RequestControl } from "./request-control.js";
 import { argumentsObject } from "./tool-arguments.js";
 import { toGeminiParameters } from "./schema/gemini.js";
@@ -43,6 +45,8 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       apiKey: options.apiKey,
       vertexai: false,
       httpOptions: {
+        // The SDK's own reader holds an event without bound and rescans it on every chunk: it is handed whole events, each bounded.
+        fetch: eventFramingFetch(this.baseURL, httpFetch),
         ...(options.baseURL ? { baseUrl: options.baseURL } : {}),
         ...(options.headers ? { headers: options.headers } : {}),
       },

@@ -1,5 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { pipeline, type Readable, type Transform } from "node:stream";
+import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
 /**
  * A `fetch` for the SDKs' requests to a model server, made with node:http over its keep-alive
@@ -8,7 +10,8 @@ import { request as httpsRequest } from "node:https";
  * hands the answer's bytes to a web stream as they come, paused while nobody reads them.
  * The request's body is a string, bytes or a web stream (sent as it is read); anything else
  * (a Request, a form, a Blob) and a redirect go to the global fetch. It asks for no content
- * encoding, so the body arrives as sent.
+ * encoding; a server that compresses all the same has its body decompressed as it is read
+ * (gzip, deflate, br), so every limit on an answer's size counts the decompressed bytes.
  */
 export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body ?? undefined;
@@ -59,7 +62,7 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
   for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i] as string, raw[i + 1] as string);
   const nullBody = status === 204 || status === 205 || status === 304 || method === "HEAD";
   if (nullBody) response.resume();
-  return new Response(nullBody ? null : bodyStream(response, signal), { status, statusText: response.statusMessage ?? "", headers: responseHeaders });
+  return new Response(nullBody ? null : bodyStream(decoded(response), signal), { status, statusText: response.statusMessage ?? "", headers: responseHeaders });
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -73,11 +76,35 @@ function abortReason(signal: AbortSignal | undefined): Error {
 }
 
 /**
+ * The body with its content codings undone, last applied first, as fetch does: each decoder
+ * works only as fast as its output is read, so a small body that inflates without end (a zip
+ * bomb) is read no further than the reader's limit. A coding not known here (or none) leaves
+ * the body as it came. Decoders flush as data comes, so that each event a server compressed
+ * and flushed on its own is read at once, and they forgive a cut end as fetch does.
+ */
+function decoded(res: IncomingMessage): Readable {
+  const codings = (res.headers["content-encoding"] ?? "").toLowerCase().split(",").map((coding) => coding.trim()).filter((coding) => coding !== "" && coding !== "identity");
+  if (codings.length === 0 || !codings.every((coding) => DECODERS.has(coding))) return res;
+  const decoders = codings.reverse().map((coding) => (DECODERS.get(coding) as () => Transform)());
+  // An error (the socket's, or bytes that are not what the coding says) destroys them all, the last with it: the body's stream reports it.
+  pipeline([res, ...decoders], () => undefined);
+  return decoders[decoders.length - 1] as Transform;
+}
+
+const ZLIB_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+const DECODERS = new Map<string, () => Transform>([
+  ["gzip", () => createGunzip(ZLIB_FLUSH)],
+  ["x-gzip", () => createGunzip(ZLIB_FLUSH)],
+  ["deflate", () => createInflate(ZLIB_FLUSH)],
+  ["br", () => createBrotliDecompress({ flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH })],
+]);
+
+/**
  * The answer's bytes as a web stream: the socket is read only as fast as the stream is, with
  * up to 64 KiB waiting, so that the events of one read (a server writes each event as a chunk
  * of its own) reach the reader in one go.
  */
-function bodyStream(res: IncomingMessage, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+function bodyStream(res: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   /** The stream is closed, errored or cancelled: the socket's last events go nowhere. */
   let over = false;
   const finish = () => {

@@ -70,7 +70,11 @@ export function eventFramingStream(options: EventFramingOptions): TransformStrea
           lineEmpty = true;
           continue;
         }
-        // A blank line: the event ends here.
+        // A blank line: the event ends here, with the LF of a CRLF that is in this chunk (readers that look for "\r\n\r\n", as @google/genai's does, see the event's end).
+        if (byte === CR && chunk[i] === LF) {
+          i++;
+          afterCR = false;
+        }
         const size = pendingBytes + i - start;
         if (size > options.maxEventBytes) return oversized(controller, size);
         if (pieces.length === 0) {

@@ -284,3 +284,39 @@ describe("Redis dying mid-stream", () => {
     await peek.quit();
   }, 120_000);
 });
+
+describe("Redis dying during a whole (non-streamed) response", () => {
+  it("the model's answer is sent all the same, 200 with store: false and a header saying why, and one log line; continuing it is a 404", async () => {
+    const a = await replica("wa");
+    let resume = (): void => undefined;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const before = upstream.chatRequests.length;
+    upstream.push({ text: "Yours, though not kept.", stallAfterChunks: 2, resumeOn: resumed });
+    const pending = sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "hi", store: true }).withResponse();
+    await expect.poll(() => upstream.chatRequests.length, { timeout: 20_000 }).toBe(before + 1);
+    await redis.stop();
+    let answered;
+    try {
+      resume();
+      answered = await pending;
+    } finally {
+      resume();
+      await redis.restart();
+    }
+    const { data, response } = answered;
+    expect(response.status).toBe(200);
+    expect(data.output_text).toBe("Yours, though not kept.");
+    expect(data.status).toBe("completed");
+    // The SDK's Response type leaves out `store`, which the API's response object has.
+    expect((data as unknown as { store: unknown }).store).toBe(false);
+    expect(response.headers.get("x-toolbridge-not-stored")).toMatch(
+      new RegExp(`^Response ${data.id} could not be stored: The gateway's store \\(redis://127\\.0\\.0\\.1:\\d+\\) is unavailable: [ -~]+$`),
+    );
+    expect(a.stderr().match(/"msg":"store unavailable".*could not be stored/g)?.length).toBe(1);
+    expect(a.child.exitCode).toBeNull();
+    // Once Redis is back, the response is not there to continue, and the client is told so.
+    await expect.poll(async () => (await fetch(`${a.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
+    await expect(sdk(a).responses.create({ model: DEFAULT_VLLM_MODEL, input: "and?", previous_response_id: data.id })).rejects.toMatchObject({ status: 404, code: "previous_response_not_found" });
+    expect(a.stderr()).not.toMatch(/unhandled|uncaught|"level":"error"/i);
+  }, 120_000);
+});

@@ -300,3 +300,18 @@ describe("Gemini adapter against a local Gemini API server", () => {
     expect((err as LlmError).code).toBe("aborted");
   });
 });
+
+describe("Anthropic and Gemini adapters' requests", () => {
+  it("go out through the lean upstream fetch, which asks for no content encoding (the global fetch asks for gzip, and marks its requests sec-fetch-mode)", async () => {
+    const claude = await anthropicModel([{ text: "Hi" }]);
+    await collect(claude.stream(ask()));
+    const flash = await geminiModel([{ text: "Hi" }]);
+    await collect(flash.stream(ask()));
+    for (const { headers } of [...anthropic!.requests, ...gemini!.requests]) {
+      expect(headers["accept-encoding"]).toBeUndefined();
+      expect(headers["sec-fetch-mode"]).toBeUndefined();
+    }
+    expect(anthropic!.requests).toHaveLength(1);
+    expect(gemini!.requests).toHaveLength(1);
+  });
+});

@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { brotliCompressSync, createGzip, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import type { LlmError } from "../../src/llm/errors.js";
 import { httpFetch } from "../../src/llm/http-fetch.js";
+import { AnthropicModel } from "../../src/llm/anthropic.js";
+import { GeminiModel } from "../../src/llm/gemini.js";
+import { OpenAICompatibleModel } from "../../src/llm/openai-compatible.js";
+import type { ChatModel } from "../../src/llm/types.js";
+import { failure } from "./collect.js";
 
 /** The upstream fetch against real node:http servers, some of them hostile. */
 
@@ -167,5 +174,91 @@ describe("httpFetch", () => {
       other.closeAllConnections();
       await new Promise((resolve) => other.close(resolve));
     }
+  });
+
+  it("undoes gzip, deflate and br, and two codings in the order applied, as fetch does", async () => {
+    const text = JSON.stringify({ choices: [{ message: { content: "é".repeat(5000) } }] });
+    const encoded: Record<string, Buffer> = {
+      gzip: gzipSync(text),
+      deflate: deflateSync(text),
+      br: brotliCompressSync(text),
+      "gzip, br": brotliCompressSync(gzipSync(text)),
+    };
+    const url = await serving((req, res) => {
+      const coding = decodeURIComponent(req.url!.slice(1));
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(encoded[coding]);
+    });
+    for (const coding of Object.keys(encoded)) {
+      const response = await httpFetch(`${url}/${encodeURIComponent(coding)}`);
+      expect(response.headers.get("content-encoding")).toBe(coding);
+      expect(await response.text()).toBe(text);
+    }
+  });
+
+  it("leaves a body in a coding it does not know as it came", async () => {
+    const url = await serving((_req, res) => res.writeHead(200, { "content-encoding": "toString" }).end("as sent"));
+    expect(await (await httpFetch(url)).text()).toBe("as sent");
+  });
+
+  it("reads a compressed stream as it comes: an event the server flushed is read before the server ends", async () => {
+    let finish: (() => void) | undefined;
+    const url = await serving((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      gzip.write("data: first\n\n");
+      gzip.flush();
+      finish = () => gzip.end("data: last\n\n");
+    });
+    const reader = (await httpFetch(url)).body!.getReader();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
+    finish?.();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += Buffer.from(read.value).toString();
+    expect(rest).toBe("data: last\n\n");
+  });
+
+  it("errors the body as terminated, with zlib's reason, when it is not what its coding says", async () => {
+    const url = await serving((_req, res) => res.writeHead(200, { "content-encoding": "gzip" }).end("plain text, not gzip"));
+    await expect(readAll((await httpFetch(url)).body)).rejects.toMatchObject({ name: "TypeError", message: "terminated", cause: { code: "Z_DATA_ERROR" } });
+  });
+
+  it("cuts a zip bomb at the answer's limit, in decompressed bytes, with one line naming the server, and closes the connection", async () => {
+    // Gzip members one after another are one body: each inflates 64 KiB into 64 MiB, without end.
+    const member = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x61));
+    let written = 0;
+    let closed = 0;
+    const url = await serving((req, res) => {
+      const json = req.url!.includes("json");
+      res.writeHead(200, { "content-type": json ? "application/json" : "text/event-stream", "content-encoding": "gzip" });
+      res.write(gzipSync(json ? '{"choices":[{"message":{"content":"' : "data: "));
+      const pump = () => {
+        while (!res.destroyed) {
+          written += member.length;
+          if (!res.write(member)) return void res.once("drain", pump);
+        }
+      };
+      res.on("close", () => closed++);
+      pump();
+    });
+    // Each adapter's SSE reader, and a JSON answer read whole.
+    const models: [string, (baseURL: string) => ChatModel][] = [
+      ["/sse/v1", (baseURL) => new OpenAICompatibleModel({ baseURL, model: "m" })],
+      ["/json/v1", (baseURL) => new OpenAICompatibleModel({ baseURL, model: "m" })],
+      ["/anthropic", (baseURL) => new AnthropicModel({ baseURL, apiKey: "k", model: "m" })],
+      ["/gemini", (baseURL) => new GeminiModel({ baseURL, apiKey: "k", model: "m" })],
+    ];
+    for (const [path, model] of models) {
+      const err = (await failure(model(`${url}${path}`).stream({ messages: [{ role: "user", content: "hi" }] }))) as LlmError;
+      expect(err.message.startsWith(`The model server at ${url}${path} sent one event of more than `)).toBe(true);
+      expect(err.message.endsWith(" bytes; the rest was not read.")).toBe(true);
+      // Cut at the 32 MiB limit on one event, within a read of it.
+      const bytes = Number(/more than (\d+) bytes/.exec(err.message)?.[1]);
+      expect(bytes).toBeGreaterThanOrEqual(32 * 1024 * 1024);
+      expect(bytes).toBeLessThan(33 * 1024 * 1024);
+    }
+    await expect.poll(() => closed).toBe(models.length);
+    // The endless body was taken no further than the sockets' buffers hold.
+    expect(written).toBeLessThan(32 * 1024 * 1024);
   });
 });

@@ -36,6 +36,9 @@ describe("eventFramingStream", () => {
 
   it("reads CRLF and CR line ends as the SSE grammar does", async () => {
     expect(await frame(cut("data: a\r\n\r\ndata: b\r\rdata: c\n\n", 1))).toEqual(["data: a\r\n\r", "\ndata: b\r\r", "data: c\n\n"]);
+
+    // An event's closing CRLF stays whole when it came in one chunk: @google/genai's reader looks for "\r\n\r\n".
+    expect(await frame(["data: a\r\n\r\ndata: b\r\n\r\n"])).toEqual(["data: a\r\n\r\n", "data: b\r\n\r\n"]);
   });
 
   it("turns one large event sent in many pieces into a single chunk", async () => {
