@@ -93,12 +93,15 @@ export async function startGateway(upstream: string, config: Record<string, unkn
   });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      // Logs are one JSON line per request; keep only the start-up lines.
+    const onData = (chunk: Buffer) => {
       if (stderr.length < 10_000) stderr += chunk.toString();
       const match = /listening on (http:\/\/\S+) /.exec(stderr);
-      if (match) resolve(match[1] as string);
-    });
+      if (!match) return;
+      // Logs are one JSON line per request: read and dropped from here on, so that the bench spends nothing on them.
+      child.stderr?.off("data", onData).resume();
+      resolve(match[1] as string);
+    };
+    child.stderr?.on("data", onData);
     child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${stderr}`)));
   });
   return {
