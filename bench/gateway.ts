@@ -87,22 +87,29 @@ export interface Gateway {
 export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<Gateway> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: join(dir, "state") },
+  return spawnListening([...nodeArgs, CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], "gateway", {
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
   });
+}
+
+/** A node process that says `listening on URL ` on stderr, once it has said so; stopped with SIGTERM. */
+async function spawnListening(args: string[], what: string, env: NodeJS.ProcessEnv = process.env): Promise<Gateway> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       if (stderr.length < 10_000) stderr += chunk.toString();
       const match = /listening on (http:\/\/\S+) /.exec(stderr);
       if (!match) return;
-      // Logs are one JSON line per request: read and dropped from here on, so that the bench spends nothing on them.
+      // A gateway logs one JSON line per request: read and dropped from here on, so that the bench spends nothing on them.
       child.stderr?.off("data", onData).resume();
       resolve(match[1] as string);
     };
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${stderr}`)));
+    child.once("exit", (code) => reject(new Error(`${what} exited ${code}: ${stderr}`)));
   });
   return {
     url,
@@ -168,26 +175,8 @@ export async function startHere(upstream: string): Promise<{ url: string; stop()
 }
 
 /** The floor (bench/floor-proxy.ts) in a process of its own. */
-async function startFloorProcess(upstream: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", FLOOR_FILE, upstream], { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+) /.exec(stderr);
-      if (match) resolve(match[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`floor proxy exited ${code}: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid as number,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+function startFloorProcess(upstream: string): Promise<Gateway> {
+  return spawnListening(["--import", "tsx", FLOOR_FILE, upstream], "floor proxy");
 }
 
 /** A proxy under test: with a pid, a process of its own whose CPU time is read per request. */
