@@ -1,11 +1,13 @@
 /**
  * The gateway (`toolbridge gateway`, the built CLI in a process of its own) against a scripted
  * OpenAI-compatible upstream on 127.0.0.1, with the `openai` SDK as the client:
- *   1. added latency: the same streamed request without tools, straight to the upstream and
- *      through the gateway's chat completions (the `openai` SDK) and Messages API (the
- *      `@anthropic-ai/sdk`), alternating so that load hits all alike; p50 and p99 of each.
- *      Goal: under 1 ms added. Measured twice: the gateway in this process (its own cost, no
- *      scheduling between processes) and the gateway as deployed, a process of its own.
+ *   1. added latency: the same streamed request without tools, straight to the upstream,
+ *      through the floor (bench/floor-proxy.ts: a node:http pass-through, the least any proxy
+ *      adds) and through the gateway's chat completions (the `openai` SDK) and Messages API (the
+ *      `@anthropic-ai/sdk`), alternating so that load hits all alike; p50 and p99 of each, added
+ *      over the upstream and over the floor, and CPU time per request. Goal: under 1 ms added.
+ *      Measured twice: the gateway and the floor in this process (their own cost, no scheduling
+ *      between processes) and each as deployed, a process of its own.
  *   2. 200 concurrent streamed conversations, each a tool call (the bundled time server's
  *      get-date, over stdio) and an answer: errors (goal 0), conversations per second, the
  *      gateway's RSS before, at its peak and after (goal: back within 10% of before).
@@ -23,6 +25,7 @@ import { GatewayModels } from "../src/gateway/models.js";
 import { startGateway as startInProcess } from "../src/gateway/server.js";
 import { createChatModel } from "../src/llm/create-model.js";
 import { Hub } from "../src/mcp/hub.js";
+import { FLOOR_FILE, startFloor } from "./floor-proxy.js";
 
 export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 export const MODEL = "bench-model";
@@ -84,19 +87,29 @@ export interface Gateway {
 export async function startGateway(upstream: string, config: Record<string, unknown>, dir: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<Gateway> {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(config));
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: join(dir, "state") },
+  return spawnListening([...nodeArgs, CLI, "gateway", "--listen", "127.0.0.1:0", "--config", file, "--base-url", upstream, "--model", MODEL, ...extraArgs], "gateway", {
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: dir,
+    XDG_STATE_HOME: join(dir, "state"),
   });
+}
+
+/** A node process that says `listening on URL ` on stderr, once it has said so; stopped with SIGTERM. */
+async function spawnListening(args: string[], what: string, env: NodeJS.ProcessEnv = process.env): Promise<Gateway> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (chunk: Buffer) => {
-      // Logs are one JSON line per request; keep only the start-up lines.
+    const onData = (chunk: Buffer) => {
       if (stderr.length < 10_000) stderr += chunk.toString();
       const match = /listening on (http:\/\/\S+) /.exec(stderr);
-      if (match) resolve(match[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${stderr}`)));
+      if (!match) return;
+      // A gateway logs one JSON line per request: read and dropped from here on, so that the bench spends nothing on them.
+      child.stderr?.off("data", onData).resume();
+      resolve(match[1] as string);
+    };
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${what} exited ${code}: ${stderr}`)));
   });
   return {
     url,
@@ -108,6 +121,14 @@ export async function startGateway(upstream: string, config: Record<string, unkn
       }),
   };
 }
+
+/** A process's CPU time so far, user and system, from /proc (ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS);
+}
+/** The kernel's USER_HZ, in which /proc reports CPU time (100 on Linux everywhere but a few old ports). */
+const CLOCK_TICKS = 100;
 
 /** Resident memory of a process, from /proc (MiB). */
 export function rssMiB(pid: number): number {
@@ -153,55 +174,82 @@ export async function startHere(upstream: string): Promise<{ url: string; stop()
   };
 }
 
-async function addedLatency(upstream: string, where: string, gateway: { url: string; stop(): Promise<void> }): Promise<void> {
+/** The floor (bench/floor-proxy.ts) in a process of its own. */
+function startFloorProcess(upstream: string): Promise<Gateway> {
+  return spawnListening(["--import", "tsx", FLOOR_FILE, upstream], "floor proxy");
+}
+
+/** A proxy under test: with a pid, a process of its own whose CPU time is read per request. */
+interface Proxy {
+  url: string;
+  pid?: number;
+  stop(): Promise<void>;
+}
+
+async function addedLatency(upstream: string, where: string, gateway: Proxy, floor: Proxy): Promise<void> {
   try {
     const direct = new OpenAI({ baseURL: upstream, apiKey: "none", maxRetries: 0 });
+    const throughFloor = new OpenAI({ baseURL: `${floor.url}/v1`, apiKey: "none", maxRetries: 0 });
     const chat = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "none", maxRetries: 0 });
     const messages = new Anthropic({ baseURL: gateway.url, apiKey: "none", maxRetries: 0 });
     const paths = {
-      "straight to upstream": () => streamOnce(direct),
-      "chat completions": () => streamOnce(chat),
-      messages: () => streamMessage(messages),
+      "straight to upstream": { once: () => streamOnce(direct), pid: undefined },
+      "floor (node:http pass-through)": { once: () => streamOnce(throughFloor), pid: floor.pid },
+      "chat completions": { once: () => streamOnce(chat), pid: gateway.pid },
+      messages: { once: () => streamMessage(messages), pid: gateway.pid },
     };
     type Path = keyof typeof paths;
-    const times: Record<Path, number[]> = { "straight to upstream": [], "chat completions": [], messages: [] };
-    // CPU time of this process per request: with the gateway here, what it costs whatever the machine's load.
-    const cpu: Record<Path, number> = { "straight to upstream": 0, "chat completions": 0, messages: 0 };
+    const names = Object.keys(paths) as Path[];
+    const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Path, number[]>;
+    // CPU time per request, what it costs whatever the machine's load: of this process (with the
+    // proxies here, theirs is in it), and of the proxy's own process when it has one.
+    const cpuHere = Object.fromEntries(names.map((name) => [name, 0])) as Record<Path, number>;
+    const cpuProxy = Object.fromEntries(names.map((name) => [name, 0])) as Record<Path, number>;
     for (let i = 0; i < WARMUP + LATENCY_ROUNDS; i++) {
-      for (const [name, once] of Object.entries(paths) as [Path, () => Promise<string>][]) {
+      for (const name of names) {
+        const { once, pid } = paths[name];
+        const proxyStart = pid === undefined ? 0 : cpuMs(pid);
         const cpuStart = process.cpuUsage();
         const started = performance.now();
         const text = await once();
         const elapsed = performance.now() - started;
         const used = process.cpuUsage(cpuStart);
+        const proxyUsed = pid === undefined ? 0 : cpuMs(pid) - proxyStart;
         if (text !== "It is 7 January 2026.") throw new Error(`${name}: unexpected answer ${JSON.stringify(text)}`);
         if (i >= WARMUP) {
           times[name].push(elapsed);
-          cpu[name] += (used.user + used.system) / 1000;
+          cpuHere[name] += (used.user + used.system) / 1000;
+          cpuProxy[name] += proxyUsed;
         }
       }
     }
     for (const list of Object.values(times)) list.sort((a, b) => a - b);
-    const d = times["straight to upstream"];
-    console.log(`\ngateway: added latency, one streamed turn without tools, the gateway ${where} (${LATENCY_ROUNDS} each, alternating)`);
-    const cpuPer = (name: Path) => +(cpu[name] / LATENCY_ROUNDS).toFixed(2);
-    const rows: Record<string, Record<string, number>> = {};
-    for (const name of Object.keys(paths) as Path[]) {
-      const t = times[name];
-      rows[name] = { p50_ms: +percentile(t, 50).toFixed(2), p99_ms: +percentile(t, 99).toFixed(2), cpu_ms_here: cpuPer(name) };
-    }
-    for (const name of ["chat completions", "messages"] as const) {
-      const t = times[name];
-      rows[`added: ${name}`] = {
-        p50_ms: +(percentile(t, 50) - percentile(d, 50)).toFixed(2),
-        p99_ms: +(percentile(t, 99) - percentile(d, 99)).toFixed(2),
-        cpu_ms_here: +(cpuPer(name) - cpuPer("straight to upstream")).toFixed(2),
+    const separate = gateway.pid !== undefined;
+    console.log(`\ngateway: added latency, one streamed turn without tools, the gateway and the floor ${where} (${LATENCY_ROUNDS} each, alternating)`);
+    const per = (total: number) => +(total / LATENCY_ROUNDS).toFixed(2);
+    const row = (name: Path) => ({
+      p50_ms: +percentile(times[name], 50).toFixed(2),
+      p99_ms: +percentile(times[name], 99).toFixed(2),
+      cpu_ms_here: per(cpuHere[name]),
+      ...(separate ? { cpu_ms_proxy: per(cpuProxy[name]) } : {}),
+    });
+    const added = (name: Path, over: Path) => {
+      const [a, b] = [row(name), row(over)];
+      return {
+        p50_ms: +(a.p50_ms - b.p50_ms).toFixed(2),
+        p99_ms: +(a.p99_ms - b.p99_ms).toFixed(2),
+        cpu_ms_here: +(a.cpu_ms_here - b.cpu_ms_here).toFixed(2),
+        ...(separate ? { cpu_ms_proxy: +((a.cpu_ms_proxy ?? 0) - (b.cpu_ms_proxy ?? 0)).toFixed(2) } : {}),
       };
-    }
+    };
+    const rows: Record<string, Record<string, number>> = Object.fromEntries(names.map((name) => [name, row(name)]));
+    for (const name of ["floor (node:http pass-through)", "chat completions", "messages"] as const) rows[`added over upstream: ${name}`] = added(name, "straight to upstream");
+    for (const name of ["chat completions", "messages"] as const) rows[`added over floor: ${name}`] = added(name, "floor (node:http pass-through)");
     console.table(rows);
     console.log(`load average during the run: ${loadavg().map((n) => n.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
   } finally {
     await gateway.stop();
+    await floor.stop();
   }
 }
 
@@ -263,8 +311,8 @@ export async function run(only?: "latency"): Promise<void> {
   const upstream = await startUpstream();
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-bench-gateway-"));
   try {
-    await addedLatency(upstream.url, "in this process", await startHere(upstream.url));
-    await addedLatency(upstream.url, "in a process of its own", await startGateway(upstream.url, { mcpServers: {} }, dir));
+    await addedLatency(upstream.url, "in this process", await startHere(upstream.url), await startFloor(upstream.url));
+    await addedLatency(upstream.url, "each in a process of its own", await startGateway(upstream.url, { mcpServers: {} }, dir), await startFloorProcess(upstream.url));
     if (only !== "latency") await concurrentConversations(upstream.url, dir);
   } finally {
     await upstream.close();

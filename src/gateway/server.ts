@@ -81,6 +81,7 @@ export function isLoopback(host: string): boolean {
  */
 export async function startGateway(options: GatewayOptions): Promise<GatewayHandle> {
   const host = options.host ?? "127.0.0.1";
+  const loopback = isLoopback(host);
   const log = options.log ?? silentLogger;
   const metrics = new GatewayMetrics();
   const keys = new ApiKeys(options.apiKeys ?? []);
@@ -162,17 +163,16 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, signal: AbortSignal): Promise<string> {
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, signal: AbortSignal): Promise<string> {
     const origin = req.headers.origin;
     const allowedOrigin = origin !== undefined && cors.has(origin);
     for (const [name, value] of Object.entries(corsHeaders(origin, cors))) res.setHeader(name, value);
-    if (isLoopback(host)) {
+    if (loopback) {
       const refusal = policy ? rejectForeignRequest(allowedOrigin ? { ...req.headers, origin: undefined } : req.headers, policy) : "The gateway is starting";
       if (refusal !== undefined) throw new HttpError(403, refusal, "forbidden");
     } else if (origin !== undefined && !allowedOrigin) {
       throw new HttpError(403, `Origin not allowed: ${origin} (gateway.corsOrigins)`, "forbidden");
     }
-    const path = new URL(req.url ?? "/", "http://gateway").pathname;
     if (req.method === "OPTIONS") {
       res.writeHead(allowedOrigin ? 204 : 403);
       res.end();
@@ -228,8 +228,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     res.once("close", () => {
       if (!res.writableFinished) controller.abort(new Error("the client disconnected"));
     });
-    const route = `${req.method ?? "GET"} ${new URL(req.url ?? "/", "http://gateway").pathname}`;
-    handle(req, res, requestId, controller.signal)
+    const path = new URL(req.url ?? "/", "http://gateway").pathname;
+    const route = `${req.method ?? "GET"} ${path}`;
+    handle(req, res, path, requestId, controller.signal)
       .catch((error: unknown) => {
         const failure =
           error instanceof HttpError
@@ -254,7 +255,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         log.log("info", "request", {
           requestId,
           method: req.method,
-          path: new URL(req.url ?? "/", "http://gateway").pathname,
+          path,
           status: res.statusCode,
           caller,
           durationMs: Math.round(performance.now() - started),
@@ -273,7 +274,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   });
   const { port, address } = server.address() as AddressInfo;
   // The name said loopback; the address bound must be too (a name can resolve anywhere).
-  if (isLoopback(host) && !isLoopback(address)) {
+  if (loopback && !isLoopback(address)) {
     unpublish();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw new Error(`${host} resolved to ${address}, which is not this machine's loopback; give an address, and API keys to listen beyond loopback`);

@@ -48,6 +48,9 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
   readonly provider: string;
   private readonly client: OpenAI;
   private readonly strictMemory: StrictToolsMemory;
+  /** Where the chat requests go, and the headers they carry (the key, the configured headers), made once. */
+  private readonly chatURL: string;
+  private readonly chatHeaders: Record<string, string>;
 
   constructor(options: OpenAICompatibleOptions) {
     super(options, options.baseURL);
@@ -56,6 +59,9 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     // guards the stream, and fires first.
     this.client = createOpenAIClient(options.baseURL, options.apiKey, this.timeoutMs + 1000, options.headers);
     this.strictMemory = options.strictMemory ?? processStrictMemory;
+    const { url, headers } = clientSettings(options.baseURL, options.apiKey, options.headers);
+    this.chatURL = `${url.replace(/\/+$/, "")}/chat/completions`;
+    this.chatHeaders = { accept: "application/json", ...headers, "content-type": "application/json" };
   }
 
   get strictTools(): boolean | "refused" {
@@ -119,13 +125,25 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     return strict !== "refused" && (request.strictTools ?? strict) && (request.tools?.length ?? 0) > 0;
   }
 
-  /** The request made; a server that refuses `strict` is asked once more without it, and that is remembered. */
+  /**
+   * The request made; a server that refuses `strict` is asked once more without it, and that is
+   * remembered. Sent without the SDK's request machinery, which cost as much CPU as the rest of a
+   * gateway's turn before the request left (its timeout is RequestControl's here, and it retries
+   * nothing); what fails is thrown as the SDK's own errors, which toLlmError reads.
+   */
   private async open(request: ChatRequest, signal: AbortSignal): Promise<Response> {
     const strict = this.sendsStrict(request);
     // The SDK would copy the whole conversation into one JSON string; a large one is written as it is sent.
-    const send = (withStrict: boolean) => {
+    const send = async (withStrict: boolean) => {
       const { body, length } = jsonBody(this.requestBody(request, withStrict));
-      return this.client.post("/chat/completions", { body, headers: { "content-type": "application/json", "content-length": String(length) }, stream: true, signal }).asResponse();
+      let response: Response;
+      try {
+        response = await liftErrorBodies(this.chatURL, { method: "POST", body, headers: { ...this.chatHeaders, "content-length": String(length) }, signal });
+      } catch (error) {
+        throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
+      }
+      if (!response.ok) throw await statusError(response);
+      return response;
     };
     try {
       return await send(strict);
@@ -295,12 +313,38 @@ class ChunkReader {
   }
 }
 
-export function createOpenAIClient(baseURL: string, apiKey: string | undefined, timeoutMs: number, headers?: Record<string, string>): OpenAI {
-  // fetch refuses a URL with credentials in it; they are sent as Basic auth, as curl does.
+/** An answer that is not 2xx as the error the SDK throws for it (its body read as the SDK reads it). */
+async function statusError(response: Response): Promise<APIError> {
+  const text = await response.text().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  let json: object | undefined;
+  try {
+    json = JSON.parse(text) as object;
+  } catch {
+    json = undefined;
+  }
+  return APIError.generate(response.status, json, json ? undefined : text, response.headers);
+}
+
+/**
+ * The base URL without credentials (fetch refuses a URL with them; they are sent as Basic auth,
+ * as curl does) and the headers every request carries: the key as a bearer token (local servers
+ * started without --api-key accept anything; the SDK insists on some key), the configured
+ * headers over it, and Basic auth over both.
+ */
+function clientSettings(baseURL: string, apiKey: string | undefined, headers: Record<string, string> | undefined): { url: string; headers: Record<string, string> } {
   const { url, basic } = credentialsApart(baseURL);
+  const merged = new Headers({ authorization: `Bearer ${apiKey || "not-needed"}` });
+  for (const [name, value] of Object.entries(headers ?? {})) merged.set(name, value);
+  if (basic) merged.set("authorization", basic);
+  const flat: Record<string, string> = {};
+  merged.forEach((value, name) => (flat[name] = value));
+  return { url, headers: flat };
+}
+
+export function createOpenAIClient(baseURL: string, apiKey: string | undefined, timeoutMs: number, headers?: Record<string, string>): OpenAI {
+  const { url, headers: defaultHeaders } = clientSettings(baseURL, apiKey, headers);
   return new OpenAI({
     baseURL: url,
-    // Local servers started without --api-key accept anything; the SDK insists on some key.
     apiKey: apiKey || "not-needed",
     // Given explicitly so the SDK reads nothing from process.env.
     organization: null,
@@ -309,7 +353,7 @@ export function createOpenAIClient(baseURL: string, apiKey: string | undefined, 
     maxRetries: 0,
     timeout: timeoutMs,
     logLevel: "off",
-    ...(headers || basic ? { defaultHeaders: { ...headers, ...(basic ? { Authorization: basic } : {}) } } : {}),
+    defaultHeaders,
     fetch: liftErrorBodies,
   });
 }

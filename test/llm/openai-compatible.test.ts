@@ -50,6 +50,18 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     expect(out.calls).toEqual([]);
   });
 
+  it("sends the key as a bearer token, the configured headers beside it, and a configured Authorization instead of it", async () => {
+    const model = await modelFor([{ text: "one" }, { text: "two" }], { apiKey: "sk-local", headers: { "X-Tenant": "blue" } });
+    expect((await collect(model.stream(ask({ tools: [] })))).text).toBe("one");
+    const replaced = new OpenAICompatibleModel({ baseURL: server?.url as string, model: "Qwen/Qwen3-8B", apiKey: "sk-local", headers: { Authorization: "Token abc" } });
+    expect((await collect(replaced.stream(ask({ tools: [] })))).text).toBe("two");
+    const [first, second] = server?.chatRequests ?? [];
+    expect(first?.headers).toMatchObject({ authorization: "Bearer sk-local", "x-tenant": "blue", "content-type": "application/json" });
+    expect(first?.body).toMatchObject({ model: "Qwen/Qwen3-8B", stream: true });
+    // One Authorization header, the configured one: not the key's and the configured one joined.
+    expect(second?.headers.authorization).toBe("Token abc");
+  });
+
   it("keeps reasoning_content apart from the answer", async () => {
     const model = await modelFor([{ reasoning: "The user wants the date.", text: "Let me check." }]);
     const out = await collect(model.stream(ask()));
