@@ -73,7 +73,7 @@ export interface RawRequestOptions {
 }
 
 /** SEP-2663's task status notification, sent on a subscriptions/listen stream that asked for the task's id. */
-const TASK_NOTIFICATION = "notifications/tasks";
+export const TASK_NOTIFICATION = "notifications/tasks";
 /** How a task the server answered to the Client's tools/call is handed back to the caller: in an error the Client rejects with. */
 const CREATED_TASK_KEY = "dev.toolbridge/createdTask";
 /** Marks a tools/call of the host's that never leaves it: the Client gets the result held under this key as the answer. */
@@ -245,7 +245,8 @@ function responseOf(method: string, message: JSONRPCMessage): Record<string, unk
   return response.data.result;
 }
 
-function declaresExtension(capabilities: unknown): boolean {
+/** Whether per-request capabilities (unchecked) declare the extension. */
+export function declaresExtension(capabilities: unknown): boolean {
   const extensions = (capabilities as ClientCapabilities | undefined)?.extensions;
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION_ID in extensions;
 }

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { McpServer } from "@modelcontextprotocol/server";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
+import { RawRequests, TASKS_EXTENSION_ID, TasksExtensionClient, type DetailedTask } from "../../src/mcp/ext-tasks.js";
+import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore } from "../../src/mcp/ext-tasks-server.js";
+import { fixture, waitUntil } from "../mcp/processes.js";
+
+/**
+ * The hub serves SEP-2663 task status notifications on `subscriptions/listen`: a listen naming tasks hears each
+ * change of their status as `notifications/tasks`, with no tasks/get from the client. Over stdio (`toolbridge serve
+ * hub`, the extension test server behind it) with the official v2 client's transport, and hostile clients: one naming
+ * thousands of ids or opening too many subscriptions, one that never reads.
+ */
+
+const FRAMING = {
+  protocolVersion: "2026-07-28",
+  clientInfo: { name: "notices", version: "1.0.0" },
+  clientCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } },
+};
+
+describe("`toolbridge serve hub`'s task status notifications, to the v2 client over stdio", () => {
+  let dir: string;
+  let client: Client;
+  let raw: RawRequests;
+  let ext: TasksExtensionClient;
+  /** The methods this client sent, its own and the extension's. */
+  const sent: string[] = [];
+  const statuses: DetailedTask[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "toolbridge-task-notices-"));
+    const config = join(dir, "served.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { jobs: fixture("ext-tasks-server.mjs") } }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "-c", config, "--approve", "all"], stderr: "pipe" });
+    client = new Client({ name: "notices", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(transport);
+    raw = new RawRequests(transport, FRAMING);
+    const send = transport.send.bind(transport);
+    transport.send = (message) => {
+      if ("method" in message) sent.push(message.method);
+      return send(message);
+    };
+    ext = new TasksExtensionClient(raw);
+    ext.onStatus((task) => statuses.push(task));
+  }, 60_000);
+  afterAll(async () => {
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("tells a task's completion, its result inline, on the subscription naming it, with no tasks/get", async () => {
+    expect(client.getProtocolEra()).toBe("modern");
+    const outcome = await ext.callTool(client, "slow_compute", { ms: 800 }, {});
+    if (outcome.kind !== "task") throw new Error("slow_compute did not run as a task");
+    const { taskId } = outcome.task;
+    const { acknowledged, close } = raw.listen({ taskIds: [taskId] }, 10_000);
+    expect(await acknowledged).toEqual({ taskIds: [taskId] });
+    await waitUntil(() => statuses.some((task) => task.taskId === taskId && task.status === "completed"), 20_000, "the task's completion to be told");
+    expect(statuses.find((task) => task.status === "completed")).toMatchObject({ taskId, result: { content: [{ type: "text", text: "computed after 800 ms" }] } });
+    expect(sent).not.toContain("tasks/get");
+    await close();
+  }, 60_000);
+
+  it("honors, of thousands of ids, only the tasks it holds, refuses a subscription past its bound with one line, and frees one closed", async () => {
+    const outcome = await ext.callTool(client, "never_ends", {}, {});
+    if (outcome.kind !== "task") throw new Error("never_ends did not run as a task");
+    const { taskId } = outcome.task;
+    const bogus = Array.from({ length: 5000 }, (_, index) => `not-a-task-${index}`);
+    const listens = [raw.listen({ taskIds: [...bogus, taskId, 42, null] }, 10_000)];
+    expect(await listens[0]?.acknowledged).toEqual({ taskIds: [taskId] });
+    for (let opened = 1; opened < MAX_TASK_LISTENS_PER_CLIENT; opened++) listens.push(raw.listen({ taskIds: [taskId] }, 10_000));
+    await Promise.all(listens.map((listen) => listen.acknowledged));
+    const refused = raw.listen({ taskIds: [taskId] }, 10_000);
+    await expect(refused.acknowledged).rejects.toThrow(`subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
+    await listens.pop()?.close();
+    const again = raw.listen({ taskIds: [taskId] }, 10_000);
+    expect(await again.acknowledged).toEqual({ taskIds: [taskId] });
+    // Each open subscription hears the cancellation.
+    await ext.cancel(taskId, { timeout: 10_000 });
+    await waitUntil(() => statuses.filter((task) => task.taskId === taskId && task.status === "cancelled").length === MAX_TASK_LISTENS_PER_CLIENT, 20_000, "every subscription to hear the cancellation");
+    for (const listen of [...listens, again]) await listen.close();
+  }, 60_000);
+});
+
+describe("task status notifications to a client that never reads", () => {
+  it("sends at most the bound unread, then ends its task subscriptions with one line naming the bound", async () => {
+    const store = new TaskStore({ maxTasks: 200 });
+    const written: JSONRPCMessage[] = [];
+    // The client's side of the connection: takes the entry's answers, and no task notification (never written out).
+    const wire: Transport = {
+      start: async () => undefined,
+      close: async () => undefined,
+      send: (message) => {
+        written.push(message);
+        return "method" in message && message.method === "notifications/tasks" ? new Promise<void>(() => undefined) : Promise.resolve();
+      },
+    };
+    const entry = serveStdio(
+      () => {
+        const server = new McpServer({ name: "notices", version: "1.0.0" });
+        server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } });
+        return server;
+      },
+      { transport: wire },
+    );
+    serveTaskListens(wire, store);
+    try {
+      const finish: (() => void)[] = [];
+      const ids = Array.from({ length: MAX_TASKS_PER_WATCH + 6 }, () => store.start(() => new Promise((resolve) => finish.push(() => resolve({ content: [] })))).taskId);
+      const meta = { "io.modelcontextprotocol/protocolVersion": FRAMING.protocolVersion, "io.modelcontextprotocol/clientInfo": FRAMING.clientInfo, "io.modelcontextprotocol/clientCapabilities": FRAMING.clientCapabilities };
+      wire.onmessage?.({ jsonrpc: "2.0", id: "a", method: "subscriptions/listen", params: { notifications: { taskIds: ids.slice(0, MAX_TASKS_PER_WATCH) }, _meta: meta } });
+      wire.onmessage?.({ jsonrpc: "2.0", id: "b", method: "subscriptions/listen", params: { notifications: { taskIds: ids.slice(MAX_TASKS_PER_WATCH) }, _meta: meta } });
+      const acks = () => written.filter((message) => "method" in message && message.method === "notifications/subscriptions/acknowledged");
+      await waitUntil(() => acks().length === 2, 10_000, "both subscriptions to be acknowledged");
+      for (const done of finish) done();
+      const line = `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`;
+      const ended = () => written.filter((message) => "error" in message && message.error.message === line).map((message) => ("id" in message ? message.id : undefined));
+      await waitUntil(() => ended().length === 2, 10_000, "both subscriptions to be ended");
+      expect(ended().sort()).toEqual(["a", "b"]);
+      expect(written.filter((message) => "method" in message && message.method === "notifications/tasks")).toHaveLength(MAX_UNWRITTEN_TASK_NOTICES);
+    } finally {
+      store.close();
+      await entry.close();
+    }
+  }, 30_000);
+});
