@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
-import type { CallToolResult, JSONRPCMessage, RequestId, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
+import type { CallToolResult, JSONRPCMessage, JSONRPCNotification, McpHttpHandler, RequestId, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
 import { declaresExtension, MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASK_NOTIFICATION, TASKS_EXTENSION_ID } from "./ext-tasks.js";
 import type { CreatedTask, DetailedTask, RemoteTask } from "./ext-tasks.js";
 
@@ -389,26 +389,23 @@ export function serveTaskListens(wire: Transport, store: TaskStore): void {
     if (unwritten >= MAX_UNWRITTEN_TASK_NOTICES) {
       for (const id of [...open.keys()]) {
         end(id);
-        refuse(id, `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`);
+        refuse(id, UNREAD_LINE);
       }
       return;
     }
     unwritten++;
-    const params = { ...task, _meta: { [SUBSCRIPTION_ID_META_KEY]: subscription } };
-    void send({ jsonrpc: "2.0", method: TASK_NOTIFICATION, params })
+    void send(taskNotice(subscription, task))
       .catch(() => undefined)
       .finally(() => unwritten--);
   };
   wire.onmessage = (message, extra) => {
-    const listen = TaskListenSchema.safeParse(message);
-    if (listen.success && declaresExtension(listen.data.params._meta[CLIENT_CAPABILITIES_META_KEY])) {
-      const { id, params } = listen.data;
+    const listen = taskListenOf(message);
+    if (listen) {
       if (asked.size + open.size >= MAX_TASK_LISTENS_PER_CLIENT) {
-        return refuse(id, `subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
+        return refuse(listen.id, `subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
       }
-      asked.set(id, params.notifications.taskIds);
-      const { taskIds: _taskIds, ...notifications } = params.notifications;
-      return receive?.({ ...message, params: { ...params, notifications } } as JSONRPCMessage, extra);
+      asked.set(listen.id, listen.taskIds);
+      return receive?.(listen.passedOn, extra);
     }
     if ("method" in message && message.method === "notifications/cancelled") {
       const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
@@ -424,8 +421,7 @@ export function serveTaskListens(wire: Transport, store: TaskStore): void {
         asked.delete(id);
         const watch = watchOrNone(store, taskIds, (task) => notify(id, task));
         if (watch) open.set(id, watch);
-        const notifications = { ...(message.params?.notifications as Record<string, unknown> | undefined), taskIds: watch?.taskIds ?? [] };
-        return send({ ...message, params: { ...message.params, notifications } }, options);
+        return send(acknowledgedWith(message, watch), options);
       }
     } else if ("id" in message && !("method" in message) && message.id !== undefined) {
       // The entry refused the listen, or ended it: so ends its task part.
@@ -446,4 +442,114 @@ function watchOrNone(store: TaskStore, taskIds: readonly unknown[], onStatus: (t
   } catch {
     return undefined;
   }
+}
+
+const UNREAD_LINE = `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`;
+
+/** A listen declaring the extension and naming tasks: its id, the ids named, and the request without them for the SDK's entry. */
+function taskListenOf(message: unknown): { id: RequestId; taskIds: unknown[]; passedOn: JSONRPCMessage } | undefined {
+  const listen = TaskListenSchema.safeParse(message);
+  if (!listen.success || !declaresExtension(listen.data.params._meta[CLIENT_CAPABILITIES_META_KEY])) return undefined;
+  const { id, params } = listen.data;
+  const { taskIds, ...notifications } = params.notifications;
+  return { id, taskIds, passedOn: { ...(message as JSONRPCMessage), params: { ...params, notifications } } as JSONRPCMessage };
+}
+
+/** The entry's acknowledgement with the task ids honored added (none, without a watch). */
+function acknowledgedWith<T extends { params?: Record<string, unknown> }>(ack: T, watch: TaskWatch | undefined): T {
+  const notifications = { ...(ack.params?.notifications as Record<string, unknown> | undefined), taskIds: watch?.taskIds ?? [] };
+  return { ...ack, params: { ...ack.params, notifications } };
+}
+
+function taskNotice(subscription: RequestId, task: DetailedTask): JSONRPCNotification {
+  return { jsonrpc: "2.0", method: TASK_NOTIFICATION, params: { ...task, _meta: { [SUBSCRIPTION_ID_META_KEY]: subscription } } };
+}
+
+/** How often a task subscription's HTTP stream carries a comment when nothing else is sent, as the SDK's own streams do. */
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Task status notifications (SEP-2663) on the `subscriptions/listen` streams of an HTTP handler of the SDK's (the
+ * request's body already parsed by the caller): what serveTaskListens does on stdio. A listen that declares the
+ * extension and names tasks goes to the handler without them; when it answers with its stream, that stream is
+ * passed on with its acknowledgement carrying the ids the store honors, and each change of those tasks added as an
+ * event. The handler's own end of a stream that only named tasks (it honors nothing of the filter) is held back
+ * until the client goes. A client that leaves MAX_UNWRITTEN_TASK_NOTICES events unread has the stream ended with an
+ * error naming that bound.
+ */
+export function withTaskListens(handler: McpHttpHandler, store: TaskStore): McpHttpHandler {
+  const fetch: McpHttpHandler["fetch"] = async (request, options) => {
+    const listen = taskListenOf(options?.parsedBody);
+    if (!listen) return handler.fetch(request, options);
+    const response = await handler.fetch(request, { ...options, parsedBody: listen.passedOn });
+    if (response.status !== 200 || !response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    return new Response(taskEvents(response.body, listen, store, request.signal), { status: 200, headers: response.headers });
+  };
+  return { ...handler, fetch };
+}
+
+/** The handler's listen stream, its acknowledgement completed and the tasks' changes added (see withTaskListens). */
+function taskEvents(inner: ReadableStream<Uint8Array>, listen: { id: RequestId; taskIds: unknown[] }, store: TaskStore, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const reader = inner.getReader();
+  let watch: TaskWatch | undefined;
+  let keepalive: NodeJS.Timeout | undefined;
+  let done = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const event = (message: JSONRPCMessage): void => controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+        const finish = (last?: JSONRPCMessage): void => {
+          if (done) return;
+          done = true;
+          watch?.close();
+          clearInterval(keepalive);
+          signal.removeEventListener("abort", abort);
+          void reader.cancel().catch(() => undefined);
+          if (last) event(last);
+          controller.close();
+        };
+        const abort = (): void => finish();
+        signal.addEventListener("abort", abort, { once: true });
+        keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS).unref();
+        const notify = (task: DetailedTask): void => {
+          if (done) return;
+          if ((controller.desiredSize ?? 1) <= 0) return finish({ jsonrpc: "2.0", id: listen.id, error: { code: ProtocolErrorCode.InternalError, message: UNREAD_LINE } });
+          event(taskNotice(listen.id, task));
+        };
+        // The handler's events, frame by frame: its acknowledgement completed, and its end held back while it honored
+        // nothing of the filter but tasks are watched.
+        let handlerHonors = false;
+        void (async () => {
+          let buffered = "";
+          for (;;) {
+            const { value, done: ended } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+            if (ended) return handlerHonors || !watch?.taskIds.length ? finish() : undefined;
+            buffered += decoder.decode(value, { stream: true });
+            for (let cut = buffered.indexOf("\n\n"); cut >= 0 && !done; cut = buffered.indexOf("\n\n")) {
+              const frame = buffered.slice(0, cut);
+              buffered = buffered.slice(cut + 2);
+              const data = /^data: (.*)$/m.exec(frame)?.[1];
+              const message = data === undefined ? undefined : (JSON.parse(data) as JSONRPCMessage);
+              if (message && "method" in message && message.method === "notifications/subscriptions/acknowledged") {
+                handlerHonors = Object.keys((message.params?.notifications as object | undefined) ?? {}).length > 0;
+                watch = watchOrNone(store, listen.taskIds, notify);
+                event(acknowledgedWith(message, watch));
+              } else if (message && "id" in message && !("method" in message)) {
+                if (handlerHonors || !watch?.taskIds.length) finish(message);
+              } else controller.enqueue(encoder.encode(`${frame}\n\n`));
+            }
+          }
+        })();
+      },
+      cancel() {
+        done = true;
+        watch?.close();
+        clearInterval(keepalive);
+        void reader.cancel().catch(() => undefined);
+      },
+    },
+    { highWaterMark: MAX_UNWRITTEN_TASK_NOTICES },
+  );
 }

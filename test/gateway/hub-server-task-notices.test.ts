@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { McpServer } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
@@ -11,12 +12,13 @@ import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { RawRequests, TASKS_EXTENSION_ID, TasksExtensionClient, type DetailedTask } from "../../src/mcp/ext-tasks.js";
 import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore } from "../../src/mcp/ext-tasks-server.js";
 import { fixture, waitUntil } from "../mcp/processes.js";
+import { startHarness } from "./harness.js";
 
 /**
  * The hub serves SEP-2663 task status notifications on `subscriptions/listen`: a listen naming tasks hears each
  * change of their status as `notifications/tasks`, with no tasks/get from the client. Over stdio (`toolbridge serve
- * hub`, the extension test server behind it) with the official v2 client's transport, and hostile clients: one naming
- * thousands of ids or opening too many subscriptions, one that never reads.
+ * hub`) and HTTP (the gateway's /mcp), the extension test server behind, with the official v2 client's transports,
+ * and hostile clients: one naming thousands of ids or opening too many subscriptions, one that never reads.
  */
 
 const FRAMING = {
@@ -25,8 +27,28 @@ const FRAMING = {
   clientCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } },
 };
 
-describe("`toolbridge serve hub`'s task status notifications, to the v2 client over stdio", () => {
-  let dir: string;
+const JOBS = fixture("ext-tasks-server.mjs");
+
+/** `toolbridge serve hub` over stdio, with the extension test server behind it; the cleanup. */
+function servedHub(): { transport: Transport; close: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), "toolbridge-task-notices-"));
+  const config = join(dir, "served.json");
+  writeFileSync(config, JSON.stringify({ mcpServers: { jobs: JOBS } }));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "-c", config, "--approve", "all"], stderr: "pipe" });
+  return { transport, close: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The gateway's /mcp, with the extension test server behind it; the gateway's close. */
+async function gatewayHub(): Promise<{ transport: Transport; close: () => Promise<void> }> {
+  const harness = await startHarness({ servers: { jobs: JOBS }, approve: "all" });
+  return { transport: new StreamableHTTPClientTransport(new URL(`${harness.gateway.url}/mcp`)), close: () => harness.close() };
+}
+
+describe.each([
+  ["`toolbridge serve hub` over stdio", servedHub],
+  ["the gateway's /mcp over HTTP", gatewayHub],
+])("%s: task status notifications to the v2 client", (_, open) => {
+  let closeHub: () => Promise<void>;
   let client: Client;
   let raw: RawRequests;
   let ext: TasksExtensionClient;
@@ -35,10 +57,8 @@ describe("`toolbridge serve hub`'s task status notifications, to the v2 client o
   const statuses: DetailedTask[] = [];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolbridge-task-notices-"));
-    const config = join(dir, "served.json");
-    writeFileSync(config, JSON.stringify({ mcpServers: { jobs: fixture("ext-tasks-server.mjs") } }));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "-c", config, "--approve", "all"], stderr: "pipe" });
+    const { transport, close } = await open();
+    closeHub = close;
     client = new Client({ name: "notices", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     await client.connect(transport);
     raw = new RawRequests(transport, FRAMING);
@@ -52,7 +72,7 @@ describe("`toolbridge serve hub`'s task status notifications, to the v2 client o
   }, 60_000);
   afterAll(async () => {
     await client.close();
-    rmSync(dir, { recursive: true, force: true });
+    await closeHub();
   });
 
   it("tells a task's completion, its result inline, on the subscription naming it, with no tasks/get", async () => {
@@ -68,25 +88,41 @@ describe("`toolbridge serve hub`'s task status notifications, to the v2 client o
     await close();
   }, 60_000);
 
-  it("honors, of thousands of ids, only the tasks it holds, refuses a subscription past its bound with one line, and frees one closed", async () => {
+  /** A task of the hub's that stays working until cancelled: its id. */
+  const runningTask = async (): Promise<string> => {
     const outcome = await ext.callTool(client, "never_ends", {}, {});
     if (outcome.kind !== "task") throw new Error("never_ends did not run as a task");
-    const { taskId } = outcome.task;
+    return outcome.task.taskId;
+  };
+
+  it("honors, of thousands of ids named, only the tasks it holds, and tells every subscription of a cancellation", async () => {
+    const taskId = await runningTask();
     const bogus = Array.from({ length: 5000 }, (_, index) => `not-a-task-${index}`);
-    const listens = [raw.listen({ taskIds: [...bogus, taskId, 42, null] }, 10_000)];
-    expect(await listens[0]?.acknowledged).toEqual({ taskIds: [taskId] });
-    for (let opened = 1; opened < MAX_TASK_LISTENS_PER_CLIENT; opened++) listens.push(raw.listen({ taskIds: [taskId] }, 10_000));
-    await Promise.all(listens.map((listen) => listen.acknowledged));
-    const refused = raw.listen({ taskIds: [taskId] }, 10_000);
-    await expect(refused.acknowledged).rejects.toThrow(`subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
-    await listens.pop()?.close();
-    const again = raw.listen({ taskIds: [taskId] }, 10_000);
-    expect(await again.acknowledged).toEqual({ taskIds: [taskId] });
-    // Each open subscription hears the cancellation.
+    const many = raw.listen({ taskIds: [...bogus, taskId, 42, null] }, 10_000);
+    expect(await many.acknowledged).toEqual({ taskIds: [taskId] });
+    const one = raw.listen({ taskIds: [taskId] }, 10_000);
+    expect(await one.acknowledged).toEqual({ taskIds: [taskId] });
     await ext.cancel(taskId, { timeout: 10_000 });
-    await waitUntil(() => statuses.filter((task) => task.taskId === taskId && task.status === "cancelled").length === MAX_TASK_LISTENS_PER_CLIENT, 20_000, "every subscription to hear the cancellation");
-    for (const listen of [...listens, again]) await listen.close();
+    await waitUntil(() => statuses.filter((task) => task.taskId === taskId && task.status === "cancelled").length === 2, 20_000, "both subscriptions to hear the cancellation");
+    await many.close();
+    await one.close();
   }, 60_000);
+
+  // Over HTTP each subscription is a request of its own, bounded per key by the gateway (gateway.maxConcurrentPerKey).
+  if (open === servedHub) {
+    it("refuses a subscription naming tasks past the bound of one connection with one line, and frees one closed", async () => {
+      const taskId = await runningTask();
+      const listens = Array.from({ length: MAX_TASK_LISTENS_PER_CLIENT }, () => raw.listen({ taskIds: [taskId] }, 10_000));
+      await Promise.all(listens.map((listen) => listen.acknowledged));
+      const refused = raw.listen({ taskIds: [taskId] }, 10_000);
+      await expect(refused.acknowledged).rejects.toThrow(`subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
+      await listens.pop()?.close();
+      const again = raw.listen({ taskIds: [taskId] }, 10_000);
+      expect(await again.acknowledged).toEqual({ taskIds: [taskId] });
+      for (const listen of [...listens, again]) await listen.close();
+      await ext.cancel(taskId, { timeout: 10_000 });
+    }, 60_000);
+  }
 });
 
 describe("task status notifications to a client that never reads", () => {
