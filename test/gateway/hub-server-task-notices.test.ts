@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { RawRequests, TASKS_EXTENSION_ID, TasksExtensionClient, type DetailedTask } from "../../src/mcp/ext-tasks.js";
-import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore } from "../../src/mcp/ext-tasks-server.js";
+import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore, withTaskListens } from "../../src/mcp/ext-tasks-server.js";
 import { fixture, waitUntil } from "../mcp/processes.js";
 import { startHarness } from "./harness.js";
 
@@ -125,8 +125,49 @@ describe.each([
   }
 });
 
+/** A server that declares the extension and has nothing else. */
+function bareServer(): McpServer {
+  const server = new McpServer({ name: "notices", version: "1.0.0" });
+  server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } });
+  return server;
+}
+
+/** `count` tasks of the store's, each working until finish() ends them all. */
+function heldTasks(store: TaskStore, count: number): { ids: string[]; finish: () => void } {
+  const ends: (() => void)[] = [];
+  const ids = Array.from({ length: count }, () => store.start(() => new Promise((resolve) => ends.push(() => resolve({ content: [] })))).taskId);
+  return { ids, finish: () => ends.forEach((end) => end()) };
+}
+
+const UNREAD = `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`;
+
 describe("task status notifications to a client that never reads", () => {
-  it("sends at most the bound unread, then ends its task subscriptions with one line naming the bound", async () => {
+  it("over HTTP: queues at most the bound unread, then ends the stream with one line naming the bound", async () => {
+    const store = new TaskStore();
+    const handler = withTaskListens(createMcpHandler(bareServer), store);
+    const { ids, finish } = heldTasks(store, MAX_TASKS_PER_WATCH);
+    const body = { jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications: { taskIds: ids }, _meta: { "io.modelcontextprotocol/protocolVersion": FRAMING.protocolVersion, "io.modelcontextprotocol/clientInfo": FRAMING.clientInfo, "io.modelcontextprotocol/clientCapabilities": FRAMING.clientCapabilities } } };
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" };
+    try {
+      const response = await handler.fetch(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) }), { parsedBody: body });
+      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+      // Nothing read until every task has ended: the acknowledgement and the first notifications fill the queue.
+      finish();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const events = (await response.text()).split("\n\n").filter((frame) => frame.startsWith("event: message"));
+      const messages = events.map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)) as Record<string, unknown>);
+      expect(messages[0]).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { taskIds: ids } } });
+      const told = messages.filter((message) => message.method === "notifications/tasks");
+      expect(told.length).toBeGreaterThan(0);
+      expect(told.length).toBeLessThan(MAX_TASKS_PER_WATCH);
+      expect(messages.at(-1)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: UNREAD } });
+    } finally {
+      store.close();
+      await handler.close();
+    }
+  }, 30_000);
+
+  it("over stdio: sends at most the bound unread, then ends its task subscriptions with one line naming the bound", async () => {
     const store = new TaskStore({ maxTasks: 200 });
     const written: JSONRPCMessage[] = [];
     // The client's side of the connection: takes the entry's answers, and no task notification (never written out).
@@ -138,26 +179,17 @@ describe("task status notifications to a client that never reads", () => {
         return "method" in message && message.method === "notifications/tasks" ? new Promise<void>(() => undefined) : Promise.resolve();
       },
     };
-    const entry = serveStdio(
-      () => {
-        const server = new McpServer({ name: "notices", version: "1.0.0" });
-        server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } });
-        return server;
-      },
-      { transport: wire },
-    );
+    const entry = serveStdio(bareServer, { transport: wire });
     serveTaskListens(wire, store);
     try {
-      const finish: (() => void)[] = [];
-      const ids = Array.from({ length: MAX_TASKS_PER_WATCH + 6 }, () => store.start(() => new Promise((resolve) => finish.push(() => resolve({ content: [] })))).taskId);
+      const { ids, finish } = heldTasks(store, MAX_TASKS_PER_WATCH + 6);
       const meta = { "io.modelcontextprotocol/protocolVersion": FRAMING.protocolVersion, "io.modelcontextprotocol/clientInfo": FRAMING.clientInfo, "io.modelcontextprotocol/clientCapabilities": FRAMING.clientCapabilities };
       wire.onmessage?.({ jsonrpc: "2.0", id: "a", method: "subscriptions/listen", params: { notifications: { taskIds: ids.slice(0, MAX_TASKS_PER_WATCH) }, _meta: meta } });
       wire.onmessage?.({ jsonrpc: "2.0", id: "b", method: "subscriptions/listen", params: { notifications: { taskIds: ids.slice(MAX_TASKS_PER_WATCH) }, _meta: meta } });
       const acks = () => written.filter((message) => "method" in message && message.method === "notifications/subscriptions/acknowledged");
       await waitUntil(() => acks().length === 2, 10_000, "both subscriptions to be acknowledged");
-      for (const done of finish) done();
-      const line = `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`;
-      const ended = () => written.filter((message) => "error" in message && message.error.message === line).map((message) => ("id" in message ? message.id : undefined));
+      finish();
+      const ended = () => written.filter((message) => "error" in message && message.error.message === UNREAD).map((message) => ("id" in message ? message.id : undefined));
       await waitUntil(() => ended().length === 2, 10_000, "both subscriptions to be ended");
       expect(ended().sort()).toEqual(["a", "b"]);
       expect(written.filter((message) => "method" in message && message.method === "notifications/tasks")).toHaveLength(MAX_UNWRITTEN_TASK_NOTICES);
