@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 import type { CallToolResult, JSONRPCMessage, JSONRPCNotification, McpHttpHandler, RequestId, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
 import { declaresExtension, MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASK_NOTIFICATION, TASKS_EXTENSION_ID } from "./ext-tasks.js";
-import type { CreatedTask, DetailedTask, RemoteTask } from "./ext-tasks.js";
+import type { CreatedTask, DetailedTask, RemoteTask, TaskStatusWatch } from "./ext-tasks.js";
 
 /**
  * The server side of the MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, 2026-07-28), on SDK v2's
@@ -71,7 +71,9 @@ interface HeldTask {
   upstream?: RemoteTask;
   /** Where each change of its status goes, one listener per subscription that watches it. */
   watchers?: Set<(task: DetailedTask) => void>;
-  /** The next poll of a watched relayed task's server (its notifications do not reach the store). */
+  /** A watched relayed task's subscription to its server's notifications of it. */
+  upstreamWatch?: TaskStatusWatch;
+  /** The next poll of a watched relayed task's server, where it sends no notifications of it. */
   poll?: NodeJS.Timeout;
 }
 
@@ -137,19 +139,7 @@ export class TaskStore {
    */
   async get(taskId: string): Promise<DetailedTask> {
     const entry = this.known(taskId);
-    if (entry.upstream && !ENDED.has(entry.task.status)) {
-      const now = await entry.upstream.get();
-      const asked = Object.keys(now.inputRequests ?? {}).length;
-      if (asked > MAX_INPUT_REQUESTS) {
-        void entry.upstream.cancel().catch(() => undefined);
-        const message = `the server behind asked ${asked} questions at once; at most ${MAX_INPUT_REQUESTS} are passed on, so the task was cancelled there`;
-        this.settle(entry, { status: "failed", statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message } });
-      } else {
-        const before = entry.task;
-        entry.task = relayedView(now, taskId, entry.task.ttlMs);
-        if (before.status !== now.status || before.lastUpdatedAt !== now.lastUpdatedAt) tell(entry);
-      }
-    }
+    if (entry.upstream && !ENDED.has(entry.task.status)) this.refresh(entry, taskId, await entry.upstream.get());
     return { ...entry.task };
   }
 
@@ -172,7 +162,8 @@ export class TaskStore {
   /**
    * Sends each change of status of the tasks named (SEP-2663 task status notifications) to `onStatus`, as tasks/get
    * shows the task, until closed. Only tasks the store holds are honored, at most MAX_TASKS_PER_WATCH of them; a task
-   * of a server behind is asked of it while watched, at its poll interval. Refused when `maxWatches` are open.
+   * of a server behind is followed by its server's own notifications while watched, or where the server sends none
+   * of it, asked of it at its poll interval. Refused when `maxWatches` are open.
    */
   watch(taskIds: readonly unknown[], onStatus: (task: DetailedTask) => void): TaskWatch {
     this.expire();
@@ -185,7 +176,7 @@ export class TaskStore {
     for (const taskId of honored) {
       const entry = this.held.get(taskId) as HeldTask;
       (entry.watchers ??= new Set()).add(listener);
-      this.pollWatched(taskId, entry);
+      this.follow(taskId, entry);
     }
     this.watches++;
     let open = true;
@@ -198,10 +189,7 @@ export class TaskStore {
         for (const taskId of honored) {
           const entry = this.held.get(taskId);
           entry?.watchers?.delete(listener);
-          if (entry?.watchers?.size === 0) {
-            clearTimeout(entry.poll);
-            entry.poll = undefined;
-          }
+          if (entry?.watchers?.size === 0) unfollow(entry);
         }
       },
     };
@@ -219,6 +207,35 @@ export class TaskStore {
     if (ENDED.has(entry.task.status)) return;
     entry.task = { ...entry.task, ...change, lastUpdatedAt: new Date().toISOString() };
     tell(entry);
+  }
+
+  /**
+   * A relayed task's new state from its server (asked, or told): held under the store's id and told to those watching.
+   * One asking more than MAX_INPUT_REQUESTS questions at once is cancelled there and failed here.
+   */
+  private refresh(entry: HeldTask, taskId: string, now: DetailedTask): void {
+    if (ENDED.has(entry.task.status) || this.held.get(taskId) !== entry) return;
+    const asked = Object.keys(now.inputRequests ?? {}).length;
+    if (asked > MAX_INPUT_REQUESTS) {
+      void entry.upstream?.cancel().catch(() => undefined);
+      const message = `the server behind asked ${asked} questions at once; at most ${MAX_INPUT_REQUESTS} are passed on, so the task was cancelled there`;
+      this.settle(entry, { status: "failed", statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message } });
+    } else {
+      const before = entry.task;
+      entry.task = relayedView(now, taskId, entry.task.ttlMs);
+      if (before.status !== now.status || before.lastUpdatedAt !== now.lastUpdatedAt) tell(entry);
+    }
+    if (ENDED.has(entry.task.status)) unfollow(entry);
+  }
+
+  /** Follows a watched task of a server behind: its server's notifications of it, or polls where it sends none. */
+  private follow(taskId: string, entry: HeldTask): void {
+    if (!entry.upstream || entry.upstreamWatch || ENDED.has(entry.task.status)) return;
+    const watch = entry.upstream.watch((now) => this.refresh(entry, taskId, now));
+    entry.upstreamWatch = watch;
+    void watch.honored.then((agreed) => {
+      if (!agreed && entry.upstreamWatch === watch && entry.watchers?.size) this.pollWatched(taskId, entry);
+    });
   }
 
   /** Asks a watched task of a server behind for its state after its poll interval, again until it ends or nobody watches. */
@@ -267,7 +284,7 @@ export class TaskStore {
 
 /** Stops a task still running: its call aborted, or its server told to cancel it (not waited for); its watchers forgotten. */
 function stop(entry: HeldTask, reason: string): void {
-  clearTimeout(entry.poll);
+  unfollow(entry);
   entry.watchers?.clear();
   entry.controller?.abort(new Error(reason));
   if (entry.upstream && !ENDED.has(entry.task.status)) void entry.upstream.cancel().catch(() => undefined);
@@ -288,6 +305,14 @@ function relayedView(task: DetailedTask, taskId: string, ttlMs: number | null): 
     ...(error !== undefined ? { error } : {}),
     ...(inputRequests !== undefined ? { inputRequests } : {}),
   };
+}
+
+/** Stops following a relayed task: its subscription on its server closed, its poll stopped. */
+function unfollow(entry: HeldTask): void {
+  void entry.upstreamWatch?.close().catch(() => undefined);
+  entry.upstreamWatch = undefined;
+  clearTimeout(entry.poll);
+  entry.poll = undefined;
 }
 
 /** The task as it is now, to each subscription watching it. */

@@ -29,11 +29,11 @@ const FRAMING = {
 
 const JOBS = fixture("ext-tasks-server.mjs");
 
-/** `toolbridge serve hub` over stdio, with the extension test server behind it; the cleanup. */
-function servedHub(): { transport: Transport; close: () => Promise<void> } {
+/** `toolbridge serve hub` over stdio, with the extension test server behind it (`jobs`); the cleanup. */
+function servedHub(jobs = JOBS): { transport: Transport; close: () => Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-task-notices-"));
   const config = join(dir, "served.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { jobs: JOBS } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { jobs } }));
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI_ENTRY, "serve", "hub", "-c", config, "--approve", "all"], stderr: "pipe" });
   return { transport, close: async () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -45,9 +45,9 @@ async function gatewayHub(): Promise<{ transport: Transport; close: () => Promis
 }
 
 describe.each([
-  ["`toolbridge serve hub` over stdio", servedHub],
-  ["the gateway's /mcp over HTTP", gatewayHub],
-])("%s: task status notifications to the v2 client", (_, open) => {
+  ["`toolbridge serve hub` over stdio", () => servedHub(), true],
+  ["the gateway's /mcp over HTTP", gatewayHub, false],
+])("%s: task status notifications to the v2 client", (_, open, oneConnection) => {
   let closeHub: () => Promise<void>;
   let client: Client;
   let raw: RawRequests;
@@ -109,7 +109,7 @@ describe.each([
   }, 60_000);
 
   // Over HTTP each subscription is a request of its own, bounded per key by the gateway (gateway.maxConcurrentPerKey).
-  if (open === servedHub) {
+  if (oneConnection) {
     it("refuses a subscription naming tasks past the bound of one connection with one line, and frees one closed", async () => {
       const taskId = await runningTask();
       const listens = Array.from({ length: MAX_TASK_LISTENS_PER_CLIENT }, () => raw.listen({ taskIds: [taskId] }, 10_000));
@@ -123,6 +123,30 @@ describe.each([
       await ext.cancel(taskId, { timeout: 10_000 });
     }, 60_000);
   }
+});
+
+describe("`toolbridge serve hub`, a server behind that sends task status notifications", () => {
+  it("follows a relayed task by its server's notifications, which alone tell its end (its tasks/get says working)", async () => {
+    const { transport, close } = servedHub(fixture("ext-tasks-server.mjs", "--notify"));
+    const client = new Client({ name: "notices", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    try {
+      await client.connect(transport);
+      const ext = new TasksExtensionClient(new RawRequests(transport, FRAMING));
+      const statuses: DetailedTask[] = [];
+      ext.onStatus((task) => statuses.push(task));
+      const outcome = await ext.callTool(client, "stale_polls_job", { ms: 1500 }, {});
+      if (outcome.kind !== "task") throw new Error("stale_polls_job did not run as a task");
+      const { taskId } = outcome.task;
+      expect(await ext.watch(taskId, 10_000).honored).toBe(true);
+      await waitUntil(() => statuses.some((task) => task.status === "completed"), 20_000, "the relayed task's completion to be told");
+      expect(statuses.find((task) => task.status === "completed")).toMatchObject({ taskId, result: { content: [{ type: "text", text: "told by notification" }] } });
+      // The server behind's own task id never reaches the client, nor its notifications of tasks not relayed.
+      expect(statuses.every((task) => task.taskId === taskId)).toBe(true);
+    } finally {
+      await client.close();
+      await close();
+    }
+  }, 60_000);
 });
 
 /** A server that declares the extension and has nothing else. */
