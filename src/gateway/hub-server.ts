@@ -164,7 +164,7 @@ function relayedTask(hub: HubServerSource, server: string, taskId: string): Remo
     request.catch((error: unknown) => {
       throw relayed(error);
     });
-  return { get: () => passOn(task.get()), update: (inputResponses) => passOn(task.update(inputResponses)), cancel: () => passOn(task.cancel()) };
+  return { get: () => passOn(task.get()), update: (inputResponses) => passOn(task.update(inputResponses)), cancel: () => passOn(task.cancel()), watch: task.watch };
 }
 
 /** A server's protocol error for a round that carried answers (a request state it refuses, say) is the client's to see as that error. */

@@ -10,7 +10,7 @@ import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } fr
 import { handleCountTokens, handleMessages } from "./messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer, publishHubChanges } from "./hub-server.js";
-import { TaskStore } from "../mcp/ext-tasks-server.js";
+import { TaskStore, withTaskListens } from "../mcp/ext-tasks-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";
@@ -101,7 +101,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Its tasks (the tasks extension) outlive the request that started them, so the store is the gateway's.
   const tasks = new TaskStore();
   const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings, tasks), { maxRequestBodySize: maxBytes });
-  const serveMcp = toNodeHandler(mcp, { maxRequestBodySize: maxBytes });
+  // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's handler knows nothing of.
+  const serveMcp = toNodeHandler(withTaskListens(mcp, tasks), { maxRequestBodySize: maxBytes });
   // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
   const unpublish = publishHubChanges(options.hub, mcp.notify);
   const requireModel = async (name: string) => {

@@ -215,6 +215,15 @@ export class Connection {
       get: () => this.request(`tasks/get ${taskId}`, {}, (_client, options) => ext().get(taskId, options)),
       update: (inputResponses) => this.request(`tasks/update ${taskId}`, {}, (_client, options) => ext().update(taskId, inputResponses, options)),
       cancel: () => this.request(`tasks/cancel ${taskId}`, {}, (_client, options) => ext().cancel(taskId, options)),
+      // Its notifications where the server agrees to send them; a server without the extension now agrees to none.
+      watch: (onStatus) => {
+        const client = this.extTasks;
+        if (!client) return { honored: Promise.resolve(false), close: async () => undefined };
+        const off = client.onStatus((task) => (task.taskId === taskId ? onStatus(task) : undefined));
+        const watch = client.watch(taskId, this.requestTimeoutMs);
+        void watch.honored.then((agreed) => (agreed ? undefined : off()));
+        return { honored: watch.honored, close: () => (off(), watch.close()) };
+      },
     };
   }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { CallToolResult, ClientCapabilities, JSONRPCMessage, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
-import { MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS_EXTENSION_ID } from "./ext-tasks.js";
-import type { CreatedTask, DetailedTask, RemoteTask } from "./ext-tasks.js";
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
+import type { CallToolResult, JSONRPCMessage, JSONRPCNotification, McpHttpHandler, RequestId, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
+import { declaresExtension, MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASK_NOTIFICATION, TASKS_EXTENSION_ID } from "./ext-tasks.js";
+import type { CreatedTask, DetailedTask, RemoteTask, TaskStatusWatch } from "./ext-tasks.js";
 
 /**
  * The server side of the MCP Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, 2026-07-28), on SDK v2's
@@ -19,8 +19,7 @@ import type { CreatedTask, DetailedTask, RemoteTask } from "./ext-tasks.js";
 /** Whether a request declares the extension in its per-request capabilities (the 2026-07-28 `_meta` envelope). */
 export function declaresTasksExtension(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  return capabilities?.extensions?.[TASKS_EXTENSION_ID] !== undefined;
+  return declaresExtension(envelope?.[CLIENT_CAPABILITIES_META_KEY]);
 }
 
 /** -32021 (Missing Required Client Capability) naming the extension, with `message`. */
@@ -40,13 +39,27 @@ export interface TaskStoreOptions {
   ttlMs?: number;
   /** The poll interval suggested to clients (500 ms). */
   pollIntervalMs?: number;
+  /** Subscriptions to task status notifications open at once, all clients together (256). */
+  maxWatches?: number;
 }
+
+/** A subscription to the status notifications of some tasks: the ids honored, and its end. */
+export interface TaskWatch {
+  readonly taskIds: readonly string[];
+  close(): void;
+}
+
+/** At most this many tasks are watched by one subscription; the ids past them are not honored. */
+export const MAX_TASKS_PER_WATCH = 64;
 
 const DEFAULT_MAX_TASKS = 256;
 const DEFAULT_TTL_MS = 60 * 60_000;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 /** Expired tasks are looked for at least this often (and at every use of the store). */
 const SWEEP_MS = 60_000;
+const DEFAULT_MAX_WATCHES = 256;
+/** A watched task of a server behind is asked of it at most this often, whatever poll interval it suggests. */
+const MIN_RELAY_POLL_MS = 250;
 const ENDED = new Set(["completed", "failed", "cancelled"]);
 
 /** A task the store holds: one it runs (its call's controller), or one of a server behind it (how to reach it). */
@@ -56,6 +69,12 @@ interface HeldTask {
   expires: number;
   controller?: AbortController;
   upstream?: RemoteTask;
+  /** Where each change of its status goes, one listener per subscription that watches it. */
+  watchers?: Set<(task: DetailedTask) => void>;
+  /** A watched relayed task's subscription to its server's notifications of it. */
+  upstreamWatch?: TaskStatusWatch;
+  /** The next poll of a watched relayed task's server, where it sends no notifications of it. */
+  poll?: NodeJS.Timeout;
 }
 
 /**
@@ -69,10 +88,13 @@ export class TaskStore {
   private readonly maxTasks: number;
   private readonly ttlMs: number;
   private readonly pollIntervalMs: number;
+  private readonly maxWatches: number;
   private readonly sweeper: NodeJS.Timeout;
+  private watches = 0;
 
   constructor(options: TaskStoreOptions = {}) {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS;
+    this.maxWatches = options.maxWatches ?? DEFAULT_MAX_WATCHES;
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     // Tasks nobody asks about again are forgotten (and cancelled) all the same; the timer keeps no process alive.
@@ -91,8 +113,8 @@ export class TaskStore {
     const entry: HeldTask = { task, controller, expires: Date.now() + this.ttlMs };
     this.held.set(task.taskId, entry);
     run(controller.signal).then(
-      (result) => settle(entry, { status: "completed", result }),
-      (error: unknown) => settle(entry, { status: "failed", error: errorOf(error) }),
+      (result) => this.settle(entry, { status: "completed", result }),
+      (error: unknown) => this.settle(entry, { status: "failed", error: errorOf(error) }),
     );
     return { resultType: "task", ...task };
   }
@@ -117,17 +139,7 @@ export class TaskStore {
    */
   async get(taskId: string): Promise<DetailedTask> {
     const entry = this.known(taskId);
-    if (entry.upstream && !ENDED.has(entry.task.status)) {
-      const now = await entry.upstream.get();
-      const asked = Object.keys(now.inputRequests ?? {}).length;
-      if (asked > MAX_INPUT_REQUESTS) {
-        void entry.upstream.cancel().catch(() => undefined);
-        const message = `the server behind asked ${asked} questions at once; at most ${MAX_INPUT_REQUESTS} are passed on, so the task was cancelled there`;
-        settle(entry, { status: "failed", statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message } });
-      } else {
-        entry.task = relayedView(now, taskId, entry.task.ttlMs);
-      }
-    }
+    if (entry.upstream && !ENDED.has(entry.task.status)) this.refresh(entry, taskId, await entry.upstream.get());
     return { ...entry.task };
   }
 
@@ -143,8 +155,44 @@ export class TaskStore {
     if (ENDED.has(entry.task.status)) return;
     // A relayed task's new status is its server's, seen at the next tasks/get.
     if (entry.upstream) return entry.upstream.cancel();
-    settle(entry, { status: "cancelled", statusMessage: "cancelled by the client" });
+    this.settle(entry, { status: "cancelled", statusMessage: "cancelled by the client" });
     entry.controller?.abort(new Error("the task was cancelled"));
+  }
+
+  /**
+   * Sends each change of status of the tasks named (SEP-2663 task status notifications) to `onStatus`, as tasks/get
+   * shows the task, until closed. Only tasks the store holds are honored, at most MAX_TASKS_PER_WATCH of them; a task
+   * of a server behind is followed by its server's own notifications while watched, or where the server sends none
+   * of it, asked of it at its poll interval. Refused when `maxWatches` are open.
+   */
+  watch(taskIds: readonly unknown[], onStatus: (task: DetailedTask) => void): TaskWatch {
+    this.expire();
+    if (this.watches >= this.maxWatches) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `task status notifications refused: ${this.maxWatches} subscriptions naming tasks are open on this server; close one, or poll with tasks/get`);
+    }
+    const honored = [...new Set(taskIds.filter((id): id is string => typeof id === "string" && this.held.has(id)))].slice(0, MAX_TASKS_PER_WATCH);
+    // Its own function, so two subscriptions with the same sink stay two.
+    const listener = (task: DetailedTask): void => onStatus(task);
+    for (const taskId of honored) {
+      const entry = this.held.get(taskId) as HeldTask;
+      (entry.watchers ??= new Set()).add(listener);
+      this.follow(taskId, entry);
+    }
+    this.watches++;
+    let open = true;
+    return {
+      taskIds: honored,
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.watches--;
+        for (const taskId of honored) {
+          const entry = this.held.get(taskId);
+          entry?.watchers?.delete(listener);
+          if (entry?.watchers?.size === 0) unfollow(entry);
+        }
+      },
+    };
   }
 
   /** Cancels every running task and forgets them all (the endpoint is closing). */
@@ -152,6 +200,58 @@ export class TaskStore {
     clearInterval(this.sweeper);
     for (const entry of this.held.values()) stop(entry, "the server is closing");
     this.held.clear();
+  }
+
+  /** A task's new state, told to those watching it. */
+  private settle(entry: HeldTask, change: Partial<DetailedTask>): void {
+    if (ENDED.has(entry.task.status)) return;
+    entry.task = { ...entry.task, ...change, lastUpdatedAt: new Date().toISOString() };
+    tell(entry);
+  }
+
+  /**
+   * A relayed task's new state from its server (asked, or told): held under the store's id and told to those watching.
+   * One asking more than MAX_INPUT_REQUESTS questions at once is cancelled there and failed here.
+   */
+  private refresh(entry: HeldTask, taskId: string, now: DetailedTask): void {
+    if (ENDED.has(entry.task.status) || this.held.get(taskId) !== entry) return;
+    const asked = Object.keys(now.inputRequests ?? {}).length;
+    if (asked > MAX_INPUT_REQUESTS) {
+      void entry.upstream?.cancel().catch(() => undefined);
+      const message = `the server behind asked ${asked} questions at once; at most ${MAX_INPUT_REQUESTS} are passed on, so the task was cancelled there`;
+      this.settle(entry, { status: "failed", statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message } });
+    } else {
+      const before = entry.task;
+      entry.task = relayedView(now, taskId, entry.task.ttlMs);
+      if (before.status !== now.status || before.lastUpdatedAt !== now.lastUpdatedAt) tell(entry);
+    }
+    if (ENDED.has(entry.task.status)) unfollow(entry);
+  }
+
+  /** Follows a watched task of a server behind: its server's notifications of it, or polls where it sends none. */
+  private follow(taskId: string, entry: HeldTask): void {
+    if (!entry.upstream || entry.upstreamWatch || ENDED.has(entry.task.status)) return;
+    const watch = entry.upstream.watch((now) => this.refresh(entry, taskId, now));
+    entry.upstreamWatch = watch;
+    void watch.honored.then((agreed) => {
+      if (!agreed && entry.upstreamWatch === watch && entry.watchers?.size) this.pollWatched(taskId, entry);
+    });
+  }
+
+  /** Asks a watched task of a server behind for its state after its poll interval, again until it ends or nobody watches. */
+  private pollWatched(taskId: string, entry: HeldTask): void {
+    if (!entry.upstream || entry.poll !== undefined || ENDED.has(entry.task.status)) return;
+    const wait = Math.max(entry.task.pollIntervalMs ?? this.pollIntervalMs, MIN_RELAY_POLL_MS);
+    entry.poll = setTimeout(() => {
+      void this.get(taskId).then(
+        () => {
+          entry.poll = undefined;
+          if (entry.watchers?.size && this.held.get(taskId) === entry) this.pollWatched(taskId, entry);
+        },
+        // The server behind is gone or refuses: its task is no longer polled; tasks/get says why.
+        () => undefined,
+      );
+    }, wait).unref();
   }
 
   /** Room for one more task, expired ones forgotten first; without it, `refused` runs and the call is refused. */
@@ -182,8 +282,10 @@ export class TaskStore {
   }
 }
 
-/** Stops a task still running: its call aborted, or its server told to cancel it (not waited for). */
+/** Stops a task still running: its call aborted, or its server told to cancel it (not waited for); its watchers forgotten. */
 function stop(entry: HeldTask, reason: string): void {
+  unfollow(entry);
+  entry.watchers?.clear();
   entry.controller?.abort(new Error(reason));
   if (entry.upstream && !ENDED.has(entry.task.status)) void entry.upstream.cancel().catch(() => undefined);
 }
@@ -205,9 +307,17 @@ function relayedView(task: DetailedTask, taskId: string, ttlMs: number | null): 
   };
 }
 
-function settle(entry: HeldTask, change: Partial<DetailedTask>): void {
-  if (ENDED.has(entry.task.status)) return;
-  entry.task = { ...entry.task, ...change, lastUpdatedAt: new Date().toISOString() };
+/** Stops following a relayed task: its subscription on its server closed, its poll stopped. */
+function unfollow(entry: HeldTask): void {
+  void entry.upstreamWatch?.close().catch(() => undefined);
+  entry.upstreamWatch = undefined;
+  clearTimeout(entry.poll);
+  entry.poll = undefined;
+}
+
+/** The task as it is now, to each subscription watching it. */
+function tell(entry: HeldTask): void {
+  for (const listener of entry.watchers ?? []) listener({ ...entry.task });
 }
 
 /** A failed call's error as a task shows it: its code (a number) and message. */
@@ -258,4 +368,213 @@ function flatTask(message: JSONRPCMessage): JSONRPCMessage {
   if (!("result" in message) || message.result.resultType !== "task") return message;
   const { content, ...task } = message.result;
   return Array.isArray(content) && content.length === 0 ? { ...message, result: task } : message;
+}
+
+/** Subscriptions naming tasks that one client (a connection) may have open at once. */
+export const MAX_TASK_LISTENS_PER_CLIENT = 16;
+/** Task status notifications a client has not taken yet (its transport still writing them) that end its subscriptions. */
+export const MAX_UNWRITTEN_TASK_NOTICES = 64;
+
+/** A `subscriptions/listen` that declares the extension and names tasks. */
+const TaskListenSchema = z.looseObject({
+  id: z.union([z.string(), z.number()]),
+  method: z.literal("subscriptions/listen"),
+  params: z.looseObject({
+    notifications: z.looseObject({ taskIds: z.array(z.unknown()) }),
+    _meta: z.looseObject({ [CLIENT_CAPABILITIES_META_KEY]: z.unknown() }),
+  }),
+});
+
+/**
+ * Task status notifications (SEP-2663) on one connection's `subscriptions/listen`, which the SDK's entry serves
+ * knowing only its four change events and no hook for more. A listen that declares the extension and names `taskIds`
+ * goes on to the entry without them (the entry checks its envelope and version, and serves the rest of the filter),
+ * and the entry's acknowledgement goes out with the ids the store honors added; from then on each change of those
+ * tasks goes out on the subscription as `notifications/tasks` (the task as tasks/get shows it), until the client
+ * cancels the listen, the entry answers it, or the connection closes. Bounded: MAX_TASK_LISTENS_PER_CLIENT
+ * subscriptions naming tasks, the store's bound on tasks per subscription, and a client that takes none of
+ * MAX_UNWRITTEN_TASK_NOTICES notifications has its task subscriptions ended with an error naming that bound.
+ * Install on the transport once the entry has set its handlers.
+ */
+export function serveTaskListens(wire: Transport, store: TaskStore): void {
+  /** Listens passed on to the entry, awaiting its acknowledgement: the task ids they named. */
+  const asked = new Map<RequestId, unknown[]>();
+  const open = new Map<RequestId, TaskWatch>();
+  let unwritten = 0;
+  const receive = wire.onmessage;
+  const closed = wire.onclose;
+  const send = wire.send.bind(wire);
+  const refuse = (id: RequestId, message: string): void => void send({ jsonrpc: "2.0", id, error: { code: ProtocolErrorCode.InternalError, message } }).catch(() => undefined);
+  const end = (id: RequestId): void => {
+    asked.delete(id);
+    open.get(id)?.close();
+    open.delete(id);
+  };
+  const notify = (subscription: RequestId, task: DetailedTask): void => {
+    if (unwritten >= MAX_UNWRITTEN_TASK_NOTICES) {
+      for (const id of [...open.keys()]) {
+        end(id);
+        refuse(id, UNREAD_LINE);
+      }
+      return;
+    }
+    unwritten++;
+    void send(taskNotice(subscription, task))
+      .catch(() => undefined)
+      .finally(() => unwritten--);
+  };
+  wire.onmessage = (message, extra) => {
+    const listen = taskListenOf(message);
+    if (listen) {
+      if (asked.size + open.size >= MAX_TASK_LISTENS_PER_CLIENT) {
+        return refuse(listen.id, `subscriptions/listen refused: ${MAX_TASK_LISTENS_PER_CLIENT} subscriptions naming tasks are open on this connection; close one first`);
+      }
+      asked.set(listen.id, listen.taskIds);
+      return receive?.(listen.passedOn, extra);
+    }
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) end(id);
+    }
+    receive?.(message, extra);
+  };
+  wire.send = (message, options) => {
+    if ("method" in message && message.method === "notifications/subscriptions/acknowledged") {
+      const id = message.params?._meta?.[SUBSCRIPTION_ID_META_KEY] as RequestId | undefined;
+      const taskIds = id === undefined ? undefined : asked.get(id);
+      if (id !== undefined && taskIds !== undefined) {
+        asked.delete(id);
+        const watch = watchOrNone(store, taskIds, (task) => notify(id, task));
+        if (watch) open.set(id, watch);
+        return send(acknowledgedWith(message, watch), options);
+      }
+    } else if ("id" in message && !("method" in message) && message.id !== undefined) {
+      // The entry refused the listen, or ended it: so ends its task part.
+      end(message.id);
+    }
+    return send(message, options);
+  };
+  wire.onclose = () => {
+    for (const id of [...asked.keys(), ...open.keys()]) end(id);
+    closed?.();
+  };
+}
+
+/** The store's watch of `taskIds`, or none when it has as many open as it allows (the acknowledgement then honors no task). */
+function watchOrNone(store: TaskStore, taskIds: readonly unknown[], onStatus: (task: DetailedTask) => void): TaskWatch | undefined {
+  try {
+    return store.watch(taskIds, onStatus);
+  } catch {
+    return undefined;
+  }
+}
+
+const UNREAD_LINE = `task status notifications ended: ${MAX_UNWRITTEN_TASK_NOTICES} were still unread by this client; poll with tasks/get`;
+
+/** A listen declaring the extension and naming tasks: its id, the ids named, and the request without them for the SDK's entry. */
+function taskListenOf(message: unknown): { id: RequestId; taskIds: unknown[]; passedOn: JSONRPCMessage } | undefined {
+  const listen = TaskListenSchema.safeParse(message);
+  if (!listen.success || !declaresExtension(listen.data.params._meta[CLIENT_CAPABILITIES_META_KEY])) return undefined;
+  const { id, params } = listen.data;
+  const { taskIds, ...notifications } = params.notifications;
+  return { id, taskIds, passedOn: { ...(message as JSONRPCMessage), params: { ...params, notifications } } as JSONRPCMessage };
+}
+
+/** The entry's acknowledgement with the task ids honored added (none, without a watch). */
+function acknowledgedWith<T extends { params?: Record<string, unknown> }>(ack: T, watch: TaskWatch | undefined): T {
+  const notifications = { ...(ack.params?.notifications as Record<string, unknown> | undefined), taskIds: watch?.taskIds ?? [] };
+  return { ...ack, params: { ...ack.params, notifications } };
+}
+
+function taskNotice(subscription: RequestId, task: DetailedTask): JSONRPCNotification {
+  return { jsonrpc: "2.0", method: TASK_NOTIFICATION, params: { ...task, _meta: { [SUBSCRIPTION_ID_META_KEY]: subscription } } };
+}
+
+/** How often a task subscription's HTTP stream carries a comment when nothing else is sent, as the SDK's own streams do. */
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Task status notifications (SEP-2663) on the `subscriptions/listen` streams of an HTTP handler of the SDK's (the
+ * request's body already parsed by the caller): what serveTaskListens does on stdio. A listen that declares the
+ * extension and names tasks goes to the handler without them; when it answers with its stream, that stream is
+ * passed on with its acknowledgement carrying the ids the store honors, and each change of those tasks added as an
+ * event. The handler's own end of a stream that only named tasks (it honors nothing of the filter) is held back
+ * until the client goes. A client that leaves MAX_UNWRITTEN_TASK_NOTICES events unread has the stream ended with an
+ * error naming that bound.
+ */
+export function withTaskListens(handler: McpHttpHandler, store: TaskStore): McpHttpHandler {
+  const fetch: McpHttpHandler["fetch"] = async (request, options) => {
+    const listen = taskListenOf(options?.parsedBody);
+    if (!listen) return handler.fetch(request, options);
+    const response = await handler.fetch(request, { ...options, parsedBody: listen.passedOn });
+    if (response.status !== 200 || !response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    return new Response(taskEvents(response.body, listen, store, request.signal), { status: 200, headers: response.headers });
+  };
+  return { ...handler, fetch };
+}
+
+/** The handler's listen stream, its acknowledgement completed and the tasks' changes added (see withTaskListens). */
+function taskEvents(inner: ReadableStream<Uint8Array>, listen: { id: RequestId; taskIds: unknown[] }, store: TaskStore, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const reader = inner.getReader();
+  let watch: TaskWatch | undefined;
+  let keepalive: NodeJS.Timeout | undefined;
+  let done = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const event = (message: JSONRPCMessage): void => controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+        const finish = (last?: JSONRPCMessage): void => {
+          if (done) return;
+          done = true;
+          watch?.close();
+          clearInterval(keepalive);
+          signal.removeEventListener("abort", abort);
+          void reader.cancel().catch(() => undefined);
+          if (last) event(last);
+          controller.close();
+        };
+        const abort = (): void => finish();
+        signal.addEventListener("abort", abort, { once: true });
+        keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS).unref();
+        const notify = (task: DetailedTask): void => {
+          if (done) return;
+          if ((controller.desiredSize ?? 1) <= 0) return finish({ jsonrpc: "2.0", id: listen.id, error: { code: ProtocolErrorCode.InternalError, message: UNREAD_LINE } });
+          event(taskNotice(listen.id, task));
+        };
+        // The handler's events, frame by frame: its acknowledgement completed, and its end held back while it honored
+        // nothing of the filter but tasks are watched.
+        let handlerHonors = false;
+        void (async () => {
+          let buffered = "";
+          for (;;) {
+            const { value, done: ended } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+            if (ended) return handlerHonors || !watch?.taskIds.length ? finish() : undefined;
+            buffered += decoder.decode(value, { stream: true });
+            for (let cut = buffered.indexOf("\n\n"); cut >= 0 && !done; cut = buffered.indexOf("\n\n")) {
+              const frame = buffered.slice(0, cut);
+              buffered = buffered.slice(cut + 2);
+              const data = /^data: (.*)$/m.exec(frame)?.[1];
+              const message = data === undefined ? undefined : (JSON.parse(data) as JSONRPCMessage);
+              if (message && "method" in message && message.method === "notifications/subscriptions/acknowledged") {
+                handlerHonors = Object.keys((message.params?.notifications as object | undefined) ?? {}).length > 0;
+                watch = watchOrNone(store, listen.taskIds, notify);
+                event(acknowledgedWith(message, watch));
+              } else if (message && "id" in message && !("method" in message)) {
+                if (handlerHonors || !watch?.taskIds.length) finish(message);
+              } else controller.enqueue(encoder.encode(`${frame}\n\n`));
+            }
+          }
+        })();
+      },
+      cancel() {
+        done = true;
+        watch?.close();
+        clearInterval(keepalive);
+        void reader.cancel().catch(() => undefined);
+      },
+    },
+    { highWaterMark: MAX_UNWRITTEN_TASK_NOTICES },
+  );
 }

@@ -52,9 +52,20 @@ export const MAX_INPUT_REQUESTS = 32;
 /** A task of a server's, reached through the extension's requests (the hub relays its clients' to it). */
 export interface RemoteTask {
   get(): Promise<DetailedTask>;
+  /**
+   * Asks the server for the task's status notifications, each given to `onStatus` until closed; `honored` settles
+   * true once the server agrees to send them, false when it refuses or does not answer (the task is then only polled).
+   */
+  watch(onStatus: (task: DetailedTask) => void): TaskStatusWatch;
   /** Delivers answers to some or all of the task's `inputRequests`, by their keys. */
   update(inputResponses: Record<string, unknown>): Promise<void>;
   cancel(): Promise<void>;
+}
+
+/** A subscription to one task's status notifications on its server. */
+export interface TaskStatusWatch {
+  honored: Promise<boolean>;
+  close: () => Promise<void>;
 }
 
 /** What a `tools/call` made with the extension answers, once the Client has asked any questions first (SEP-2322). */
@@ -73,7 +84,7 @@ export interface RawRequestOptions {
 }
 
 /** SEP-2663's task status notification, sent on a subscriptions/listen stream that asked for the task's id. */
-const TASK_NOTIFICATION = "notifications/tasks";
+export const TASK_NOTIFICATION = "notifications/tasks";
 /** How a task the server answered to the Client's tools/call is handed back to the caller: in an error the Client rejects with. */
 const CREATED_TASK_KEY = "dev.toolbridge/createdTask";
 /** The Client's tools/calls declaring the extension still unanswered that are remembered; the oldest go first. */
@@ -224,7 +235,8 @@ function responseOf(method: string, message: JSONRPCMessage): Record<string, unk
   return response.data.result;
 }
 
-function declaresExtension(capabilities: unknown): boolean {
+/** Whether per-request capabilities (unchecked) declare the extension. */
+export function declaresExtension(capabilities: unknown): boolean {
   const extensions = (capabilities as ClientCapabilities | undefined)?.extensions;
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION_ID in extensions;
 }
@@ -258,6 +270,8 @@ export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
 /** The extension's requests on one server. */
 export class TasksExtensionClient {
+  private readonly statusListeners = new Set<(task: DetailedTask) => void>();
+
   constructor(private readonly raw: RawRequests) {}
 
   /**
@@ -277,25 +291,31 @@ export class TasksExtensionClient {
   }
 
   /**
-   * Asks for `notifications/tasks` about one task (SEP-2663 task status notifications); the close of that
-   * subscription. A server that refuses, does not answer, or does not agree to that task is left at once: the task
-   * is then only polled.
+   * Asks for `notifications/tasks` about one task (SEP-2663 task status notifications): whether the server agreed,
+   * and the close of that subscription. A server that refuses, does not answer, or does not agree to that task is
+   * left at once: the task is then only polled.
    */
-  watch(taskId: string, timeout: number): () => Promise<void> {
+  watch(taskId: string, timeout: number): TaskStatusWatch {
     const { acknowledged, close } = this.raw.listen({ taskIds: [taskId] }, timeout);
-    acknowledged.then(
-      (honored) => (Array.isArray(honored.taskIds) && honored.taskIds.includes(taskId) ? undefined : close()),
-      () => undefined,
+    const honored = acknowledged.then(
+      async (agreed) => {
+        if (Array.isArray(agreed.taskIds) && agreed.taskIds.includes(taskId)) return true;
+        await close();
+        return false;
+      },
+      () => false,
     );
-    return close;
+    return { honored, close };
   }
 
-  /** Where the server's task status notifications go; one that is not a task is dropped. */
-  onStatus(listener: (task: DetailedTask) => void): void {
-    this.raw.onTaskNotification = (params) => {
+  /** Adds a listener of the server's task status notifications (one that is not a task is dropped); its removal. */
+  onStatus(listener: (task: DetailedTask) => void): () => void {
+    this.statusListeners.add(listener);
+    this.raw.onTaskNotification ??= (params) => {
       const parsed = DetailedTaskSchema.safeParse(params);
-      if (parsed.success) listener(parsed.data);
+      if (parsed.success) for (const each of this.statusListeners) each(parsed.data);
     };
+    return () => void this.statusListeners.delete(listener);
   }
 
   async get(taskId: string, options: RawRequestOptions): Promise<DetailedTask> {

@@ -212,7 +212,7 @@ export class Hub {
   relayedTask(server: string, taskId: string): RemoteTask {
     this.assertOpen();
     const task = this.connection(server).relayedTask(taskId);
-    return { ...task, get: async () => maskSecretsIn(await task.get()) };
+    return { ...task, get: async () => maskSecretsIn(await task.get()), watch: (onStatus) => task.watch((now) => onStatus(maskSecretsIn(now))) };
   }
 
   private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {

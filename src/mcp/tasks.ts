@@ -8,7 +8,7 @@ import {
 import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
 import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
-import type { DetailedTask, ExtInputRequest, TasksExtensionClient } from "./ext-tasks.js";
+import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
 import type { OutputSchemaCheck } from "./output-check.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
@@ -90,12 +90,12 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
   const latest = new Map<string, DetailedTask>();
   const answered = new Map<string, Set<string>>();
   /** The close of each running task's subscription to its notifications. */
-  const watching = new Map<string, () => Promise<void>>();
+  const watching = new Map<string, TaskStatusWatch>();
   const timeoutOf = (options: RequestOptions) => ({ timeout: options.timeout ?? POLL.maxMaxMs, ...(options.signal ? { signal: options.signal } : {}) });
   const forget = (taskId: string): void => {
     latest.delete(taskId);
     answered.delete(taskId);
-    void watching.get(taskId)?.();
+    void watching.get(taskId)?.close();
     watching.delete(taskId);
   };
   ext.onStatus((task) => {

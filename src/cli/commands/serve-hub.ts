@@ -9,7 +9,7 @@ import { openHub } from "../open-hub.js";
 export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
-  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { TaskStore }] = await Promise.all([
+  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { TaskStore, serveTaskListens }] = await Promise.all([
     import("../../gateway/hub-server.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
@@ -22,12 +22,16 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
   try {
     const settings = turnSettings(opened.config, {}, approve);
     // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
-    const handle = await serveStdio(() => {
-      const server = createHubServer(opened.hub, settings, tasks);
-      const unpublish = publishHubChanges(opened.hub, serverNotifier(server));
-      server.server.onclose = unpublish;
-      return server;
-    });
+    // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's entry knows nothing of.
+    const handle = await serveStdio(
+      () => {
+        const server = createHubServer(opened.hub, settings, tasks);
+        const unpublish = publishHubChanges(opened.hub, serverNotifier(server));
+        server.server.onclose = unpublish;
+        return server;
+      },
+      (wire) => serveTaskListens(wire, tasks),
+    );
     const stopped = new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.race([stopped, handle.closed]);
     await handle.close();
