@@ -2,7 +2,7 @@
  * The gateway (`toolbridge gateway`, the built CLI in a process of its own) against a scripted
  * OpenAI-compatible upstream on 127.0.0.1, with the `openai` SDK as the client:
  *   1. added latency: the same streamed request without tools, straight to the upstream,
- *      through the floor (bench/floor-proxy.ts: a node:http pass-through, the least any proxy
+ *      through the floor (bench/support/floor-proxy.ts: a node:http pass-through, the least any proxy
  *      adds) and through the gateway's chat completions (the `openai` SDK) and Messages API (the
  *      `@anthropic-ai/sdk`), alternating so that load hits all alike; p50 and p99 of each, added
  *      over the upstream and over the floor, and CPU time per request. Goal: under 1 ms added.
@@ -25,7 +25,7 @@ import { GatewayModels } from "../src/gateway/models.js";
 import { startGateway as startInProcess } from "../src/gateway/server.js";
 import { createChatModel } from "../src/llm/create-model.js";
 import { Hub } from "../src/mcp/hub.js";
-import { FLOOR_FILE, startFloor } from "./floor-proxy.js";
+import { FLOOR_FILE, startFloor } from "./support/floor-proxy.js";
 
 export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 export const MODEL = "bench-model";
@@ -174,7 +174,7 @@ export async function startHere(upstream: string): Promise<{ url: string; stop()
   };
 }
 
-/** The floor (bench/floor-proxy.ts) in a process of its own. */
+/** The floor (bench/support/floor-proxy.ts) in a process of its own. */
 function startFloorProcess(upstream: string): Promise<Gateway> {
   return spawnListening(["--import", "tsx", FLOOR_FILE, upstream], "floor proxy");
 }

@@ -1,6 +1,6 @@
 import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
-import type { CallToolRequestOptions, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
+import type { CallToolRequestOptions, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -121,7 +121,10 @@ export class Connection {
   };
   /**
    * When each list stops being fresh (performance.now()): a 2026-07-28 server's caching hint (its
-   * result's ttlMs) says; a 2025 server's list is held until it says the list changed.
+   * result's ttlMs) says; a 2025 server's list is held until it says the list changed. So is a
+   * 2026-07-28 list with no hint, or a hint of 0 (what the SDKs send unless told), where the server
+   * announces its changes: listing it again before every model request would cost a round trip
+   * each (18 ms with 100 tools) to learn what a change notice tells anyway.
    */
   private readonly freshUntil: Record<ListKind, number> = { tools: Infinity, resources: Infinity, prompts: Infinity };
   /** The server said the list changed since it was last listed (list_changed). */
@@ -756,7 +759,7 @@ export class Connection {
     } else {
       this.prompts = capabilities.prompts ? entries(await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts)) : [];
     }
-    this.freshUntil[kind] = client.getProtocolEra() === "modern" ? started + ttlMs : Infinity;
+    this.freshUntil[kind] = client.getProtocolEra() === "modern" && (ttlMs > 0 || !announcesChanges(capabilities, kind)) ? started + ttlMs : Infinity;
   }
 
   /**
@@ -1109,4 +1112,9 @@ function relayed(client: Client, round: RelayedRound | undefined): { params: Par
     },
     options: { allowInputRequired: true },
   };
+}
+
+/** Whether the server declares that it announces changes of its `kind` list (listChanged). */
+function announcesChanges(capabilities: ServerCapabilities, kind: ListKind): boolean {
+  return capabilities[kind]?.listChanged === true;
 }

@@ -13,9 +13,9 @@ const { connect } = hubPerTest("toolbridge-hub-server-hints-");
 describe("the gateway's tools/list", () => {
   it.each([
     ["still fresh by its ttlMs is answered from the list held", 3_600_000, 1],
-    ["with ttlMs 0 is listed again for each tools/list", 0, 3],
+    ["with ttlMs 0, of a server that announces no changes, is listed again for each tools/list", 0, 3],
   ])("a server's tools list %s", async (_, ttl, listings) => {
-    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", String(ttl)) });
+    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", String(ttl), "--quiet") });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const server = createHubServer(hub, { approve: "all", servers: {} }, new TaskStore());
     await server.connect(serverSide);

@@ -46,15 +46,16 @@ describe("a 2026-07-28 server's caching hints", () => {
     }
   }, 30_000);
 
-  it("a list with ttlMs 0 is listed again each time it is needed, once for callers asking together", async () => {
-    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0") });
+  it("a list with ttlMs 0 of a server that announces no changes is listed again each time it is needed, once for callers asking together", async () => {
+    // --quiet: no tools listChanged. Its prompts and resources do announce changes (the SDK declares it), so they are held.
+    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0", "--quiet") });
     await listEverything(hub);
     await Promise.all([hub.currentTools(), hub.currentTools(), hub.currentTools(), hub.prompts(), hub.prompts()]);
-    expect(await counts(hub)).toEqual({ "tools/list": 3, "prompts/list": 3, "resources/list": 2, "resources/templates/list": 2, "resources/read": 0 });
+    expect(await counts(hub)).toEqual({ "tools/list": 3, "prompts/list": 1, "resources/list": 1, "resources/templates/list": 1, "resources/read": 0 });
   }, 20_000);
 
   it("refreshTools lists stale tools again once for callers asking together, and leaves fresh ones be", async () => {
-    const hub = await connect({ stale: fixture("cache-hints.mjs", "--ttl", "0"), fresh: fixture("cache-hints.mjs", "--ttl", String(HOUR)) });
+    const hub = await connect({ stale: fixture("cache-hints.mjs", "--ttl", "0", "--quiet"), fresh: fixture("cache-hints.mjs", "--ttl", String(HOUR)) });
     await Promise.all([hub.refreshTools(), hub.refreshTools(), hub.refreshTools(new AbortController().signal)]);
     expect((await counts(hub, "stale__list-counts"))["tools/list"]).toBe(2);
     expect((await counts(hub, "fresh__list-counts"))["tools/list"]).toBe(1);
@@ -68,7 +69,7 @@ describe("a 2026-07-28 server's caching hints", () => {
   }, 20_000);
 
   it("listing a stale list again that came back the same announces no change", async () => {
-    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0") });
+    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0", "--quiet") });
     const changes: string[] = [];
     hub.on((event) => {
       if (event.type.endsWith("-changed")) changes.push(event.type);
@@ -78,6 +79,15 @@ describe("a 2026-07-28 server's caching hints", () => {
     expect((await counts(hub))["tools/list"]).toBe(2);
     expect(changes).toEqual([]);
     expect(hub.tools()).toBe(before);
+  }, 20_000);
+
+  it("a tools list with ttlMs 0 of a server that announces its changes is held until it announces one", async () => {
+    const hub = await connect({ hints: fixture("cache-hints.mjs", "--ttl", "0") });
+    await Promise.all([hub.currentTools(), hub.refreshTools(), hub.refreshTools()]);
+    expect((await counts(hub))["tools/list"]).toBe(1);
+    await hub.callTool("add-tool", { name: "later" });
+    await waitUntil(() => hub.tools().some((tool) => tool.name === "later"), 10_000, "the new tool to be listed");
+    expect((await counts(hub))["tools/list"]).toBe(2);
   }, 20_000);
 
   it("list_changed makes a list still fresh by its ttlMs listed again at once", async () => {

@@ -2,7 +2,6 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { expect } from "vitest";
 import { startHarness, type Harness, type HarnessOptions } from "../gateway/harness.js";
 
 /**
@@ -74,8 +73,9 @@ export function lastAnswer(page: Page): Locator {
 /** Denies what `asking` asks (a tool, a server's request to use the model) with a reason, typed as a person would. */
 export async function denyWithReason(page: Page, asking: Locator, reason: string): Promise<void> {
   await asking.getByRole("button", { name: "Deny…" }).click();
-  // The reason box takes the focus once it is drawn, in the render after the click.
-  await expect.poll(() => page.evaluate(() => document.activeElement?.id ?? "")).toMatch(/^reason-/);
+  // The reason box takes the focus once it is drawn, in the render after the click. Waited for by the
+  // page, not vitest: the bench opens pages through this module too.
+  await page.waitForFunction(() => (document.activeElement?.id ?? "").startsWith("reason-"));
   await page.keyboard.type(reason);
   await page.keyboard.press("Enter");
 }

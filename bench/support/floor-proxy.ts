@@ -3,7 +3,7 @@
  * with node:http on both sides. It reads the request's body, sends it on over a keep-alive
  * connection, and passes the answer's bytes back as they come, parsing nothing. What the gateway
  * adds beyond this row is the gateway's own; what this row adds over the upstream called directly
- * is the price of any hop. Run as a script (`node --import tsx bench/floor-proxy.ts UPSTREAM`) it
+ * is the price of any hop. Run as a script (`node --import tsx bench/support/floor-proxy.ts UPSTREAM`) it
  * is a process of its own and prints `listening on URL`.
  */
 import { Agent, createServer, request } from "node:http";
