@@ -6,7 +6,7 @@ import { spawnInGroup } from "./group-spawn.js";
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
-import { ProtocolErrorCode } from "@modelcontextprotocol/client";
+import { ProtocolErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { signalStrays, straysOutsideGroup } from "./strays.js";
 import { withTimeout } from "./time-limit.js";
 
@@ -81,7 +81,9 @@ export class ProcessGroupTransport implements Transport {
       });
       started.then(
         () => {
-          if (POSIX && child.pid !== undefined) watchProcessGroup(child.pid);
+          // A server that exited before its launcher said it started has had its group forgotten already:
+          // watching it now would leave the watchdog watching a group nobody forgets.
+          if (POSIX && child.pid !== undefined && child.exitCode === null && child.signalCode === null) watchProcessGroup(child.pid);
           resolve();
         },
         (error: Error) => {
@@ -110,7 +112,8 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
       if (!stdin || this.closed || !stdin.writable) {
-        reject(new Error("Not connected"));
+        // The SDK's own error for it, so a server that exited before a request was written reads as that.
+        reject(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed"));
         return;
       }
       // Messages sent in the same tick (the polls of tasks in step) go out in one write.
