@@ -80,7 +80,9 @@ describe("process groups", () => {
     // group, which the transport neither signals nor waits for). Node may report an exit before it has read what
     // the process wrote just before: the transport must read the pipes to their end, not destroy them on exit.
     const late = pidFile();
-    const script = `setsid sh -c 'echo $$ > ${late}; sleep 0.3; echo "fatal: API_KEY is not set" >&2' & exit 3`;
+    // The server waits for the writer to have left its group (it writes its pid after setsid): the group is signalled
+    // as soon as the server exits, and would end a writer still in it.
+    const script = `setsid sh -c 'echo $$ > ${late}; sleep 0.3; echo "fatal: API_KEY is not set" >&2' & while [ ! -s ${late} ]; do sleep 0.01; done; exit 3`;
     hub = await Hub.connect({ crashes: { command: "/bin/sh", args: ["-c", script], protocol: "2025-11-25" } }, { stderrLogFile: logFile });
     await readPid(late);
     const state = hub.servers()[0];
