@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { pipeline, type Readable, type Transform } from "node:stream";
-import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { Duplex, PassThrough, pipeline, Writable, type Readable, type Transform } from "node:stream";
+import * as zlib from "node:zlib";
+import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 
 /**
  * A `fetch` for the SDKs' requests to a model server, made with node:http over its keep-alive
@@ -11,7 +12,8 @@ import { constants, createBrotliDecompress, createGunzip, createInflate } from "
  * The request's body is a string, bytes or a web stream (sent as it is read); anything else
  * (a Request, a form, a Blob) and a redirect go to the global fetch. It asks for no content
  * encoding; a server that compresses all the same has its body decompressed as it is read
- * (gzip, deflate, br), so every limit on an answer's size counts the decompressed bytes.
+ * (gzip, deflate, br, and zstd where Node has it), so every limit on an answer's size counts the
+ * decompressed bytes.
  */
 export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const body = init.body ?? undefined;
@@ -85,19 +87,68 @@ function abortReason(signal: AbortSignal | undefined): Error {
 function decoded(res: IncomingMessage): Readable {
   const codings = (res.headers["content-encoding"] ?? "").toLowerCase().split(",").map((coding) => coding.trim()).filter((coding) => coding !== "" && coding !== "identity");
   if (codings.length === 0 || !codings.every((coding) => DECODERS.has(coding))) return res;
-  const decoders = codings.reverse().map((coding) => (DECODERS.get(coding) as () => Transform)());
+  const decoders = codings.reverse().map((coding) => (DECODERS.get(coding) as () => Transform | Duplex)());
   // An error (the socket's, or bytes that are not what the coding says) destroys them all, the last with it: the body's stream reports it.
   pipeline([res, ...decoders], () => undefined);
-  return decoders[decoders.length - 1] as Transform;
+  return decoders[decoders.length - 1] as Readable;
 }
 
 const ZLIB_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
-const DECODERS = new Map<string, () => Transform>([
+const DECODERS = new Map<string, () => Transform | Duplex>([
   ["gzip", () => createGunzip(ZLIB_FLUSH)],
   ["x-gzip", () => createGunzip(ZLIB_FLUSH)],
-  ["deflate", () => createInflate(ZLIB_FLUSH)],
+  ["deflate", inflateEither],
   ["br", () => createBrotliDecompress({ flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH })],
+  ["zstd", zstdDecoder],
 ]);
+
+/**
+ * A `deflate` body as fetch reads it: zlib-wrapped (RFC 1950), as the coding's name says, or
+ * raw deflate, which some servers send under that name; its first two bytes tell which. The
+ * chosen inflater is written to only as fast as it is read, as the other decoders are.
+ */
+function inflateEither(): Duplex {
+  const output = new PassThrough();
+  let inflater: Transform | undefined;
+  const input = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!inflater) {
+        inflater = isZlibHeader(chunk) ? createInflate(ZLIB_FLUSH) : createInflateRaw(ZLIB_FLUSH);
+        pipeline(inflater, output, () => undefined);
+      }
+      if (inflater.write(chunk)) done();
+      else inflater.once("drain", () => done());
+    },
+    final(done) {
+      if (inflater) inflater.end();
+      else output.end();
+      done();
+    },
+    // Destroyed after it finished too (autoDestroy): only an error ends the inflater, which is still flushing then.
+    destroy(error, done) {
+      if (error) inflater?.destroy(error);
+      done(error);
+    },
+  });
+  return Duplex.from({ writable: input, readable: output });
+}
+
+/** RFC 1950's header: compression method 8, and the two bytes a multiple of 31. */
+function isZlibHeader(head: Buffer): boolean {
+  if ((head[0]! & 0x0f) !== 8) return false;
+  return head.length < 2 || ((head[0]! << 8) | head[1]!) % 31 === 0;
+}
+
+type ZstdFactory = (options: { flush: number; finishFlush: number }) => Transform;
+/** zstd is in node:zlib from Node 22.15; on an older Node the body fails with a line that says so, not as garbled JSON. */
+function zstdDecoder(): Transform {
+  const create = (zlib as unknown as { createZstdDecompress?: ZstdFactory }).createZstdDecompress;
+  const codes = constants as unknown as Record<string, number>;
+  if (create) return create({ flush: codes.ZSTD_e_flush ?? 1, finishFlush: codes.ZSTD_e_flush ?? 1 });
+  const refusal = new PassThrough();
+  process.nextTick(() => refusal.destroy(new Error(`the answer is compressed with zstd, which Node ${process.version} cannot decode (Node 22.15 or later can)`)));
+  return refusal;
+}
 
 /**
  * The answer's bytes as a web stream: the socket is read only as fast as the stream is, with

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { brotliCompressSync, createGzip, deflateSync, gzipSync } from "node:zlib";
+import * as zlib from "node:zlib";
+import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmError } from "../../src/llm/errors.js";
 import { httpFetch } from "../../src/llm/http-fetch.js";
@@ -31,6 +32,9 @@ async function serving(handler: (req: IncomingMessage, res: ServerResponse, body
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
+
+/** zstd is in node:zlib from Node 22.15. */
+const zstdCompress = (zlib as unknown as { zstdCompressSync?: (data: string | Buffer) => Buffer }).zstdCompressSync;
 
 async function readAll(body: ReadableStream<Uint8Array> | null): Promise<string> {
   const reader = body!.getReader();
@@ -176,22 +180,68 @@ describe("httpFetch", () => {
     }
   });
 
-  it("undoes gzip, deflate and br, and two codings in the order applied, as fetch does", async () => {
+  it("undoes gzip, deflate (zlib-wrapped or raw), br and zstd, and two codings in the order applied, as fetch does", async () => {
     const text = JSON.stringify({ choices: [{ message: { content: "é".repeat(5000) } }] });
-    const encoded: Record<string, Buffer> = {
-      gzip: gzipSync(text),
-      deflate: deflateSync(text),
-      br: brotliCompressSync(text),
-      "gzip, br": brotliCompressSync(gzipSync(text)),
-    };
+    // Each as [coding, body]: a server that says deflate may send either kind.
+    const encoded: [string, Buffer][] = [
+      ["gzip", gzipSync(text)],
+      ["deflate", deflateSync(text)],
+      ["deflate", deflateRawSync(text)],
+      ["br", brotliCompressSync(text)],
+      ["gzip, br", brotliCompressSync(gzipSync(text))],
+      ["deflate, gzip", gzipSync(deflateRawSync(text))],
+      ...(zstdCompress ? [["zstd", zstdCompress(text)] as [string, Buffer]] : []),
+    ];
     const url = await serving((req, res) => {
-      const coding = decodeURIComponent(req.url!.slice(1));
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(encoded[coding]);
+      const [coding, body] = encoded[Number(req.url!.slice(1))]!;
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(body);
     });
-    for (const coding of Object.keys(encoded)) {
-      const response = await httpFetch(`${url}/${encodeURIComponent(coding)}`);
+    for (const [index, [coding]] of encoded.entries()) {
+      const response = await httpFetch(`${url}/${index}`);
       expect(response.headers.get("content-encoding")).toBe(coding);
       expect(await response.text()).toBe(text);
+    }
+  });
+
+  it("reads a raw deflate stream as it comes, and an empty one as empty", async () => {
+    let finish: (() => void) | undefined;
+    const url = await serving((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "deflate" });
+      if (req.url === "/empty") return void res.end();
+      const deflate = zlib.createDeflateRaw();
+      deflate.pipe(res);
+      deflate.write("data: first\n\n");
+      deflate.flush();
+      finish = () => deflate.end("data: last\n\n");
+    });
+    expect(await readAll((await httpFetch(`${url}/empty`)).body)).toBe("");
+    const reader = (await httpFetch(url)).body!.getReader();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
+    finish?.();
+    let rest = "";
+    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += Buffer.from(read.value).toString();
+    expect(rest).toBe("data: last\n\n");
+  });
+
+  it.runIf(!zstdCompress)("fails a zstd body on a Node without zstd with a line that says so", async () => {
+    const url = await serving((_req, res) => res.writeHead(200, { "content-encoding": "zstd" }).end("compressed"));
+    await expect(readAll((await httpFetch(url)).body)).rejects.toMatchObject({
+      message: "terminated",
+      cause: { message: `the answer is compressed with zstd, which Node ${process.version} cannot decode (Node 22.15 or later can)` },
+    });
+  });
+
+  it("cuts a raw deflate or zstd bomb at the answer's limit, in decompressed bytes", async () => {
+    // 48 MiB of one letter inflates from a few dozen KiB: past the 32 MiB limit on one event.
+    const event = Buffer.concat([Buffer.from("data: "), Buffer.alloc(48 * 1024 * 1024, 0x61)]);
+    const bombs: Record<string, Buffer> = { deflate: deflateRawSync(event), ...(zstdCompress ? { zstd: zstdCompress(event) } : {}) };
+    const url = await serving((req, res) => {
+      const coding = req.url!.split("/")[1]!;
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": coding }).end(bombs[coding]);
+    });
+    for (const coding of Object.keys(bombs)) {
+      const err = (await failure(new OpenAICompatibleModel({ baseURL: `${url}/${coding}/v1`, model: "m" }).stream({ messages: [{ role: "user", content: "hi" }] }))) as LlmError;
+      expect(err.message).toMatch(new RegExp(`^The model server at ${url}/${coding}/v1 sent one event of more than \\d+ bytes; the rest was not read\\.$`));
     }
   });
 
