@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { fileName, isWebUrl, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -19,8 +19,15 @@ const ImageBlockSchema = z.looseObject({
 });
 const DocumentBlockSchema = z.looseObject({
   type: z.literal("document"),
-  source: z.looseObject({ type: z.string(), media_type: z.string().optional(), data: z.string().optional() }),
+  source: z.looseObject({
+    type: z.string(),
+    media_type: z.string().optional(),
+    data: z.string().optional(),
+    // A "content" source: the document's text (and images) as blocks.
+    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
+  }),
   title: z.string().nullish(),
+  context: z.string().nullish(),
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
@@ -99,10 +106,10 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
         const result = block as z.infer<typeof ToolResultBlockSchema>;
         const name = callNames.get(result.tool_use_id);
         if (name === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
-        const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.map((part, i) => contentPart(part, `${place}.content[${i}]`));
+        const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.flatMap((part, i) => contentParts(part, `${place}.content[${i}]`));
         history.push({ role: "tool", toolCallId: result.tool_use_id, name, content, ...(result.is_error ? { isError: true } : {}) });
       } else {
-        parts.push(contentPart(block, place));
+        parts.push(...contentParts(block, place));
       }
     });
     if (parts.length > 0) history.push({ role: "user", content: parts.every((part) => part.type === "text") ? parts.map((part) => (part as { text: string }).text).join("") : parts });
@@ -158,26 +165,49 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
   return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(kept ? { blocks: order } : {}) };
 }
 
-function contentPart(block: { type: string }, where: string): ContentPart {
-  if (block.type === "text") return { type: "text", text: (block as z.infer<typeof TextBlockSchema>).text };
+function contentParts(block: { type: string }, where: string): ContentPart[] {
+  if (block.type === "text") return [{ type: "text", text: (block as z.infer<typeof TextBlockSchema>).text }];
   if (block.type === "image") {
     const { source } = block as z.infer<typeof ImageBlockSchema>;
     // A URL goes to the upstream, which fetches it; the gateway never fetches what a client names.
-    if (source.type === "url" && source.url !== undefined && isWebUrl(source.url)) return { type: "image-url", url: source.url };
+    if (source.type === "url" && source.url !== undefined && isWebUrl(source.url)) return [{ type: "image-url", url: source.url }];
     if (source.type !== "base64" || !source.media_type?.startsWith("image/") || source.data === undefined) {
       throw new WireError(`${where}: images are accepted as base64 sources or http(s) url sources`);
     }
-    return { type: "image", mimeType: source.media_type, data: source.data };
+    return [{ type: "image", mimeType: source.media_type, data: source.data }];
   }
-  if (block.type === "document") {
-    const { source, title } = block as z.infer<typeof DocumentBlockSchema>;
-    if (source.type !== "base64" || source.media_type !== PDF || source.data === undefined) {
-      throw new WireError(`${where}: documents are accepted as base64 PDF sources (media_type application/pdf)`);
-    }
-    const name = fileName(title);
-    return { type: "document", mimeType: PDF, data: source.data, ...(name !== "" ? { name } : {}) };
-  }
+  if (block.type === "document") return documentParts(block as z.infer<typeof DocumentBlockSchema>, where);
   return unsupported(block, where);
+}
+
+/**
+ * A document block as the parts the model takes: a base64 PDF as a document (a model that cannot
+ * read one refuses it, naming it); a plain-text or a "content" source as its text, marked as a
+ * document with its title and context, the content's images as images. A PDF by URL or by a
+ * Files API id is refused: the gateway fetches nothing a client names.
+ */
+function documentParts({ source, title, context }: z.infer<typeof DocumentBlockSchema>, where: string): ContentPart[] {
+  const name = fileName(title);
+  if (source.type === "base64" && source.media_type === PDF && source.data !== undefined) return [{ type: "document", mimeType: PDF, data: source.data, ...(name !== "" ? { name } : {}) }];
+  if (source.type === "text" && source.data !== undefined) return [documentText(source.data, name, context, where)];
+  if (source.type === "content" && source.content !== undefined) {
+    if (typeof source.content === "string") return [documentText(source.content, name, context, where)];
+    const parts = source.content.flatMap((block, i) => (block.type === "text" || block.type === "image" ? contentParts(block, `${where}.source.content[${i}]`) : unsupported(block, `${where}.source.content[${i}]`)));
+    const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+    return [documentText(text, name, context, where), ...parts.filter((part) => part.type !== "text")];
+  }
+  if (source.type === "url" || source.type === "file") {
+    throw new WireError(`${where}: the gateway fetches no document by ${source.type === "url" ? "URL" : "file id"}; send a PDF as a base64 source, or text as a text source`);
+  }
+  throw new WireError(`${where}: documents are accepted as base64 PDF sources (media_type application/pdf), text sources and content sources`);
+}
+
+/** A text document as the model reads it: marked off from the message around it, named by its title and context. */
+function documentText(text: string, title: string, context: string | null | undefined, where: string): ContentPart {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_FILE_TEXT_BYTES) throw new WireError(`${where}: the document holds ${bytes} bytes of text, more than the ${MAX_FILE_TEXT_BYTES} a document may hold`);
+  const about = [title !== "" ? `Document: ${title}` : "Document", ...(context ? [`Context: ${fileName(context.slice(0, 4096))}`] : [])].join("\n");
+  return { type: "text", text: `\n<document>\n${about}\n\n${text}\n</document>\n` };
 }
 
 function unsupported(block: { type: string }, where: string): never {

@@ -130,9 +130,10 @@ describe("PDFs through the gateway", () => {
     const message = await sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: [document, { type: "text", text: "Summarise this." }] }] });
     expect(message.content).toEqual([{ type: "text", text: "A report." }]);
     expect(anthropic.requests[0]?.body.messages[0].content[0]).toEqual(document);
-    // A text source is not a PDF; the gateway says what it takes.
-    const text = sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "hi" } }] }] });
-    await expect(text).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: documents are accepted as base64 PDF sources") });
+    // A PDF by URL is not fetched; the gateway says what it takes.
+    const byUrl = sdk.messages.create({ model: "claude-haiku-4-5", max_tokens: 256, messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "https://example.com/a.pdf" } }] }] });
+    await expect(byUrl).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: the gateway fetches no document by URL; send a PDF as a base64 source, or text as a text source") });
+    expect(anthropic.requests).toHaveLength(1);
     await harness?.close();
 
     harness = await startHarness({ servers: {} });
@@ -141,5 +142,44 @@ describe("PDFs through the gateway", () => {
     expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
     expect((refused as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining("vllm cannot read [document report.pdf]") } });
     expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+
+  it("takes a Messages client's text and content documents to any model as text, marked with their title and context", async () => {
+    harness = await startHarness({ servers: {}, replies: [{ content: "Both summarised." }] });
+    const sdk = new Anthropic({ baseURL: harness.gateway.url, apiKey: "none", maxRetries: 0 });
+    const image = Buffer.from("not really a png").toString("base64");
+    await sdk.messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 256,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document", source: { type: "text", media_type: "text/plain", data: "Sales rose 4%." }, title: "Q3 notes", context: "From the board meeting" },
+            { type: "document", source: { type: "content", content: [{ type: "text", text: "Part one." }, { type: "image", source: { type: "base64", media_type: "image/png", data: image } }, { type: "text", text: "Part two." }] } },
+            { type: "text", text: "Summarise both." },
+          ],
+        },
+      ],
+    });
+    expect(harness.upstream.chatRequests[0]?.body.messages[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "\n<document>\nDocument: Q3 notes\nContext: From the board meeting\n\nSales rose 4%.\n</document>\n" },
+        { type: "text", text: "\n<document>\nDocument\n\nPart one.\nPart two.\n</document>\n" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${image}` } },
+        { type: "text", text: "Summarise both." },
+      ],
+    });
+    // A text document is bounded as a text file is; a content document holds only text and images.
+    const big = sdk.messages.create({ model: DEFAULT_VLLM_MODEL, max_tokens: 256, messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "a".repeat(1024 * 1024 + 1) } }] }] });
+    await expect(big).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages[0].content[0]: the document holds 1048577 bytes of text, more than the 1048576 a document may hold") });
+    const odd = sdk.messages.create({
+      model: DEFAULT_VLLM_MODEL,
+      max_tokens: 256,
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "content", content: [{ type: "search_result" } as unknown as Anthropic.TextBlockParam] } }] }],
+    });
+    await expect(odd).rejects.toMatchObject({ status: 400, error: { error: { message: 'messages[0].content[0].source.content[0]: content blocks of type "search_result" are not supported' } } });
+    expect(harness.upstream.chatRequests).toHaveLength(1);
   });
 });
