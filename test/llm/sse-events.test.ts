@@ -48,6 +48,26 @@ describe("readServerSentEvents", () => {
     expect(await read(cut(encoder.encode(`data: ${data}\n\n`), 1000))).toEqual([{ event: undefined, data }]);
   });
 
+  it("holds a large ASCII event's text outside the JavaScript heap, where V8 counts it and collects it soon", async () => {
+    // Made without a large string, so that no garbage of the test's own leaves the heap while it is measured.
+    const size = 16 * 1024 * 1024;
+    const bytes = Buffer.alloc(size + 8, "x");
+    bytes.write("data: ", 0);
+    bytes.write("\n\n", size + 6);
+    const heapBefore = process.memoryUsage().heapUsed;
+    const [event] = await read(cut(bytes, 65536), 32 * 1024 * 1024);
+    const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
+    expect(event?.data.length).toBe(size);
+    expect(event?.data.startsWith("xxx") && event.data.endsWith("xxx")).toBe(true);
+    // Decoded into the heap, the text alone would add 16 MB there.
+    expect(heapGrowth).toBeLessThan(size / 4);
+  });
+
+  it("reads a large event of other characters as UTF-8, however the bytes were cut", async () => {
+    const data = "é中✓😀".repeat(50_000);
+    for (const size of [4099, 65536]) expect(await read(cut(encoder.encode(`data: ${data}\n\n`), size))).toEqual([{ event: undefined, data }]);
+  });
+
   it("stops at an event larger than the limit, before its end arrives", async () => {
     let pulled = 0;
     const endless = new ReadableStream<Uint8Array>({
