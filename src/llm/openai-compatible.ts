@@ -43,25 +43,32 @@ const processStrictMemory = new InProcessStrictMemory();
 
 /** A token count is a quick question; a server slow to answer it is not waited for. */
 const TOKENIZE_TIMEOUT_MS = 10_000;
+/** A token count's answer is `{"count": N}` and a few fields more; a longer one is not read further. */
+const MAX_TOKENIZE_BODY_BYTES = 64 * 1024;
 
 export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOptions> {
   readonly provider: string;
-  private readonly client: OpenAI;
   private readonly strictMemory: StrictToolsMemory;
-  /** Where the chat requests go, and the headers they carry (the key, the configured headers), made once. */
-  private readonly chatURL: string;
-  private readonly chatHeaders: Record<string, string>;
+  /**
+   * The base URL without credentials and the headers every request carries (the key, the
+   * configured headers, JSON both ways), made once: the chat and the token count go the same way.
+   */
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
 
   constructor(options: OpenAICompatibleOptions) {
     super(options, options.baseURL);
     this.provider = options.provider ?? "openai-compatible";
-    // The SDK's own timeout only guards the wait for headers; ours (RequestControl) also
-    // guards the stream, and fires first.
-    this.client = createOpenAIClient(options.baseURL, options.apiKey, this.timeoutMs + 1000, options.headers);
     this.strictMemory = options.strictMemory ?? processStrictMemory;
     const { url, headers } = clientSettings(options.baseURL, options.apiKey, options.headers);
-    this.chatURL = `${url.replace(/\/+$/, "")}/chat/completions`;
-    this.chatHeaders = { accept: "application/json", ...headers, "content-type": "application/json" };
+    this.url = url.replace(/\/+$/, "");
+    this.headers = { accept: "application/json", ...headers, "content-type": "application/json" };
+  }
+
+  /** A JSON POST to `url` with the headers every request carries; errors are lifted as the SDK would read them. */
+  private post(url: string, payload: unknown, signal: AbortSignal): Promise<Response> {
+    const { body, length } = jsonBody(payload);
+    return liftErrorBodies(url, { method: "POST", body, headers: { ...this.headers, "content-length": String(length) }, signal });
   }
 
   get strictTools(): boolean | "refused" {
@@ -105,15 +112,21 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
    */
   async countTokens(request: ChatRequest): Promise<number | undefined> {
     const body = this.requestBody(request);
-    const url = `${this.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "")}/tokenize`;
+    const url = `${this.url.replace(/\/v1$/, "")}/tokenize`;
+    const timeout = AbortSignal.timeout(TOKENIZE_TIMEOUT_MS);
     try {
-      const answer = await this.client.post<unknown>(url, {
-        body: { model: body.model, messages: body.messages, ...(body.tools ? { tools: body.tools } : {}), add_generation_prompt: true },
-        maxRetries: 0,
-        timeout: TOKENIZE_TIMEOUT_MS,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
-      const count = (answer as { count?: unknown } | null)?.count;
+      const response = await this.post(
+        url,
+        { model: body.model, messages: body.messages, ...(body.tools ? { tools: body.tools } : {}), add_generation_prompt: true },
+        request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+      );
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      const { text, truncated } = await readBoundedBody(response.body, MAX_TOKENIZE_BODY_BYTES);
+      if (truncated) return undefined;
+      const count = (JSON.parse(text) as { count?: unknown } | null)?.count;
       return typeof count === "number" && Number.isInteger(count) && count >= 0 ? count : undefined;
     } catch {
       return undefined;
@@ -135,10 +148,9 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     const strict = this.sendsStrict(request);
     // The SDK would copy the whole conversation into one JSON string; a large one is written as it is sent.
     const send = async (withStrict: boolean) => {
-      const { body, length } = jsonBody(this.requestBody(request, withStrict));
       let response: Response;
       try {
-        response = await liftErrorBodies(this.chatURL, { method: "POST", body, headers: { ...this.chatHeaders, "content-length": String(length) }, signal });
+        response = await this.post(`${this.url}/chat/completions`, this.requestBody(request, withStrict), signal);
       } catch (error) {
         throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
       }

@@ -62,6 +62,27 @@ describe("OpenAI-compatible adapter against the scripted vLLM server", () => {
     expect(second?.headers.authorization).toBe("Token abc");
   });
 
+  it("asks for a token count the way it asks for a chat: credentials in the base URL sent as Basic auth, configured headers, a count only from a 2xx", async () => {
+    server = await startVllmServer({ replies: [{ text: "hi" }] });
+    const url = new URL(server.url);
+    url.username = "ana";
+    url.password = "p@ss";
+    const model = new OpenAICompatibleModel({ baseURL: url.href, model: "Qwen/Qwen3-8B", provider: "vllm", headers: { "X-Tenant": "blue" } });
+    const count = await model.countTokens(ask({ tools: [] }));
+    expect((await collect(model.stream(ask({ tools: [] })))).text).toBe("hi");
+    const asked = server.requests.find((request) => request.path === "/tokenize");
+    const chat = server.chatRequests[0];
+    const basic = `Basic ${Buffer.from("ana:p@ss").toString("base64")}`;
+    expect(count).toBeGreaterThan(0);
+    expect(asked?.headers).toMatchObject({ authorization: basic, "x-tenant": "blue", "content-type": "application/json" });
+    expect(chat?.headers).toMatchObject({ authorization: basic, "x-tenant": "blue", "content-type": "application/json" });
+    expect(asked?.body).toMatchObject({ model: "Qwen/Qwen3-8B", add_generation_prompt: true });
+    // A server without /tokenize answers 404: no count, and no error.
+    await server.close();
+    server = await startVllmServer({ replies: [], tokenize: false });
+    expect(await new OpenAICompatibleModel({ baseURL: server.url, model: "Qwen/Qwen3-8B" }).countTokens(ask())).toBeUndefined();
+  });
+
   it("keeps reasoning_content apart from the answer", async () => {
     const model = await modelFor([{ reasoning: "The user wants the date.", text: "Let me check." }]);
     const out = await collect(model.stream(ask()));
