@@ -145,7 +145,7 @@ describe("PDFs through the gateway", () => {
   });
 
   it("takes a Messages client's text and content documents to any model as text, marked with their title and context", async () => {
-    harness = await startHarness({ servers: {}, replies: [{ content: "Both summarised." }] });
+    harness = await startHarness({ servers: {}, replies: [{ text: "Both summarised." }] });
     const sdk = new Anthropic({ baseURL: harness.gateway.url, apiKey: "none", maxRetries: 0 });
     const image = Buffer.from("not really a png").toString("base64");
     await sdk.messages.create({
