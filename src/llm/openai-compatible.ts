@@ -148,9 +148,11 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     const strict = this.sendsStrict(request);
     // The SDK would copy the whole conversation into one JSON string; a large one is written as it is sent.
     const send = async (withStrict: boolean) => {
+      // Made before the try: a part the model cannot take is refused as such, not as a failed connection.
+      const payload = this.requestBody(request, withStrict);
       let response: Response;
       try {
-        response = await this.post(`${this.url}/chat/completions`, this.requestBody(request, withStrict), signal);
+        response = await this.post(`${this.url}/chat/completions`, payload, signal);
       } catch (error) {
         throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
       }
