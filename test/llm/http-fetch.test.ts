@@ -203,24 +203,9 @@ describe("httpFetch", () => {
     }
   });
 
-  it("reads a raw deflate stream as it comes, and an empty one as empty", async () => {
-    let finish: (() => void) | undefined;
-    const url = await serving((req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "deflate" });
-      if (req.url === "/empty") return void res.end();
-      const deflate = zlib.createDeflateRaw();
-      deflate.pipe(res);
-      deflate.write("data: first\n\n");
-      deflate.flush();
-      finish = () => deflate.end("data: last\n\n");
-    });
-    expect(await readAll((await httpFetch(`${url}/empty`)).body)).toBe("");
-    const reader = (await httpFetch(url)).body!.getReader();
-    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
-    finish?.();
-    let rest = "";
-    for (let read = await reader.read(); !read.done; read = await reader.read()) rest += Buffer.from(read.value).toString();
-    expect(rest).toBe("data: last\n\n");
+  it("reads an empty raw deflate body as empty", async () => {
+    const url = await serving((_req, res) => res.writeHead(200, { "content-encoding": "deflate" }).end());
+    expect(await readAll((await httpFetch(url)).body)).toBe("");
   });
 
   it.runIf(!zstdCompress)("fails a zstd body on a Node without zstd with a line that says so", async () => {
@@ -250,15 +235,18 @@ describe("httpFetch", () => {
     expect(await (await httpFetch(url)).text()).toBe("as sent");
   });
 
-  it("reads a compressed stream as it comes: an event the server flushed is read before the server ends", async () => {
+  it.each([
+    ["gzip", createGzip],
+    ["deflate", zlib.createDeflateRaw],
+  ])("reads a compressed stream (%s) as it comes: an event the server flushed is read before the server ends", async (coding, compressor) => {
     let finish: (() => void) | undefined;
     const url = await serving((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" });
-      const gzip = createGzip();
-      gzip.pipe(res);
-      gzip.write("data: first\n\n");
-      gzip.flush();
-      finish = () => gzip.end("data: last\n\n");
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": coding });
+      const compressed = compressor();
+      compressed.pipe(res);
+      compressed.write("data: first\n\n");
+      compressed.flush();
+      finish = () => compressed.end("data: last\n\n");
     });
     const reader = (await httpFetch(url)).body!.getReader();
     expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
