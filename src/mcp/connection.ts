@@ -129,6 +129,8 @@ export class Connection {
   private readonly freshUntil: Record<ListKind, number> = { tools: Infinity, resources: Infinity, prompts: Infinity };
   /** The server said the list changed since it was last listed (list_changed). */
   private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
+  /** Listings again that failed in a row, per list: each puts the next off longer (relistDelay); a good listing or a change notice starts over. */
+  private readonly relistFailures: Record<ListKind, number> = { tools: 0, resources: 0, prompts: 0 };
   private readonly tasks: ToolTasks;
   /** Holds a task's result to its tool's outputSchema, on every transport of this server. */
   private readonly outputCheck = new OutputSchemaCheck();
@@ -608,6 +610,7 @@ export class Connection {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
         if (this.client !== client) return;
         this.saidChanged[kind] = true;
+        this.relistFailures[kind] = 0;
         void this.refreshes[kind].request();
       });
     }
@@ -682,7 +685,11 @@ export class Connection {
     if (this.isStale(kind)) await this.refreshes[kind].current();
   }
 
-  /** Lists `kind` again, all its pages within requestTimeoutMs; a failure is logged and the list kept (and still stale). */
+  /**
+   * Lists `kind` again, all its pages within requestTimeoutMs. A failure keeps the list it gave and puts the next
+   * try off (relistDelay), so a server whose listing keeps failing is not asked before every model request; the
+   * first failure of a run is one log line, the end of the run another.
+   */
   private async refresh(kind: ListKind): Promise<void> {
     const client = this.client;
     if (!client) return;
@@ -693,9 +700,21 @@ export class Connection {
     try {
       await this.loadList(client, kind, limit);
     } catch (error) {
-      const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs); kept the list it gave before` : describe(error);
-      this.options.log.write(this.name, `could not refresh ${kind}: ${why}`);
+      const failures = ++this.relistFailures[kind];
+      this.freshUntil[kind] = Math.max(this.freshUntil[kind], performance.now() + relistDelay(failures));
+      if (failures === 1) {
+        const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs)` : describe(error);
+        this.options.log.write(
+          this.name,
+          `could not refresh ${kind}: ${why}; kept the list it gave before, and while listing it keeps failing, tries again ` +
+            `${RELIST_BACKOFF_MS / 1000} s later, doubling up to ${MAX_RELIST_BACKOFF_MS / 1000} s (said once)`,
+        );
+      }
       return;
+    }
+    if (this.relistFailures[kind] > 0) {
+      this.options.log.write(this.name, `refreshed ${kind} again after ${this.relistFailures[kind]} failed ${this.relistFailures[kind] === 1 ? "try" : "tries"}`);
+      this.relistFailures[kind] = 0;
     }
     // A stale list listed again is most often the same list: announced only when it changed.
     if (!said && JSON.stringify(this.listsOf(kind)) === before) return;
@@ -1112,6 +1131,14 @@ function relayed(client: Client, round: RelayedRound | undefined): { params: Par
     },
     options: { allowInputRequired: true },
   };
+}
+
+/** How long a list whose listing again failed is kept before the next try: doubling from 1 s, at most 60 s. */
+const RELIST_BACKOFF_MS = 1000;
+const MAX_RELIST_BACKOFF_MS = 60_000;
+
+function relistDelay(failures: number): number {
+  return Math.min(RELIST_BACKOFF_MS * 2 ** Math.min(failures - 1, 16), MAX_RELIST_BACKOFF_MS);
 }
 
 /** Whether the server declares that it announces changes of its `kind` list (listChanged). */

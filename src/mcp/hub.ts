@@ -185,7 +185,8 @@ export class Hub {
   /**
    * Lists again the tools of each server whose caching hint (2026-07-28 ttlMs) says its list is stale, and
    * only those: once for callers asking together, each within its server's toolTimeoutMs. A server that fails
-   * or does not answer keeps the list it gave, with one line in its log; this never rejects for it. Settles at
+   * or does not answer keeps the list it gave, with one line in its log, and is asked again after a back-off
+   * (1 s, doubling up to 60 s) rather than at the next call; this never rejects for it. Settles at
    * once, rejecting with the reason, when `signal` aborts (the listing goes on for the others). The agent
    * awaits this before each model request (ToolHost.refreshTools).
    */
