@@ -677,12 +677,17 @@ export class Connection {
     return this.client !== undefined && this.state.status === "connected" && performance.now() >= this.freshUntil[kind];
   }
 
+  /** Whether the list of `kind` is to be listed before use: stale, or being listed again (a change notice's listing). */
+  needsListing(kind: ListKind): boolean {
+    return this.isStale(kind) || this.refreshes[kind].busy;
+  }
+
   /**
-   * Lists `kind` again first when it is stale (a listing under way will do); a fresh list, or a
+   * Lists `kind` again first when it is stale, or waits for the listing under way; a fresh list, or a
    * 2025 server's, is kept as it is. A failure to list is logged and the list kept.
    */
   async current(kind: ListKind): Promise<void> {
-    if (this.isStale(kind)) await this.refreshes[kind].current();
+    if (this.needsListing(kind)) await this.refreshes[kind].current();
   }
 
   /**

@@ -5,11 +5,13 @@ import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { SKILL_TOOL_NAME } from "../../src/agent/skills.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
 import type { ChatRequest } from "../../src/llm/types.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
 import { readBody } from "../support/read-body.js";
-import { FakeModel, allowAll, text } from "./fakes.js";
+import { fixture } from "../mcp/processes.js";
+import { FakeModel, allowAll, calls, text } from "./fakes.js";
 
 /**
  * Before each model request the agent has the hub list again what a 2026-07-28 server's caching hint says went stale.
@@ -81,4 +83,18 @@ describe("listing again before a model request", () => {
     expect(lines[0]).toContain("tools/list is broken today");
     expect(lines[0]).toContain("kept the list it gave before, and while listing it keeps failing, tries again 1 s later, doubling up to 60 s (said once)");
   }, 60_000);
+
+  it("a skill a server adds mid-conversation, announced as a resources list change, is in the next model request's load_skill, its file unread", async () => {
+    const hub = await connect({ docs: fixture("skills-server.mjs", "--can-learn") });
+    expect(hub.servers()[0]).toMatchObject({ status: "connected", protocolVersion: "2026-07-28" });
+    const model = new FakeModel([calls(["c1", "learn", '{"name":"haiku-writing"}']), text("learnt")]);
+    const agent = new Agent({ model, tools: hub, skills: hub, approval: allowAll, toolCalling: identity });
+    const turn = await agent.send("learn a skill");
+    expect(turn.toolCalls[0], JSON.stringify(turn.toolCalls[0])).toMatchObject({ outcome: "ok" });
+    const loadSkill = (request: ChatRequest | undefined) => request?.tools?.find((tool) => tool.name === SKILL_TOOL_NAME)?.description ?? "";
+    expect(loadSkill(model.requests[0])).not.toContain("haiku-writing");
+    expect(loadSkill(model.requests[1])).toContain("Learnt mid-conversation as haiku-writing");
+    // Listed, never read ahead of need.
+    expect(readFileSync(stderrLogFile, "utf8")).not.toContain("read skill://");
+  }, 30_000);
 });
