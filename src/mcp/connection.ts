@@ -18,7 +18,6 @@ import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
-import { OutputSchemaCheck } from "./output-check.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
@@ -132,11 +131,8 @@ export class Connection {
   /** Listings again that failed in a row, per list: each puts the next off longer (relistDelay); a good listing or a change notice starts over. */
   private readonly relistFailures: Record<ListKind, number> = { tools: 0, resources: 0, prompts: 0 };
   private readonly tasks: ToolTasks;
-  /** Holds a task's result to its tool's outputSchema, on every transport of this server. */
-  private readonly outputCheck = new OutputSchemaCheck();
-  private readonly sep1686 = sep1686Tasks(this.outputCheck);
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
-  private taskProtocol: ToolTaskProtocol = this.sep1686;
+  private taskProtocol: ToolTaskProtocol = sep1686Tasks;
   /** The extension's requests on the connected server, where it declares the extension (a relayed task's go through it). */
   private extTasks: TasksExtensionClient | undefined;
   private readonly auth: OAuthSession | undefined;
@@ -532,7 +528,6 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
-    this.outputCheck.install(transport);
     // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
     // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
     const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
@@ -585,7 +580,7 @@ export class Connection {
    * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
    */
   private taskProtocolOf(client: Client, transport: Transport): { protocol: ToolTaskProtocol; ext?: TasksExtensionClient } {
-    if (!serverDeclaresTasksExtension(client)) return { protocol: this.sep1686 };
+    if (!serverDeclaresTasksExtension(client)) return { protocol: sep1686Tasks };
     const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
     const capabilities = clientCapabilities(features);
     const raw = new RawRequests(transport, {
@@ -600,7 +595,6 @@ export class Connection {
       (task) => {
         if (this.client === client) this.tasks.notified(task);
       },
-      this.outputCheck,
     );
     return { protocol, ext };
   }
