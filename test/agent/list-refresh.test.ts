@@ -1,14 +1,15 @@
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { SKILL_TOOL_NAME } from "../../src/agent/skills.js";
 import type { ToolCallingMiddlewares } from "../../src/agent/tool-mode.js";
 import type { ChatRequest } from "../../src/llm/types.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
+import { serversClosedAfterEach } from "../support/closed-after-each.js";
 import { readBody } from "../support/read-body.js";
 import { fixture } from "../mcp/processes.js";
 import { FakeModel, allowAll, calls, text } from "./fakes.js";
@@ -23,16 +24,7 @@ const identity: ToolCallingMiddlewares = { prompt: (m) => m, textFallback: (m) =
 const { stderrLogFile, connect } = hubPerTest("toolbridge-list-refresh-");
 const offered = (request: ChatRequest | undefined): string[] => (request?.tools ?? []).map((tool) => tool.name).sort();
 
-let servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.map((server) => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    }),
-  );
-  servers = [];
-});
+const servers = serversClosedAfterEach();
 
 /** A v2 server whose tools list is never fresh (ttlMs 0) and whose changes it never announces; `refuse` answers a request with an error instead. */
 async function serve(refuse: (method: string) => boolean): Promise<{ url: string; lists: () => number }> {
