@@ -5,6 +5,8 @@ import type { ToolHost } from "./tool-host.js";
 export interface SkillHost {
   skills(): readonly HubSkill[];
   loadSkill(name: string, options?: { server?: string; file?: string; signal?: AbortSignal }): Promise<LoadedSkill>;
+  /** Brings the skills listed up to date, as ToolHost.refreshTools does the tools: awaited before each model request. */
+  refreshSkills?(signal?: AbortSignal): Promise<void>;
 }
 
 /** The built-in tool through which the model loads a skill (a server's own tool of this name wins). */
@@ -44,7 +46,7 @@ export function withSkills(host: ToolHost, skills: SkillHost): ToolHost {
   return {
     tools,
     async refreshTools(signal?: AbortSignal): Promise<void> {
-      await host.refreshTools?.(signal);
+      await Promise.all([host.refreshTools?.(signal), skills.refreshSkills?.(signal)]);
     },
     async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
       if (name !== SKILL_TOOL_NAME || !isBuiltin(tools().find((tool) => tool.name === name))) return host.callTool(name, args, options);

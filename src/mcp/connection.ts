@@ -18,7 +18,6 @@ import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
-import { OutputSchemaCheck } from "./output-check.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./ext-tasks.js";
@@ -129,12 +128,11 @@ export class Connection {
   private readonly freshUntil: Record<ListKind, number> = { tools: Infinity, resources: Infinity, prompts: Infinity };
   /** The server said the list changed since it was last listed (list_changed). */
   private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
+  /** Listings again that failed in a row, per list: each puts the next off longer (relistDelay); a good listing or a change notice starts over. */
+  private readonly relistFailures: Record<ListKind, number> = { tools: 0, resources: 0, prompts: 0 };
   private readonly tasks: ToolTasks;
-  /** Holds a task's result to its tool's outputSchema, on every transport of this server. */
-  private readonly outputCheck = new OutputSchemaCheck();
-  private readonly sep1686 = sep1686Tasks(this.outputCheck);
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
-  private taskProtocol: ToolTaskProtocol = this.sep1686;
+  private taskProtocol: ToolTaskProtocol = sep1686Tasks;
   /** The extension's requests on the connected server, where it declares the extension (a relayed task's go through it). */
   private extTasks: TasksExtensionClient | undefined;
   private readonly auth: OAuthSession | undefined;
@@ -530,7 +528,6 @@ export class Connection {
    */
   private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
     keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
-    this.outputCheck.install(transport);
     // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
     // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
     const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
@@ -583,7 +580,7 @@ export class Connection {
    * transport, declaring the extension in their own per-request capabilities. Else SEP-1686.
    */
   private taskProtocolOf(client: Client, transport: Transport): { protocol: ToolTaskProtocol; ext?: TasksExtensionClient } {
-    if (!serverDeclaresTasksExtension(client)) return { protocol: this.sep1686 };
+    if (!serverDeclaresTasksExtension(client)) return { protocol: sep1686Tasks };
     const features = { server: this.name, handlers: this.options.handlers, roots: this.options.roots };
     const capabilities = clientCapabilities(features);
     const raw = new RawRequests(transport, {
@@ -598,7 +595,6 @@ export class Connection {
       (task) => {
         if (this.client === client) this.tasks.notified(task);
       },
-      this.outputCheck,
     );
     return { protocol, ext };
   }
@@ -608,6 +604,7 @@ export class Connection {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
         if (this.client !== client) return;
         this.saidChanged[kind] = true;
+        this.relistFailures[kind] = 0;
         void this.refreshes[kind].request();
       });
     }
@@ -674,15 +671,24 @@ export class Connection {
     return this.client !== undefined && this.state.status === "connected" && performance.now() >= this.freshUntil[kind];
   }
 
+  /** Whether the list of `kind` is to be listed before use: stale, or being listed again (a change notice's listing). */
+  needsListing(kind: ListKind): boolean {
+    return this.isStale(kind) || this.refreshes[kind].busy;
+  }
+
   /**
-   * Lists `kind` again first when it is stale (a listing under way will do); a fresh list, or a
+   * Lists `kind` again first when it is stale, or waits for the listing under way; a fresh list, or a
    * 2025 server's, is kept as it is. A failure to list is logged and the list kept.
    */
   async current(kind: ListKind): Promise<void> {
-    if (this.isStale(kind)) await this.refreshes[kind].current();
+    if (this.needsListing(kind)) await this.refreshes[kind].current();
   }
 
-  /** Lists `kind` again, all its pages within requestTimeoutMs; a failure is logged and the list kept (and still stale). */
+  /**
+   * Lists `kind` again, all its pages within requestTimeoutMs. A failure keeps the list it gave and puts the next
+   * try off (relistDelay), so a server whose listing keeps failing is not asked before every model request; the
+   * first failure of a run is one log line, the end of the run another.
+   */
   private async refresh(kind: ListKind): Promise<void> {
     const client = this.client;
     if (!client) return;
@@ -693,9 +699,21 @@ export class Connection {
     try {
       await this.loadList(client, kind, limit);
     } catch (error) {
-      const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs); kept the list it gave before` : describe(error);
-      this.options.log.write(this.name, `could not refresh ${kind}: ${why}`);
+      const failures = ++this.relistFailures[kind];
+      this.freshUntil[kind] = Math.max(this.freshUntil[kind], performance.now() + relistDelay(failures));
+      if (failures === 1) {
+        const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs)` : describe(error);
+        this.options.log.write(
+          this.name,
+          `could not refresh ${kind}: ${why}; kept the list it gave before, and while listing it keeps failing, tries again ` +
+            `${RELIST_BACKOFF_MS / 1000} s later, doubling up to ${MAX_RELIST_BACKOFF_MS / 1000} s (said once)`,
+        );
+      }
       return;
+    }
+    if (this.relistFailures[kind] > 0) {
+      this.options.log.write(this.name, `refreshed ${kind} again after ${this.relistFailures[kind]} failed ${this.relistFailures[kind] === 1 ? "try" : "tries"}`);
+      this.relistFailures[kind] = 0;
     }
     // A stale list listed again is most often the same list: announced only when it changed.
     if (!said && JSON.stringify(this.listsOf(kind)) === before) return;
@@ -1112,6 +1130,14 @@ function relayed(client: Client, round: RelayedRound | undefined): { params: Par
     },
     options: { allowInputRequired: true },
   };
+}
+
+/** How long a list whose listing again failed is kept before the next try: doubling from 1 s, at most 60 s. */
+const RELIST_BACKOFF_MS = 1000;
+const MAX_RELIST_BACKOFF_MS = 60_000;
+
+function relistDelay(failures: number): number {
+  return Math.min(RELIST_BACKOFF_MS * 2 ** Math.min(failures - 1, 16), MAX_RELIST_BACKOFF_MS);
 }
 
 /** Whether the server declares that it announces changes of its `kind` list (listChanged). */

@@ -96,7 +96,7 @@ const MAX_TRACKED_CALLS = 1024;
  * their responses are taken off the transport before the Client sees them. The Client's own tools/call declaring
  * the extension goes out as the Client makes it (custom argument headers, SEP-2322 rounds), and a task it is answered
  * with comes back to the Client as an error carrying the task, since it refuses `resultType: "task"` (a task's result
- * is held to the tool's outputSchema by output-check.ts, as SEP-1686's are). Install once the Client is connected.
+ * is held to the tool's outputSchema by tool-call.ts's check, as SEP-1686's are). Install once the Client is connected.
  */
 export class RawRequests {
   private next = 0;

@@ -185,14 +185,21 @@ export class Hub {
   /**
    * Lists again the tools of each server whose caching hint (2026-07-28 ttlMs) says its list is stale, and
    * only those: once for callers asking together, each within its server's toolTimeoutMs. A server that fails
-   * or does not answer keeps the list it gave, with one line in its log; this never rejects for it. Settles at
+   * or does not answer keeps the list it gave, with one line in its log, and is asked again after a back-off
+   * (1 s, doubling up to 60 s) rather than at the next call; this never rejects for it. Settles at
    * once, rejecting with the reason, when `signal` aborts (the listing goes on for the others). The agent
    * awaits this before each model request (ToolHost.refreshTools).
    */
   refreshTools(signal?: AbortSignal): Promise<void> {
-    const listing = this.relist("tools");
-    if (!listing) return Promise.resolve();
-    return signal ? untilAborted(listing, signal) : listing;
+    return this.refresh("tools", signal);
+  }
+
+  /**
+   * refreshTools for the skills (SEP-2640), listed with each server's resources on the same rule: their
+   * caching hints, and a change notice's listing awaited. Only the listings: no skill's file is read for this.
+   */
+  refreshSkills(signal?: AbortSignal): Promise<void> {
+    return this.refresh("resources", signal);
   }
 
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
@@ -498,9 +505,16 @@ export class Hub {
     await this.relist(kind);
   }
 
-  /** The listing of each stale list of `kind` (see current); undefined when none is stale, at no cost. */
+  /** relist, settling at once when `signal` aborts. */
+  private refresh(kind: ListKind, signal: AbortSignal | undefined): Promise<void> {
+    const listing = this.relist(kind);
+    if (!listing) return Promise.resolve();
+    return signal ? untilAborted(listing, signal) : listing;
+  }
+
+  /** The listing of each stale list of `kind`, or one being listed again (see current); undefined when there is none, at no cost. */
   private relist(kind: ListKind): Promise<void> | undefined {
-    const stale = [...this.connections.values()].filter((connection) => connection.isStale(kind));
+    const stale = [...this.connections.values()].filter((connection) => connection.needsListing(kind));
     if (stale.length === 0) return undefined;
     return Promise.all(stale.map((connection) => connection.current(kind))).then(() => undefined);
   }

@@ -21,6 +21,11 @@ export class RefreshQueue {
     return this.running;
   }
 
+  /** Whether a refresh is under way. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
   /** The refresh under way, else a new one: for a caller that needs a listing newer than the one it holds. */
   current(): Promise<void> {
     return this.running ?? this.request();

@@ -9,7 +9,7 @@ import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/cli
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
 import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
-import type { OutputSchemaCheck } from "./output-check.js";
+import { checkedToolResult } from "./tool-call.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
 
 /**
@@ -43,8 +43,8 @@ const TASK_TTL_MS = 10 * 60_000;
 /** At most this many pages of tasks/list: a server handing out cursors forever is cut off. */
 const MAX_TASK_PAGES = 20;
 
-/** SEP-1686 tasks; a task's result is held to the tool's outputSchema by `check`, as a plain call's is. */
-export const sep1686Tasks = (check: OutputSchemaCheck): ToolTaskProtocol => ({
+/** SEP-1686 tasks; a task's result is held to the tool's outputSchema as a plain call's is. */
+export const sep1686Tasks: ToolTaskProtocol = {
   supported: (client) => client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
   serverDirected: false,
   async create(client, tool, args, options) {
@@ -58,7 +58,7 @@ export const sep1686Tasks = (check: OutputSchemaCheck): ToolTaskProtocol => ({
   get: (client, taskId, options) => client.request({ method: "tasks/get", params: { taskId } }, GetTaskResultSchema, options),
   async result(client, task, options, definition) {
     const result = await client.request({ method: "tasks/result", params: { taskId: task.taskId } }, CallToolResultSchema, options);
-    return check.checked(client, definition, result, options);
+    return checkedToolResult(definition, result);
   },
   async cancel(client, taskId, options) {
     await client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema, options);
@@ -74,7 +74,7 @@ export const sep1686Tasks = (check: OutputSchemaCheck): ToolTaskProtocol => ({
     }
     return tasks;
   },
-});
+};
 
 /** Answers one of a server's questions (elicitation, sampling, roots) as the client's handlers would. */
 export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal | undefined) => Promise<Record<string, unknown>>;
@@ -84,9 +84,9 @@ export type AnswerInputRequest = (request: ExtInputRequest, signal: AbortSignal 
  * detailed state (its inline result, error or questions) and the question keys already answered, which the
  * spec asks clients not to answer twice. Each task it starts is asked to be watched: where the server agrees, its
  * status notifications come to `notify` (and fill the same state), and polling is only the fallback. A task's result
- * is held to the tool's outputSchema by `check`, as a plain call's is.
+ * is held to the tool's outputSchema as a plain call's is.
  */
-export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest, notify: (task: Task) => void, check: OutputSchemaCheck): ToolTaskProtocol {
+export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputRequest, notify: (task: Task) => void): ToolTaskProtocol {
   const latest = new Map<string, DetailedTask>();
   const answered = new Map<string, Set<string>>();
   /** The close of each running task's subscription to its notifications. */
@@ -139,13 +139,13 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
       return task;
     },
     get: async (_client, taskId, options) => seen(await ext.get(taskId, timeoutOf(options))),
-    async result(client, task, options, definition) {
+    async result(_client, task, options, definition) {
       const detail = latest.get(task.taskId) ?? (await ext.get(task.taskId, timeoutOf(options)));
       forget(task.taskId);
       if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
       const parsed = CallToolResultSchema.safeParse(detail.result);
       if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
-      return check.checked(client, definition, parsed.data, timeoutOf(options));
+      return checkedToolResult(definition, parsed.data);
     },
     async answer(_client, task, options) {
       const requests = latest.get(task.taskId)?.inputRequests ?? {};

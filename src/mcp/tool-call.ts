@@ -90,6 +90,16 @@ function outputValidator(name: string, tool: Tool | undefined): JsonSchemaValida
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool '${name}' has an invalid outputSchema: ${message}`);
 }
 
+/**
+ * A tool result the server gave outside a plain tools/call (a task's, in either form: SEP-1686's `tasks/result` or
+ * the tasks extension's `tasks/get`), held to the check callTool makes of a plain call's, with the same errors.
+ */
+export function checkedToolResult(tool: Tool | undefined, result: CallToolResult): CallToolResult {
+  const validator = tool && outputValidator(tool.name, tool);
+  if (validator && !result.isError) holdToOutputSchema(tool.name, result, validator);
+  return result;
+}
+
 /** callTool's check of a result that is not an error, with its errors. */
 function holdToOutputSchema(name: string, result: CallToolResult, validator: JsonSchemaValidator<unknown>): void {
   if (result.structuredContent === undefined) {

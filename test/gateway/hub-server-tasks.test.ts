@@ -141,9 +141,18 @@ describe("the hub server's task requests, on the wire", () => {
     return { hub, request, close };
   }
 
-  it("refuses tasks/get, tasks/update and tasks/cancel with -32021 when the request does not declare the extension", async () => {
-    const { hub, request, close } = await served(4);
+  /** Runs `test` against a hub server (see served), closed after it whatever happens. */
+  async function withServed(store: { maxTasks: number; ttlMs?: number }, test: (serving: Served) => Promise<void>): Promise<void> {
+    const serving = await served(store.maxTasks, store.ttlMs);
     try {
+      await test(serving);
+    } finally {
+      await serving.close();
+    }
+  }
+
+  it("refuses tasks/get, tasks/update and tasks/cancel with -32021 when the request does not declare the extension", async () => {
+    await withServed({ maxTasks: 4 }, async ({ hub, request }) => {
       const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
       const taskId = (result as { taskId: string }).taskId;
       // Held for the server behind's ttl (a minute), shorter than the store's.
@@ -161,9 +170,7 @@ describe("the hub server's task requests, on the wire", () => {
       // The cancel went to the server behind, whose word the status is.
       expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
       expect(await request("tasks/get", { taskId })).toMatchObject({ result: { taskId, status: "cancelled", statusMessage: "cancelled by the client" } });
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   /** tasks/get, asked again every 25 ms (for up to 5 s) until the task's status is one of `statuses`. */
@@ -179,22 +186,18 @@ describe("the hub server's task requests, on the wire", () => {
   type Served = Awaited<ReturnType<typeof served>>;
 
   it("answers a call that does not declare the extension plainly, and puts a task's result inline in tasks/get", async () => {
-    const { request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ request }) => {
       expect(await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } }, ENVELOPE)).toMatchObject({
         result: { content: [{ type: "text", text: "computed after 10 ms" }] },
-      });
-      const { result } = await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } });
-      const taskId = (result as { taskId: string }).taskId;
-      expect(await settled(request, taskId, "completed")).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "computed after 10 ms" }] } });
-    } finally {
-      await close();
-    }
+    });
+    const { result } = await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } });
+    const taskId = (result as { taskId: string }).taskId;
+    expect(await settled(request, taskId, "completed")).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "computed after 10 ms" }] } });
+    });
   }, 30_000);
 
   it("leaves to the server behind which calls become tasks, and relays its task under an id of the store's", async () => {
-    const { request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ request }) => {
       // A tool the server behind answers at once stays a plain call, though the client declared the extension.
       expect(await request("tools/call", { name: "greet", arguments: { name: "Ada" } })).toMatchObject({ result: { content: [{ type: "text", text: "Hello, Ada!" }] } });
       const { result } = (await request("tools/call", { name: "slow_compute", arguments: { ms: 10 } })) as { result: Record<string, unknown> };
@@ -203,28 +206,22 @@ describe("the hub server's task requests, on the wire", () => {
       expect(result.taskId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       for (const guess of ["task-1", "task-2"]) expect(await request("tasks/get", { taskId: guess })).toMatchObject({ error: { code: -32602 } });
       expect(await settled(request, result.taskId as string, "completed")).toMatchObject({ taskId: result.taskId, status: "completed" });
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("relays a task's failure as the server behind gives it: a protocol error fails the task, a tool error completes it", async () => {
-    const { request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ request }) => {
       const failed = (await request("tools/call", { name: "protocol_error_job", arguments: {} })).result as { taskId: string };
       const task = await settled(request, failed.taskId, "failed");
       expect(task).toMatchObject({ status: "failed", error: { code: -32603, message: "the job's worker crashed" } });
       expect(task).not.toHaveProperty("result");
       const erring = (await request("tools/call", { name: "failing_job", arguments: {} })).result as { taskId: string };
       expect(await settled(request, erring.taskId, "completed")).toMatchObject({ result: { isError: true, content: [{ type: "text", text: "the job found nothing to do" }] } });
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("relays a task's questions to the client, and its answers back to the server behind", async () => {
-    const { request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ request }) => {
       const { taskId } = (await request("tools/call", { name: "multi_input", arguments: {} })).result as { taskId: string };
       const asking = await settled(request, taskId, "input_required");
       expect(Object.keys(asking.inputRequests as object).sort()).toEqual(["first", "second"]);
@@ -234,25 +231,19 @@ describe("the hub server's task requests, on the wire", () => {
       expect(Object.keys((await settled(request, taskId, "input_required")).inputRequests as object)).toEqual(["second"]);
       await request("tasks/update", { taskId, inputResponses: { second: { action: "accept", content: { name: "Grace" } } } });
       expect(await settled(request, taskId, "completed")).toMatchObject({ result: { content: [{ type: "text", text: "Ada and Grace" }] } });
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("refuses a task-only tool called without the extension with the server behind's -32021, naming the extension", async () => {
-    const { request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ request }) => {
       const { error } = (await request("tools/call", { name: "failing_job", arguments: {} }, ENVELOPE)) as { error: { code: number; message: string; data: unknown } };
       expect(error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } } });
       expect(error.message).toContain("failing_job runs only as a task");
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("refuses a task past the store's bound with one line, naming the bound, and cancels it on the server behind", async () => {
-    const { hub, request, close } = await served(2);
-    try {
+    await withServed({ maxTasks: 2 }, async ({ hub, request }) => {
       // The server behind would make tasks without end: the store holds two.
       for (let i = 0; i < 2; i++) expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
       const refused = (await request("tools/call", { name: "never_ends", arguments: {} })) as { error: { message: string } };
@@ -261,14 +252,11 @@ describe("the hub server's task requests, on the wire", () => {
       );
       expect(refused.error.message).not.toContain("\n");
       expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("bounds a hostile server behind: a task without an id is refused, and one asking 1000 questions is cancelled there and failed", async () => {
-    const { hub, request, close } = await served(4);
-    try {
+    await withServed({ maxTasks: 4 }, async ({ hub, request }) => {
       const bogus = (await request("tools/call", { name: "bad_task", arguments: {} })) as { result?: { isError?: boolean; content: { text: string }[] } };
       expect(bogus.result?.isError).toBe(true);
       expect(bogus.result?.content[0]?.text).toMatch(/Invalid result for tools\/call/);
@@ -278,14 +266,11 @@ describe("the hub server's task requests, on the wire", () => {
       expect(task).toMatchObject({ status: "failed", statusMessage: message, error: { code: -32603, message } });
       expect(task).not.toHaveProperty("inputRequests");
       expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
-    } finally {
-      await close();
-    }
+    });
   }, 30_000);
 
   it("forgets a task held past its ttl, one that never ends, cancelling it on the server behind, and makes room for a new one", async () => {
-    const { hub, request, close } = await served(1, 1_000);
-    try {
+    await withServed({ maxTasks: 1, ttlMs: 1_000 }, async ({ hub, request }) => {
       const { result } = await request("tools/call", { name: "never_ends", arguments: {} });
       const taskId = (result as { taskId: string }).taskId;
       expect(await upstreamSeen(hub, "tools/call never_ends +tasks")).toContain("tools/call never_ends +tasks");
@@ -293,10 +278,8 @@ describe("the hub server's task requests, on the wire", () => {
       expect(await upstreamSeen(hub, "tasks/cancel")).toContain("tasks/cancel");
       expect(await request("tasks/get", { taskId })).toMatchObject({
         error: { code: -32602, message: `unknown task "${taskId}": never started here, or held past its ttl (1000 ms)` },
-      });
-      expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
-    } finally {
-      await close();
-    }
+    });
+    expect(await request("tools/call", { name: "never_ends", arguments: {} })).toMatchObject({ result: { resultType: "task" } });
+    });
   }, 30_000);
 });

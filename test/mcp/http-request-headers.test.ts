@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CallToolResult } from "../../src/mcp/types.js";
+import { serversClosedAfterEach } from "../support/closed-after-each.js";
 import { readBody } from "../support/read-body.js";
 import { hubPerTest } from "./hub-per-test.js";
 
@@ -53,16 +54,7 @@ function build(): McpServer {
   return server;
 }
 
-let servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.map((server) => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    }),
-  );
-  servers = [];
-});
+const servers = serversClosedAfterEach();
 
 async function serve(front: Front = () => false): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
