@@ -91,8 +91,11 @@ export function assignToolNames(tools: readonly ToolRef[]): Map<string, ToolRef>
   for (const ref of tools) if (!unique.has(refKey(ref))) unique.set(refKey(ref), ref);
   const refs = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ref]) => ref);
 
+  // Each tool's level and its candidate at that level, made once per level: the hub names its tools again each
+  // time a server connects, and every round of this loop made every candidate anew (sanitized, fitted).
   const level = new Map<ToolRef, number>(refs.map((ref) => [ref, 0]));
-  const nameOf = (ref: ToolRef): string => candidate(ref, level.get(ref) ?? 0);
+  const names = new Map<ToolRef, string>(refs.map((ref) => [ref, candidate(ref, 0)]));
+  const nameOf = (ref: ToolRef): string => names.get(ref) as string;
   for (;;) {
     let bumped = false;
     for (const group of groupByName(refs, nameOf).values()) {
@@ -101,6 +104,7 @@ export function assignToolNames(tools: readonly ToolRef[]): Map<string, ToolRef>
         const current = level.get(ref) ?? 0;
         if (current < 2) {
           level.set(ref, current + 1);
+          names.set(ref, candidate(ref, current + 1));
           bumped = true;
         }
       }
