@@ -137,14 +137,13 @@ const MAX_URL_ELICITATIONS = 3;
  * handler (shown, opened with consent), and when every one was accepted the request is made
  * once more. Without a handler, or with one declined, the server's error stands.
  */
-export async function withUrlElicitations<T>(run: () => Promise<T>, handler: UrlElicitationHandler | undefined, server: string): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
+export function withUrlElicitations<T>(run: () => Promise<T>, handler: UrlElicitationHandler | undefined, server: string): Promise<T> {
+  // The answer passes as it is, with no async step of ours; only a failure is looked at.
+  return run().catch(async (error: unknown) => {
     if (!handler || !(error instanceof UrlElicitationRequiredError) || error.elicitations.length > MAX_URL_ELICITATIONS) throw error;
     for (const elicitation of error.elicitations) {
       if ((await handler(elicitation, server)).action !== "accept") throw error;
     }
     return run();
-  }
+  });
 }

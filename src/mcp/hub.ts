@@ -203,8 +203,8 @@ export class Hub {
   }
 
   /** Calls a tool by exposed name or `server__tool`; a tool error comes back as `isError: true`, not thrown. */
-  async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    return (await this.runTool(name, args, options)) as CallToolResult;
+  callTool(name: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return this.runTool(name, args, options) as Promise<CallToolResult>;
   }
 
   /**

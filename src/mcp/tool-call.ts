@@ -26,12 +26,24 @@ import { z } from "zod";
  * On 2026-07-28 callTool also mirrors declared arguments as headers (SEP-2243) and answers a header
  * mismatch: it is called as it is there.
  */
-export async function callTool(client: Client, params: CallToolRequestParams, options: CallToolRequestOptions): Promise<CallToolResult | InputRequiredResult> {
+export function callTool(client: Client, params: CallToolRequestParams, options: CallToolRequestOptions): Promise<CallToolResult | InputRequiredResult> {
   if (client.getProtocolEra() === "modern") return client.callTool(params, options);
-  const validator = outputValidator(params.name, options.toolDefinition);
-  const result = await client.request({ method: "tools/call", params }, LEGACY_CALL_TOOL_RESULT, options);
-  if (validator && !result.isError) holdToOutputSchema(params.name, result, validator);
-  return result;
+  let validator: JsonSchemaValidator<unknown> | undefined;
+  let sent: Promise<CallToolResult>;
+  try {
+    validator = outputValidator(params.name, options.toolDefinition);
+    sent = client.request({ method: "tools/call", params }, LEGACY_CALL_TOOL_RESULT, options);
+  } catch (error) {
+    // Failures before the request is sent reject, as they did from an async function, so callers' catch() sees them.
+    return Promise.reject(error);
+  }
+  // A tool without an outputSchema (nearly all) gets its result as it came, with no async step of ours between.
+  if (!validator) return sent;
+  const check = validator;
+  return sent.then((result) => {
+    if (!result.isError) holdToOutputSchema(params.name, result, check);
+    return result;
+  });
 }
 
 /** The keys of other result families (a task, input requests), as v2's codec lists them. */
