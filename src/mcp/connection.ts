@@ -726,14 +726,20 @@ export class Connection {
   }
 
   private async loadLists(client: Client, signal: AbortSignal): Promise<void> {
+    // A list_changed heard while a first listing runs makes one listing after it (see RefreshQueue.during).
+    const first = (kind: ListKind): Promise<void> => {
+      const listing = this.loadList(client, kind, signal);
+      this.refreshes[kind].during(listing);
+      return listing;
+    };
     await Promise.all([
-      this.loadList(client, "tools", signal),
+      first("tools"),
       // A server whose resources or prompts listing fails still serves its tools.
-      this.loadList(client, "resources", signal).catch((error: unknown) => {
+      first("resources").catch((error: unknown) => {
         if (signal.aborted) throw error;
         this.options.log.write(this.name, `could not list resources: ${describe(error)}`);
       }),
-      this.loadList(client, "prompts", signal).catch((error: unknown) => {
+      first("prompts").catch((error: unknown) => {
         if (signal.aborted) throw error;
         this.options.log.write(this.name, `could not list prompts: ${describe(error)}`);
       }),

@@ -72,6 +72,16 @@ export interface HubOptions {
   oauthDir?: string;
 }
 
+/** Every connected server's tools under their exposed names, and the other names a caller may use. */
+interface Registry {
+  byName: Map<string, HubTool>;
+  /** byName as a list: one frozen array until the registry changes, so callers may cache by identity. */
+  list: readonly HubTool[];
+  aliases: Map<string, HubTool>;
+}
+
+const EMPTY_REGISTRY: Registry = { byName: new Map(), list: Object.freeze([]), aliases: new Map() };
+
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOOL_TIME_MS = 10 * 60_000;
@@ -86,10 +96,14 @@ export class Hub {
   private readonly listeners = new Set<(event: HubEvent) => void>();
   private readonly log: ServerLog;
   private readonly recentLogs = new RecentLogs();
-  private registry = new Map<string, HubTool>();
-  /** The registry as a list: one frozen array until the registry changes, so callers may cache by identity. */
-  private toolList: readonly HubTool[] = Object.freeze([]);
-  private aliases = new Map<string, HubTool>();
+  /**
+   * The registry, built when first read after a server connected or its tools changed: while servers start,
+   * each connect and each tools list changed made it anew for every server's tools, a cost that grew with the
+   * square of the servers started together; none of those registries was read before the last.
+   */
+  private named: Registry | undefined = EMPTY_REGISTRY;
+  /** Closed, its registry emptied for good. */
+  private closed = false;
   private closing: Promise<void> | undefined;
   private readonly rootList: RootList | undefined;
   private readonly cwd: string;
@@ -157,7 +171,7 @@ export class Hub {
         options.signal?.removeEventListener("abort", stop);
       }
       if (hub.closing) await hub.closing;
-      else hub.rebuildRegistry();
+      else hub.toolsChanged();
     })();
     return { hub, ready };
   }
@@ -173,13 +187,13 @@ export class Hub {
 
   /** The registry: every tool of every connected server, under its exposed name, in config order. */
   tools(): readonly HubTool[] {
-    return this.toolList;
+    return this.registry().list;
   }
 
   /** The registry, once every tools list its server's caching hint (2026-07-28 ttlMs) says is stale is listed again. */
   async currentTools(): Promise<readonly HubTool[]> {
     await this.current("tools");
-    return this.toolList;
+    return this.registry().list;
   }
 
   /**
@@ -224,7 +238,8 @@ export class Hub {
 
   private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     this.assertOpen();
-    const tool = this.registry.get(name) ?? this.aliases.get(name);
+    const { byName, aliases } = this.registry();
+    const tool = byName.get(name) ?? aliases.get(name);
     if (!tool) throw this.unknownTool(name);
     const onProgress = options.onProgress;
     const connection = this.connection(tool.server);
@@ -395,7 +410,7 @@ export class Hub {
    */
   async login(server: string, open: OpenAuthorizationUrl, timeoutMs?: number): Promise<void> {
     await this.connection(server).login(open, timeoutMs);
-    this.rebuildRegistry();
+    this.toolsChanged();
   }
 
   /** Subscribes to hub events; returns the unsubscribe function. */
@@ -412,8 +427,8 @@ export class Hub {
   close(options: { terminate?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
       await Promise.all([...this.connections.values()].map((connection) => connection.close(options.terminate)));
-      this.setRegistry(new Map());
-      this.aliases = new Map();
+      this.named = EMPTY_REGISTRY;
+      this.closed = true;
       await this.log.close();
     })();
     return this.closing;
@@ -429,7 +444,7 @@ export class Hub {
 
   private onConnectionEvent(event: HubEvent): void {
     if (event.type === "log") this.recentLogs.add(event.server, `${event.level}${event.logger ? ` ${event.logger}` : ""}: ${event.text}`);
-    if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.rebuildRegistry();
+    if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.toolsChanged();
     this.emit(event);
   }
 
@@ -443,7 +458,16 @@ export class Hub {
     }
   }
 
-  private rebuildRegistry(): void {
+  /** A server's tools changed: the registry is built again when next read (not once the hub is closed). */
+  private toolsChanged(): void {
+    if (!this.closed) this.named = undefined;
+  }
+
+  private registry(): Registry {
+    return (this.named ??= this.buildRegistry());
+  }
+
+  private buildRegistry(): Registry {
     const entries: { ref: ToolRef; tool: Tool }[] = [];
     for (const connection of this.connections.values()) {
       const include = connection.config.includeTools;
@@ -471,19 +495,13 @@ export class Hub {
       if (tool._meta !== undefined) hubTool._meta = tool._meta;
       byRef.set(ref, hubTool);
     }
-    this.setRegistry(new Map([...byRef.values()].map((tool) => [tool.name, tool])));
-    this.aliases = new Map(
-      [...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byRef.get(ref) as HubTool]),
-    );
-  }
-
-  private setRegistry(registry: Map<string, HubTool>): void {
-    this.registry = registry;
-    this.toolList = Object.freeze([...registry.values()]);
+    const byName = new Map([...byRef.values()].map((tool) => [tool.name, tool]));
+    const aliases = new Map([...toolNameAliases(entries.map((entry) => entry.ref))].map(([alias, ref]) => [alias, byRef.get(ref) as HubTool]));
+    return { byName, list: Object.freeze([...byName.values()]), aliases };
   }
 
   private unknownTool(name: string): HubError {
-    const names = [...this.registry.keys()];
+    const names = [...this.registry().byName.keys()];
     const unavailable = this.servers().filter((s) => s.status === "failed").map((s) => s.name);
     return new HubError(
       "unknown-tool",

@@ -15,10 +15,27 @@ export class RefreshQueue {
       this.pending = true;
       return this.running;
     }
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
+    const running: Promise<void> = this.loop().finally(() => {
+      if (this.running === running) this.running = undefined;
     });
-    return this.running;
+    this.running = running;
+    return running;
+  }
+
+  /**
+   * `listing`, a first listing made elsewhere (at connect), counts as the refresh under way until it settles:
+   * requests meanwhile make one refresh after it, as they would during a refresh. A server that says its list
+   * changed as it starts (server-everything does, twice, once initialized) was otherwise listed twice more
+   * at once, beside the first listing.
+   */
+  during(listing: Promise<void>): void {
+    const running: Promise<void> = listing
+      .catch(() => undefined)
+      .then(() => (this.pending ? this.loop() : undefined))
+      .finally(() => {
+        if (this.running === running) this.running = undefined;
+      });
+    this.running = running;
   }
 
   /** Whether a refresh is under way. */
