@@ -2,6 +2,9 @@ import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
 
 type OnMessage = NonNullable<Transport["onmessage"]>;
 
+/** A settled promise: a job chained to it runs a microtask later, as queueMicrotask's would, without the AsyncResource Node makes for each of those. */
+const SETTLED = Promise.resolve();
+
 /**
  * The SDK runs notification handlers a microtask after a message arrives but settles a
  * response at once, removing the request's progress handler: a progress notification that
@@ -20,7 +23,8 @@ export function keepArrivalOrder(transport: Transport, amend: (message: JSONRPCM
         next &&
         ((arrived, extra) => {
           const message = amend(arrived);
-          return isResponse(message) ? queueMicrotask(() => next(message, extra)) : next(message, extra);
+          if (!isResponse(message)) return next(message, extra);
+          void SETTLED.then(() => next(message, extra));
         });
     },
   });
