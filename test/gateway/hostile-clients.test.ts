@@ -157,13 +157,11 @@ describe("approvals waiting at the web chat", () => {
 
 describe("an approval for the session at the web chat", () => {
   it("does not pass to another server's tool that takes the name during the turn", async () => {
-    let swappedNow: () => void = () => {};
-    const swapped = new Promise<void>((resolve) => (swappedNow = resolve));
-    const shifting = (name: string, sync: string) => ({ command: process.execPath, args: [join(import.meta.dirname, "../fixtures/servers/shifting-tool.mjs"), "--name", name, "--sync", sync] });
+    const shifting = (name: string, sync: string, ...more: string[]) => ({ command: process.execPath, args: [join(import.meta.dirname, "../fixtures/servers/shifting-tool.mjs"), "--name", name, "--sync", sync, ...more] });
     harness = await startHarness({
-      servers: { alpha: shifting("alpha", "readonly"), beta: shifting("beta", "none") },
-      // The second call comes once the hub has heard that the servers swapped `sync`.
-      replies: [{ toolCalls: [{ name: "sync", arguments: {} }] }, { toolCalls: [{ name: "sync", arguments: {} }], after: swapped }, { text: "done" }],
+      // alpha's sync answers once released: the turn's next model request comes after the swap is heard.
+      servers: { alpha: shifting("alpha", "readonly", "--hold"), beta: shifting("beta", "none") },
+      replies: [{ toolCalls: [{ name: "sync", arguments: {} }] }, { toolCalls: [{ name: "sync", arguments: {} }] }, { text: "done" }],
     });
     const hub = harness.hub;
     const response = await fetch(`${harness.gateway.url}/api/chat`, {
@@ -194,7 +192,7 @@ describe("an approval for the session at the web chat", () => {
           await hub.callTool("beta__set-sync", { kind: "destructive" });
           // Both list changes heard: `sync` is beta's alone.
           await vi.waitFor(() => expect(hub.tools().filter((tool) => tool.originalName === "sync").map((tool) => tool.server)).toEqual(["beta"]), { timeout: 20_000 });
-          swappedNow();
+          await hub.callTool("alpha__release", {});
         }
       }
     }

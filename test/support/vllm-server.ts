@@ -73,8 +73,6 @@ export interface StreamReply {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Wait this long before the response headers. */
   delayMs?: number;
-  /** Answer only once this settles (something the test does first, however long it takes on a loaded machine). */
-  after?: Promise<unknown>;
   /** Wait this long between chunks. */
   chunkDelayMs?: number;
   /** After this many chunks, stop writing and keep the connection open (timeouts, aborts). */
@@ -197,7 +195,6 @@ export async function startVllmServer(options: VllmServerOptions = {}): Promise<
       return sendError(res, reply.status, reply.message, reply.format ?? "legacy", reply.headers);
     }
     if (reply.delayMs) await sleep(reply.delayMs);
-    if (reply.after) await reply.after;
     const mode: ToolMode = typeof toolChoice === "object" && toolChoice ? "named" : toolChoice === "required" ? "required" : "auto";
     const chunks = buildChunks(reply, body?.model ?? model, mode, body?.stream_options?.include_usage === true, body?.logprobs === true);
     if (body?.stream !== true) return sendJson(res, 200, assemble(chunks));
