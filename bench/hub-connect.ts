@@ -10,8 +10,9 @@
  * each repeat's 5 over the 1 taken right beside it, so a slow phase of the machine hits both sides of a ratio.
  * Beside the wall times, CPU per connect: the client's own process, and the servers it started and reaped.
  */
-import { fork, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { forkWorker } from "./support/forked-worker.js";
 import { fileURLToPath } from "node:url";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { peers, SERVER } from "./support/mcp-peers.js";
@@ -119,16 +120,7 @@ async function serveContender(name: string): Promise<void> {
 
 /** A contender in a child process: `connect(count)` connects and closes that many servers there. */
 async function startContender(name: string): Promise<{ connect: (count: number) => Promise<Sample | { error: string }>; close: () => void }> {
-  const child = fork(fileURLToPath(import.meta.url), [CONTENDER_FLAG, name], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const next = <T>(): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const onExit = () => reject(new Error(`${name}: its process exited`));
-      child.once("exit", onExit);
-      child.once("message", (message) => {
-        child.off("exit", onExit);
-        resolve(message as T);
-      });
-    });
+  const { child, next } = forkWorker(fileURLToPath(import.meta.url), CONTENDER_FLAG, name);
   await next<"ready">();
   return {
     connect: (count) => {

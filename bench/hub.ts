@@ -10,7 +10,7 @@
  * client's garbage was collected in the next one's block: the ratios moved with the order the clients were
  * connected in (the hub connected first: 1.35x instead of 1.76x).
  */
-import { fork } from "node:child_process";
+import { forkWorker } from "./support/forked-worker.js";
 import { fileURLToPath } from "node:url";
 import { peers } from "./support/mcp-peers.js";
 
@@ -55,17 +55,8 @@ async function servePeer(name: string): Promise<void> {
 
 /** A peer in a child process: `block(calls)` runs that many sequential calls there; `close()` ends it. */
 async function startPeer(name: string): Promise<{ block: (calls: number) => Promise<Block>; close: () => Promise<void> }> {
-  const child = fork(fileURLToPath(import.meta.url), [PEER_FLAG, name], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const { child, next } = forkWorker(fileURLToPath(import.meta.url), PEER_FLAG, name);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const next = <T>(): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const onExit = () => reject(new Error(`${name}: its process exited`));
-      child.once("exit", onExit);
-      child.once("message", (message) => {
-        child.off("exit", onExit);
-        resolve(message as T);
-      });
-    });
   await next<"ready">();
   return {
     block: (calls) => {
