@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { isSealed, RedactedThinkingBlockSchema, ThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -36,8 +37,6 @@ const ToolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
-const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
-const RedactedThinkingBlockSchema = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
 const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
@@ -138,7 +137,6 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
 function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
   let content = "";
   let reasoning = "";
-  let kept = false;
   const toolCalls: ToolCall[] = [];
   const order: ReplyBlock[] = [];
   for (const block of blocks) {
@@ -146,15 +144,10 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
       const { text } = block as z.infer<typeof TextBlockSchema>;
       content += text;
       order.push({ type: "text", text });
-    } else if (block.type === "thinking") {
-      const thinking = block as z.infer<typeof ThinkingBlockSchema>;
-      reasoning += thinking.thinking;
-      order.push({ type: "reasoning", text: thinking.thinking, signature: thinking.signature ?? "" });
-      kept ||= (thinking.signature ?? "") !== "";
-    } else if (block.type === "redacted_thinking") {
-      const { data } = block as z.infer<typeof RedactedThinkingBlockSchema>;
-      order.push({ type: "redacted-reasoning", data });
-      kept = true;
+    } else if (block.type === "thinking" || block.type === "redacted_thinking") {
+      const thinking = toReplyBlock(block as z.infer<typeof ThinkingBlockSchema> | z.infer<typeof RedactedThinkingBlockSchema>);
+      if (thinking.type === "reasoning") reasoning += thinking.text;
+      order.push(thinking);
     } else if (block.type === "tool_use") {
       const call = block as z.infer<typeof ToolUseBlockSchema>;
       callNames.set(call.id, call.name);
@@ -162,7 +155,7 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
       order.push({ type: "tool-call" });
     } else throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
   }
-  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(kept ? { blocks: order } : {}) };
+  return { role: "assistant", content, ...(toolCalls.length > 0 ? { toolCalls } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(order.some(isSealed) ? { blocks: order } : {}) };
 }
 
 function contentParts(block: { type: string }, where: string): ContentPart[] {
@@ -223,8 +216,7 @@ export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence
 /** An answer's content block, as a whole message holds it and as `content_block_start` opens it. */
 export type ContentBlock =
   | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature: string }
-  | { type: "redacted_thinking"; data: string }
+  | ThinkingBlock
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /** A tool_use block's input: the model's arguments as an object (what is not one becomes `{}`, the client's tool validates). */

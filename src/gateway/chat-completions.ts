@@ -5,6 +5,7 @@ import type { Logger } from "./log.js";
 import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "./openai-wire.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 import { HttpError, sendJson, turnFailure } from "./http.js";
+import { ThinkingBlocks } from "./thinking-blocks.js";
 
 export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
 export const SHADOWED_HEADER = "x-toolbridge-shadowed-tools";
@@ -100,7 +101,7 @@ export async function handleChatCompletion(context: CompletionContext): Promise<
   const answers = choices.map(({ answer, turn }): Answer => {
     const toolCalls = turn.clientToolCalls ?? [];
     const called = legacy ? "function_call" : "tool_calls";
-    return { content: answer.content, reasoning: answer.reasoning, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? called : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
+    return { content: answer.content, reasoning: answer.reasoning, thinkingBlocks: answer.thinking.blocks, logprobs: answer.logprobs, toolCalls, finishReason: toolCalls.length > 0 ? called : turn.finishReason === "length" ? "length" : "stop", usage: turn.usage };
   });
   if (!stream) {
     if (failure) throw turnFailure(failure);
@@ -147,12 +148,16 @@ export class AnswerBuilder {
   reasoning = "";
   /** The tokens' log probabilities, every round's, when the request asked for them. */
   readonly logprobs: TokenLogprob[] = [];
+  /** Streamed, each block goes out whole once signed (or redacted), after its reasoning_content deltas. */
+  readonly thinking = new ThinkingBlocks();
   private separate = false;
 
   constructor(private readonly activity: boolean) {}
 
   /** The chunk delta the event makes, if any. */
-  add(event: AgentEvent): Record<string, string> | undefined {
+  add(event: AgentEvent): Record<string, unknown> | undefined {
+    const block = this.thinking.add(event);
+    if (block) return { thinking_blocks: [block] };
     switch (event.type) {
       case "model-request":
         this.separate = this.content !== "" && !this.content.endsWith("\n\n");

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import { isSealed, RedactedThinkingBlockSchema, ThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
@@ -40,6 +41,8 @@ const MessageSchema = z.discriminatedUnion("role", [
     /** Legacy function calling: the one call of the reply, with no id. */
     function_call: z.looseObject({ name: z.string().min(1), arguments: z.string() }).nullish(),
     reasoning_content: z.string().nullish(),
+    /** Signed and redacted thinking as the gateway handed it out (see thinking-blocks.ts), to go back to the provider. */
+    thinking_blocks: z.array(z.union([ThinkingBlockSchema, RedactedThinkingBlockSchema])).nullish(),
   }),
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
   /** Legacy function calling: the result of the assistant's last `function_call` of that name. */
@@ -177,6 +180,13 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
         const out: Extract<Message, { role: "assistant" }> = { role: "assistant", content: message.content == null ? "" : textOf(message.content, where) };
         if (toolCalls.length > 0) out.toolCalls = toolCalls;
         if (message.reasoning_content) out.reasoning = message.reasoning_content;
+        const sealed = (message.thinking_blocks ?? []).map(toReplyBlock);
+        if (sealed.some(isSealed)) {
+          // One message cannot say where thinking stood between the calls: it goes first, as a provider writes it.
+          out.blocks = [...sealed, ...(out.content !== "" ? [{ type: "text" as const, text: out.content }] : []), ...toolCalls.map(() => ({ type: "tool-call" as const }))];
+          const thought = sealed.map((block) => (block.type === "reasoning" ? block.text : "")).join("");
+          if (out.reasoning === undefined && thought !== "") out.reasoning = thought;
+        }
         history.push(out);
         break;
       }
@@ -408,6 +418,8 @@ export function callFields(answer: Pick<Answer, "toolCalls" | "finishReason">, s
 export interface Answer {
   content: string;
   reasoning: string;
+  /** Signed and redacted thinking, in order, when the provider gave any. */
+  thinkingBlocks: readonly ThinkingBlock[];
   logprobs: readonly TokenLogprob[];
   toolCalls: readonly ToolCall[];
   finishReason: FinishReason;
@@ -424,6 +436,7 @@ export function completionObject(id: string, model: string, created: number, ans
     choices: answers.map((answer, index) => {
       const message: Record<string, unknown> = { role: "assistant", content: answer.content === "" && answer.toolCalls.length > 0 ? null : answer.content };
       if (answer.reasoning !== "") message.reasoning_content = answer.reasoning;
+      if (answer.thinkingBlocks.length > 0) message.thinking_blocks = answer.thinkingBlocks;
       Object.assign(message, callFields(answer, false));
       return { index, message, logprobs: answer.logprobs.length > 0 ? { content: answer.logprobs } : null, finish_reason: answer.finishReason };
     }),

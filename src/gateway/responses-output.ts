@@ -3,6 +3,7 @@ import type { HubTool } from "../mcp/types.js";
 import { base64Bytes, resultBody } from "../agent/tool-result.js";
 import { partText } from "../llm/content-part.js";
 import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
+import { sealBlock, ThinkingBlocks, type ThinkingBlock } from "./thinking-blocks.js";
 import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
 /**
@@ -37,6 +38,8 @@ export interface OutputOptions {
   needApproval: ReadonlyMap<string, HubTool>;
   /** The client's functions of namespaces, by the name the model calls them by. */
   namespaced: ReadonlyMap<string, NamespacedFunction>;
+  /** The names of the tools whose calls go to the client (its functions and the calls it approves). */
+  clientNames: ReadonlySet<string>;
 }
 
 export class ResponseOutput {
@@ -48,6 +51,9 @@ export class ResponseOutput {
   private message: OpenItem | undefined;
   private reasoning: OpenItem | undefined;
   private readonly calls = new Map<string, { item: Item; index: number | undefined }>();
+  private readonly thinking = new ThinkingBlocks();
+  /** The ids of the client's calls already written in their place among the reasoning items. */
+  private readonly placed = new Set<string>();
 
   constructor(private readonly options: OutputOptions) {}
 
@@ -82,8 +88,18 @@ export class ResponseOutput {
     this.finishCall(item, index, result);
   }
 
-  /** One agent event; text and reasoning stream as deltas, hub tool calls as `mcp_call` items. */
+  /**
+   * One agent event; text and reasoning stream as deltas, hub tool calls as `mcp_call` items.
+   * Signed or redacted reasoning ends its reasoning item with the block as `encrypted_content`,
+   * and the client's calls are written in their place among such items, since a provider wants
+   * its thinking back where it stood between the calls.
+   */
   onEvent(event: AgentEvent): void {
+    const sealed = this.thinking.add(event);
+    if (sealed) {
+      this.seal(sealed);
+      return;
+    }
     switch (event.type) {
       case "model-request":
         this.closeText();
@@ -118,6 +134,12 @@ export class ResponseOutput {
       }
       case "logprobs":
         this.message?.logprobs.push(...event.content);
+        return;
+      case "tool-call-written":
+        if (event.call.id === "" || !this.options.clientNames.has(event.call.name)) return;
+        this.closeText();
+        this.clientCall(event.call);
+        this.placed.add(event.call.id);
         return;
       case "tool-call-started": {
         this.closeText();
@@ -156,7 +178,7 @@ export class ResponseOutput {
   finish(turn: TurnResult): Record<string, unknown> {
     const cut = turn.status === "completed" && turn.finishReason === "length" && (turn.clientToolCalls ?? []).length === 0;
     this.closeText(cut ? "incomplete" : "completed");
-    for (const call of turn.clientToolCalls ?? []) this.clientCall(call);
+    for (const call of turn.clientToolCalls ?? []) if (!this.placed.has(call.id)) this.clientCall(call);
     const usage = responseUsage(turn.usage);
     if (turn.status === "failed") {
       const error = { code: "server_error", message: `Upstream model failed: ${turn.error?.message ?? "the turn failed"}` };
@@ -172,6 +194,18 @@ export class ResponseOutput {
     const response = this.response("completed", { usage, completed_at: Math.floor(Date.now() / 1000) });
     this.emit("response.completed", { response });
     return response;
+  }
+
+  private seal(block: ThinkingBlock): void {
+    const open = this.reasoning;
+    if (open && block.type === "thinking") {
+      open.item.encrypted_content = sealBlock(block);
+      this.closeReasoning();
+      return;
+    }
+    this.closeText();
+    const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], encrypted_content: sealBlock(block), status: "completed" };
+    this.done(item, this.add(item, true));
   }
 
   private clientCall(call: ToolCall): void {

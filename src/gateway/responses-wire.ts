@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
-import type { ContentPart, GenerationSettings, Message, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
+import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { audioPart, AudioPartSchema, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { unsealBlock } from "./thinking-blocks.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -139,6 +140,7 @@ const ReasoningSchema = z.looseObject({
   type: z.literal("reasoning"),
   summary: z.array(z.looseObject({ text: z.string() })).optional(),
   content: z.array(z.looseObject({ text: z.string() })).nullish(),
+  encrypted_content: z.string().nullish(),
 });
 const McpCallSchema = z.looseObject({
   type: z.literal("mcp_call"),
@@ -208,19 +210,24 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
   const callNames = new Map<string, string>();
   const approvals = new Map<string, z.infer<typeof McpApprovalRequestSchema>>();
   let reasoning = "";
+  // Signed or redacted reasoning (sealed in `encrypted_content`) not yet in an assistant message.
+  let sealed: ReplyBlock[] = [];
   // The assistant message later calls join, while nothing else came between.
   let open: Extract<Message, { role: "assistant" }> | undefined;
   const assistant = (): Extract<Message, { role: "assistant" }> => {
     if (open) return open;
     const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: "" };
     if (reasoning !== "") message.reasoning = reasoning;
+    if (sealed.length > 0) message.blocks = sealed;
     reasoning = "";
+    sealed = [];
     messages.push(message);
     open = message;
     return message;
   };
   const call = (message: Extract<Message, { role: "assistant" }>, toolCall: ToolCall) => {
     message.toolCalls = [...(message.toolCalls ?? []), toolCall];
+    message.blocks?.push({ type: "tool-call" });
     callNames.set(toolCall.id, toolCall.name);
   };
   items.forEach((item, index) => {
@@ -234,7 +241,9 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         }
         if (message.role === "assistant") {
           open = undefined;
-          assistant().content = textOf(message.content, at);
+          const reply = assistant();
+          reply.content = textOf(message.content, at);
+          reply.blocks?.push({ type: "text", text: reply.content });
           return;
         }
         open = undefined;
@@ -245,8 +254,20 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         const parsed = parseItem(ReasoningSchema, item, at);
         // The gateway's own items carry the thinking twice (content and summary); OpenAI's only as a summary.
         const parts = parsed.content && parsed.content.length > 0 ? parsed.content : (parsed.summary ?? []);
-        reasoning += parts.map((part) => part.text).join("");
-        open = undefined;
+        const block = parsed.encrypted_content ? unsealBlock(parsed.encrypted_content) : undefined;
+        if (block instanceof Error) throw new WireError(`${at}.encrypted_content: ${block.message}`);
+        if (!block) {
+          reasoning += parts.map((part) => part.text).join("");
+          open = undefined;
+        } else if (open?.blocks) {
+          // Thinking between the calls of one reply (interleaved): it stays in that reply, in its place.
+          open.blocks.push(block);
+          if (block.type === "reasoning") open.reasoning = (open.reasoning ?? "") + block.text;
+        } else {
+          sealed.push(block);
+          if (block.type === "reasoning") reasoning += block.text;
+          open = undefined;
+        }
         return;
       }
       case "function_call": {

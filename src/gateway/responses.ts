@@ -105,6 +105,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     hubTool: (name) => byName.get(name),
     needApproval: selection.needApproval,
     namespaced,
+    clientNames: new Set(clientTools.map((tool) => tool.name)),
     ...(stream ? { send: (event: Record<string, unknown>) => void (res.writableEnded || res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)) } : {}),
   });
 

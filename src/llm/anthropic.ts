@@ -9,6 +9,7 @@ import { fromSdkError } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
 import { ToolCallAssembler } from "./tool-call-assembler.js";
 import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolChoice, ToolDefinition } from "./types.js";
+import { effortThinking } from "./reasoning-effort.js";
 
 type Wire = Anthropic.Messages.MessageParam;
 type WireBlock = Anthropic.Messages.ContentBlockParam;
@@ -54,11 +55,13 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     const system = systemPrompt(request.messages);
     const tools = request.tools ?? [];
     const temperature = request.temperature ?? options.temperature;
+    const maxTokens = request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    const thinking = thinkingOf(request, maxTokens);
     return {
       ...(options.extraBody as Partial<WireRequest>),
       ...(request.providerOptions as Partial<WireRequest> | undefined),
       model: options.model,
-      max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      max_tokens: maxTokens,
       ...(system ? { system } : {}),
       messages: toAnthropicMessages(request.messages),
       ...(tools.length > 0
@@ -72,7 +75,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
       ...(request.topK !== undefined ? { top_k: request.topK } : {}),
       ...(request.stop !== undefined ? { stop_sequences: request.stop } : {}),
       ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
-      ...(request.thinking ? { thinking: toAnthropicThinking(request.thinking) } : {}),
+      ...(thinking ? { thinking: toAnthropicThinking(thinking) } : {}),
       stream: true,
     };
   }
@@ -84,7 +87,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
    */
   betaHeader(request: ChatRequest): string | undefined {
     const configured = Object.entries(this.options.headers ?? {}).find(([name]) => name.toLowerCase() === "anthropic-beta")?.[1];
-    const thinking = request.thinking;
+    const thinking = thinkingOf(request, request.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS);
     const interleaved =
       thinking?.enabled === true &&
       (thinking.interleaved ?? (thinking.budgetTokens !== undefined && (request.tools ?? []).length > 0 && INTERLEAVING_MODEL.test(this.options.model)));
@@ -206,6 +209,14 @@ function mapStopReason(reason: string | null): FinishReason {
 }
 
 /** Thinking with a budget, adaptive without one (the model decides how much), or off. */
+/** The request's thinking, or what its reasoning effort asks (LiteLLM's budgets), the budget kept below max_tokens as the API wants. */
+function thinkingOf(request: ChatRequest, maxTokens: number): ChatRequest["thinking"] {
+  const thinking = effortThinking(request, { low: 1024, medium: 2048, high: 4096 });
+  if (request.thinking || thinking?.budgetTokens === undefined) return thinking;
+  // The API's smallest budget is 1024 tokens: below that, the answer gets the tokens.
+  return maxTokens > 1024 ? { ...thinking, budgetTokens: Math.min(thinking.budgetTokens, maxTokens - 1) } : { enabled: false };
+}
+
 function toAnthropicThinking(thinking: NonNullable<ChatRequest["thinking"]>): Anthropic.Messages.ThinkingConfigParam {
   if (!thinking.enabled) return { type: "disabled" };
   return thinking.budgetTokens !== undefined ? { type: "enabled", budget_tokens: thinking.budgetTokens } : { type: "adaptive" };

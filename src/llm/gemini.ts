@@ -20,6 +20,7 @@ import { toGeminiParameters } from "./schema/gemini.js";
 import { unreadable } from "./sdk-errors.js";
 import { StreamingModel, systemPrompt, type ModelOptions } from "./streaming-model.js";
 import type { ChatRequest, ContentPart, FinishReason, Message, StreamEvent, ToolCall, ToolChoice, ToolDefinition, Usage } from "./types.js";
+import { effortThinking } from "./reasoning-effort.js";
 
 export interface GeminiOptions extends ModelOptions {
   apiKey: string;
@@ -59,6 +60,8 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
     const tools = request.tools ?? [];
     const temperature = request.temperature ?? options.temperature;
     const maxTokens = request.maxTokens ?? options.maxTokens;
+    // Google's own OpenAI-compatible endpoint gives the efforts these budgets.
+    const thinking = effortThinking(request, { low: 1024, medium: 8192, high: 24576 });
     return {
       ...(options.extraBody as GenerateContentConfig | undefined),
       ...(request.providerOptions as GenerateContentConfig | undefined),
@@ -77,7 +80,7 @@ export class GeminiModel extends StreamingModel<GeminiOptions> {
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.presencePenalty !== undefined ? { presencePenalty: request.presencePenalty } : {}),
       ...(request.frequencyPenalty !== undefined ? { frequencyPenalty: request.frequencyPenalty } : {}),
-      ...(request.thinking ? { thinkingConfig: toGeminiThinking(request.thinking) } : {}),
+      ...(thinking ? { thinkingConfig: toGeminiThinking(thinking) } : {}),
       ...(request.responseFormat?.type === "json" ? { responseMimeType: "application/json", ...(request.responseFormat.schema ? { responseJsonSchema: request.responseFormat.schema } : {}) } : {}),
     };
   }

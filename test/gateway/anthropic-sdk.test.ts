@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { signatureOf, startAnthropicServer } from "../support/anthropic-server.js";
+import { INTERLEAVED_WEATHER_CALLS, REDACTED_THINKING, signatureOf, startAnthropicServer } from "../support/anthropic-server.js";
 import { startGeminiServer } from "../support/gemini-server.js";
 import type { ScriptedServer } from "../support/scripted-server.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
@@ -297,21 +297,8 @@ describe("thinking through the gateway to an Anthropic or Gemini model", () => {
   });
 
   it.each([true, false])("hands redacted and interleaved thinking to the client in place, and sends its blocks back unchanged (streamed: %s)", async (streamed) => {
-    const REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3";
-    const anthropic = upstream(await startAnthropicServer({
-      replies: [
-        {
-          blocks: [
-            { thinking: "Taipei first." },
-            { redacted: REDACTED },
-            { toolUse: { name: "get_weather", input: { city: "Taipei" }, id: "toolu_taipei" } },
-            { thinking: "Then Tainan." },
-            { toolUse: { name: "get_weather", input: { city: "Tainan" }, id: "toolu_tainan" } },
-          ],
-        },
-        { text: "25°C and 28°C." },
-      ],
-    }));
+    const REDACTED = REDACTED_THINKING;
+    const anthropic = upstream(await startAnthropicServer({ replies: [INTERLEAVED_WEATHER_CALLS, { text: "25°C and 28°C." }] }));
     harness = await startHarness({ llm: { provider: "anthropic", baseURL: anthropic.url, model: "claude-haiku-4-5", apiKey: "test-key" } });
     const sdk = client(harness);
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei and Tainan?" }];

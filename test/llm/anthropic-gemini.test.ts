@@ -315,3 +315,24 @@ describe("Anthropic and Gemini adapters' requests", () => {
     expect(gemini!.requests).toHaveLength(1);
   });
 });
+
+describe("reasoning effort on a provider that takes a thinking budget", () => {
+  const claude = (maxTokens?: number) => new AnthropicModel({ apiKey: "test-key", model: "claude-haiku-4-5", ...(maxTokens ? { maxTokens } : {}) });
+  const flash = new GeminiModel({ apiKey: "test-key", model: "gemini-2.5-flash" });
+
+  it("turns Anthropic's thinking on with LiteLLM's budgets, below max_tokens, and off for 'none'; the request's own thinking wins", () => {
+    expect(claude().requestBody(ask({ reasoningEffort: "low" })).thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+    expect(claude().requestBody(ask({ reasoningEffort: "minimal" })).thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
+    expect(claude().requestBody(ask({ reasoningEffort: "xhigh" })).thinking).toEqual({ type: "enabled", budget_tokens: 4096 - 1 });
+    expect(claude(16000).requestBody(ask({ reasoningEffort: "high" })).thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
+    expect(claude(1000).requestBody(ask({ reasoningEffort: "medium" })).thinking).toEqual({ type: "disabled" });
+    expect(claude().requestBody(ask({ reasoningEffort: "none" })).thinking).toEqual({ type: "disabled" });
+    expect(claude().requestBody(ask({ reasoningEffort: "high", thinking: { enabled: true, budgetTokens: 2000 } })).thinking).toEqual({ type: "enabled", budget_tokens: 2000 });
+    expect(claude().requestBody(ask())).not.toHaveProperty("thinking");
+  });
+
+  it("turns Gemini's thinking on with the budgets of Google's OpenAI-compatible endpoint", () => {
+    expect(flash.requestConfig(ask({ reasoningEffort: "medium" })).thinkingConfig).toEqual({ includeThoughts: true, thinkingBudget: 8192 });
+    expect(flash.requestConfig(ask({ reasoningEffort: "none" })).thinkingConfig).toEqual({ thinkingBudget: 0 });
+  });
+});

@@ -149,6 +149,20 @@ export async function startAnthropicServer(options: { replies: AnthropicScriptRe
   return listenScripted(handle);
 }
 
+/** Redacted thinking as the real API sends it: opaque data. */
+export const REDACTED_THINKING = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3";
+
+/** A reply that thinks, redacts, calls get_weather for Taipei, thinks again and calls it for Tainan (interleaved thinking). */
+export const INTERLEAVED_WEATHER_CALLS: AnthropicReply = {
+  blocks: [
+    { thinking: "Taipei first." },
+    { redacted: REDACTED_THINKING },
+    { toolUse: { name: "get_weather", input: { city: "Taipei" }, id: "toolu_taipei" } },
+    { thinking: "Then Tainan." },
+    { toolUse: { name: "get_weather", input: { city: "Tainan" }, id: "toolu_tainan" } },
+  ],
+};
+
 /** The signature this server gives a thinking text (the real API's is opaque; this one is checked the same way). */
 export function signatureOf(thinking: string): string {
   return `EqQBCgIYAh${Buffer.from(thinking).toString("base64")}`;
