@@ -25,10 +25,27 @@ const FilePartSchema = z.looseObject({
 const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema, z.looseObject({ type: z.string() })]);
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
 
+/**
+ * Where a call carries the provider's signature of the thinking behind it (Gemini's thought
+ * signature), as Google's OpenAI-compatible API does: `extra_content.google.thought_signature`.
+ * Gemini refuses a conversation whose calls of the current turn lost theirs.
+ */
+export const ExtraContentSchema = z.looseObject({ google: z.looseObject({ thought_signature: z.string().nullish() }).nullish() }).nullish();
+
+export function signatureField(call: ToolCall): { extra_content?: { google: { thought_signature: string } } } {
+  return call.signature ? { extra_content: { google: { thought_signature: call.signature } } } : {};
+}
+
+export function withSignature(call: ToolCall, extra: z.infer<typeof ExtraContentSchema>): ToolCall {
+  const signature = extra?.google?.thought_signature;
+  return signature ? { ...call, signature } : call;
+}
+
 const WireToolCallSchema = z.looseObject({
   id: z.string(),
   type: z.literal("function").optional(),
   function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+  extra_content: ExtraContentSchema,
 });
 
 const MessageSchema = z.discriminatedUnion("role", [
@@ -170,7 +187,7 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
         history.push({ role: "user", content: userContent(message.content, where) });
         break;
       case "assistant": {
-        const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+        const toolCalls: ToolCall[] = (message.tool_calls ?? []).map((call) => withSignature({ id: call.id, name: call.function.name, arguments: call.function.arguments }, call.extra_content));
         for (const call of toolCalls) callNames.set(call.id, call.name);
         if (message.function_call) {
           const id = `call_legacy_${index}`;
@@ -399,7 +416,7 @@ export function wireUsage(usage: Usage): WireUsage {
 }
 
 function wireToolCalls(calls: readonly ToolCall[]) {
-  return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } }));
+  return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments }, ...signatureField(call) }));
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { audioPart, AudioPartSchema, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { audioPart, AudioPartSchema, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 import { unsealBlock } from "./thinking-blocks.js";
 
 /**
@@ -130,7 +130,7 @@ const MessageItemSchema = z.looseObject({
   role: z.enum(["user", "system", "developer", "assistant"]),
   content: z.union([z.string(), z.array(PartSchema)]),
 });
-const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string() });
+const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string(), extra_content: ExtraContentSchema });
 const FunctionOutputSchema = z.looseObject({
   type: z.literal("function_call_output"),
   call_id: z.string().min(1),
@@ -272,7 +272,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
       }
       case "function_call": {
         const fn = parseItem(FunctionCallSchema, item, at);
-        call(assistant(), { id: fn.call_id, name: fn.namespace ? namespacedName(fn.namespace, fn.name) : fn.name, arguments: fn.arguments });
+        call(assistant(), withSignature({ id: fn.call_id, name: fn.namespace ? namespacedName(fn.namespace, fn.name) : fn.name, arguments: fn.arguments }, fn.extra_content));
         return;
       }
       case "function_call_output": {

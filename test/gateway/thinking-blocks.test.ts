@@ -2,6 +2,7 @@ import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERLEAVED_WEATHER_CALLS, REDACTED_THINKING, signatureOf, startAnthropicServer, type AnthropicScriptReply } from "../support/anthropic-server.js";
 import type { ScriptedServer } from "../support/scripted-server.js";
+import { startGeminiServer } from "../support/gemini-server.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { openaiClient, startHarness, type Harness } from "./harness.js";
 
@@ -146,5 +147,33 @@ describe("Responses: reasoning items with encrypted_content", () => {
     const foreign = [{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Earlier." }], encrypted_content: "gAAAAABo-openai-opaque" }];
     const answered = await sdk.responses.create({ model: MODEL, store: false, input: [{ role: "user", content: "Hi" }, ...foreign, { role: "assistant", content: "Hello." }, { role: "user", content: "Again" }] as OpenAI.Responses.ResponseInput });
     expect(answered.status).toBe("completed");
+  });
+});
+
+describe("Gemini's thought signatures on the client's calls", () => {
+  it("go out as extra_content.google.thought_signature (as Google's OpenAI-compatible API sends them) in chat completions and Responses, and back to Gemini with the call", async () => {
+    const call = { name: "get_weather", args: { city: "Taipei" }, thoughtSignature: "CiQBcsjafSig" };
+    const gemini = await startGeminiServer({ replies: [{ functionCalls: [call] }, { text: "25°C." }, { functionCalls: [call] }, { text: "25°C." }] });
+    anthropic = gemini;
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-2.5-flash", apiKey: "test-key" } });
+    const sdk = openaiClient(harness);
+    const signed = (index: number) => (gemini.requests[index]?.body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((content) => content.parts).find((part) => part.functionCall);
+    // Chat completions, streamed: the SDK's accumulated message keeps the field as it came in the delta.
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather?" }];
+    const tools = [{ type: "function" as const, function: WEATHER }];
+    let calls: Array<Record<string, unknown>> = [];
+    for await (const chunk of await sdk.chat.completions.create({ model: "gemini-2.5-flash", tools, messages, stream: true })) calls.push(...((chunk.choices[0]?.delta.tool_calls ?? []) as unknown as Array<Record<string, unknown>>));
+    expect(calls[0]).toMatchObject({ extra_content: { google: { thought_signature: "CiQBcsjafSig" } } });
+    calls = calls.map(({ index: _index, ...rest }) => rest);
+    messages.push({ role: "assistant", content: null, tool_calls: calls } as unknown as OpenAI.ChatCompletionMessageParam, { role: "tool", tool_call_id: String(calls[0]?.id), content: "25°C" });
+    expect((await sdk.chat.completions.create({ model: "gemini-2.5-flash", tools, messages })).choices[0]?.message.content).toBe("25°C.");
+    expect(signed(1)).toMatchObject({ functionCall: { name: "get_weather" }, thoughtSignature: "CiQBcsjafSig" });
+    // Responses: on the function_call item.
+    const first = await sdk.responses.create({ model: "gemini-2.5-flash", store: false, tools: [{ type: "function", ...WEATHER, strict: false }], input: "Weather?" });
+    const item = first.output.find((entry) => entry.type === "function_call") as unknown as Record<string, unknown>;
+    expect(item).toMatchObject({ extra_content: { google: { thought_signature: "CiQBcsjafSig" } } });
+    const second = await sdk.responses.create({ model: "gemini-2.5-flash", store: false, tools: [{ type: "function", ...WEATHER, strict: false }], input: [{ role: "user", content: "Weather?" }, ...first.output, { type: "function_call_output", call_id: String(item.call_id), output: "25°C" }] as OpenAI.Responses.ResponseInput });
+    expect(second.output_text).toBe("25°C.");
+    expect(signed(3)).toMatchObject({ thoughtSignature: "CiQBcsjafSig" });
   });
 });
