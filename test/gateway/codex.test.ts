@@ -2,16 +2,19 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /**
  * Codex CLI with a custom provider (`wire_api = "responses"`) pointed at the gateway. Codex is
- * a 400 MB download, so it is not a dependency: this runs where TOOLBRIDGE_CODEX names its
- * binary (`npm install @openai/codex` somewhere, then node_modules/.bin/codex).
+ * a 170 MB binary, so it is not a dependency of the project: it is pinned in test/codex (which
+ * CI installs with `npm ci --prefix test/codex`), and TOOLBRIDGE_CODEX may name another binary.
+ * Where neither is there (Linux x64 only), this is skipped.
  */
-const CODEX = process.env.TOOLBRIDGE_CODEX;
+const PINNED = fileURLToPath(new URL("../codex/node_modules/codex/vendor/x86_64-unknown-linux-musl/bin/codex", import.meta.url));
+const CODEX = process.env.TOOLBRIDGE_CODEX ?? PINNED;
 
 let harness: Harness | undefined;
 let home: string | undefined;
@@ -21,7 +24,7 @@ afterEach(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-describe.skipIf(CODEX === undefined || !existsSync(CODEX))("Codex CLI", () => {
+describe.skipIf(!existsSync(CODEX))("Codex CLI", () => {
   it("answers through the gateway, the MCP tool run inside, its hosted tools left out", async () => {
     harness = await startHarness({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] }, { text: "It is 7 January 2026." }] });
     home = mkdtempSync(join(tmpdir(), "toolbridge-codex-"));
