@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERLEAVED_WEATHER_CALLS, REDACTED_THINKING, signatureOf, startAnthropicServer, type AnthropicScriptReply } from "../support/anthropic-server.js";
@@ -85,6 +86,23 @@ describe("chat completions: thinking_blocks", () => {
       messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "x", thinking_blocks: [{ type: "thinking", signature: "s" }] } as OpenAI.ChatCompletionMessageParam, { role: "user", content: "Again" }],
     });
     await expect(bad).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages.1") });
+  });
+
+  it("refuses an oversized thinking block with one 400 naming the message and block, in chat completions and the Messages API alike, and asks no model", async () => {
+    const { sdk, upstream } = await start([]);
+    const huge = "A".repeat(4 * 1024 * 1024 + 1);
+    const chat = sdk.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "x", thinking_blocks: [SIGNED, { type: "redacted_thinking", data: huge }] } as OpenAI.ChatCompletionMessageParam, { role: "user", content: "Again" }],
+    });
+    await expect(chat).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^400 messages\.1\.thinking_blocks\.1\.data: more than the 4194304 characters a thinking block may hold$/) });
+    const messages = new Anthropic({ baseURL: harness?.gateway.url, apiKey: "none", maxRetries: 0 }).messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "thinking", thinking: huge, signature: "s" }, { type: "text", text: "x" }] }, { role: "user", content: "Again" }],
+    });
+    await expect(messages).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/messages\[1\]\.content\[0\]\.thinking: more than the 4194304 characters/) });
+    expect(upstream.requests).toHaveLength(0);
   });
 });
 
