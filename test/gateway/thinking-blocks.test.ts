@@ -138,6 +138,34 @@ describe("Responses: reasoning items with encrypted_content", () => {
     ]);
   });
 
+  it("streams each reasoning item as an added and a done event of one id and index, announced in progress and done with its encrypted_content (given whether or not include asks)", async () => {
+    const { sdk } = await start([INTERLEAVED_WEATHER_CALLS]);
+    const events: Item[] = [];
+    const stream = await sdk.responses.create({ model: MODEL, reasoning: { effort: "low" }, tools: [{ type: "function", ...WEATHER, strict: false }], input: "Weather in Taipei and Tainan?", stream: true });
+    for await (const event of stream) events.push(event as unknown as Item);
+    const numbers = events.map((event) => event.sequence_number as number);
+    expect(numbers).toEqual(numbers.map((_, i) => i));
+    const added = events.filter((event) => event.type === "response.output_item.added");
+    const done = events.filter((event) => event.type === "response.output_item.done");
+    expect(added.map((event) => event.output_index)).toEqual([0, 1, 2, 3, 4]);
+    expect(done.map((event) => event.output_index)).toEqual([0, 1, 2, 3, 4]);
+    const item = (event: Item) => event.item as Item;
+    // Announced in progress, as every item; what a reasoning item holds comes with its done event.
+    for (const event of added) expect(item(event).status).toBe("in_progress");
+    for (const event of added) expect(item(event)).not.toHaveProperty("encrypted_content");
+    expect(done.map((event) => item(event).id)).toEqual(added.map((event) => item(event).id));
+    expect(done.map((event) => item(event).type)).toEqual(["reasoning", "reasoning", "function_call", "reasoning", "function_call"]);
+    for (const index of [0, 1, 3]) {
+      expect(item(done[index] as Item)).toMatchObject({ status: "completed", encrypted_content: expect.stringMatching(/^tbr1\./) });
+      // Each item is done before the next is added: the thinking stays in its place among the calls.
+      expect(events.indexOf(done[index] as Item)).toBeLessThan(events.indexOf(added[index + 1] as Item));
+    }
+    expect(item(done[0] as Item).summary).toEqual([{ type: "summary_text", text: "Taipei first." }]);
+    const completed = events.at(-1) as Item;
+    expect(completed.type).toBe("response.completed");
+    expect((completed.response as Item).output).toEqual(done.map(item));
+  });
+
   it("keeps signed thinking in a stored response, for a conversation continued by previous_response_id", async () => {
     const { sdk, upstream } = await start([THOUGHT_THEN_CALL, { text: "25°C in Taipei." }]);
     const tools = [{ type: "function" as const, ...WEATHER, strict: false }];
