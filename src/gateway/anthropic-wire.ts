@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
-import { isSealed, RedactedThinkingBlockSchema, ThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
+import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
+import { ClientThinkingBlockSchema, isSealed, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -37,7 +37,7 @@ const ToolResultBlockSchema = z.looseObject({
   is_error: z.boolean().optional(),
 });
 const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
-const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema, z.looseObject({ type: z.string() })]);
+const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ClientThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
@@ -139,13 +139,14 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
   let reasoning = "";
   const toolCalls: ToolCall[] = [];
   const order: ReplyBlock[] = [];
-  for (const block of blocks) {
+  for (const [index, block] of blocks.entries()) {
     if (block.type === "text") {
       const { text } = block as z.infer<typeof TextBlockSchema>;
       content += text;
       order.push({ type: "text", text });
     } else if (block.type === "thinking" || block.type === "redacted_thinking") {
-      const thinking = toReplyBlock(block as z.infer<typeof ThinkingBlockSchema> | z.infer<typeof RedactedThinkingBlockSchema>);
+      // Checked here: the union's catch-all would take a malformed or oversized one.
+      const thinking = toReplyBlock(parseAt(ClientThinkingBlockSchema, block, `${where}.content[${index}]`));
       if (thinking.type === "reasoning") reasoning += thinking.text;
       order.push(thinking);
     } else if (block.type === "tool_use") {

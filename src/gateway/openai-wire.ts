@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
-import { isSealed, RedactedThinkingBlockSchema, ThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
+import { ClientThinkingBlockSchema, isSealed, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
@@ -59,7 +59,7 @@ const MessageSchema = z.discriminatedUnion("role", [
     function_call: z.looseObject({ name: z.string().min(1), arguments: z.string() }).nullish(),
     reasoning_content: z.string().nullish(),
     /** Signed and redacted thinking as the gateway handed it out (see thinking-blocks.ts), to go back to the provider. */
-    thinking_blocks: z.array(z.union([ThinkingBlockSchema, RedactedThinkingBlockSchema])).nullish(),
+    thinking_blocks: z.array(ClientThinkingBlockSchema).max(MAX_THINKING_BLOCKS, `at most ${MAX_THINKING_BLOCKS} thinking blocks a message`).nullish(),
   }),
   z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
   /** Legacy function calling: the result of the assistant's last `function_call` of that name. */
@@ -166,6 +166,14 @@ export interface AgentRequest {
 
 /** A request the gateway cannot turn into a turn; the message names the field. */
 export class WireError extends Error {}
+
+/** A part of a request checked against its schema, or a WireError naming where it went wrong. */
+export function parseAt<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new WireError(`${where}${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}`);
+}
 
 export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
   if (request.functions != null && request.tools != null) throw new WireError("functions: send either tools or the legacy functions, not both");

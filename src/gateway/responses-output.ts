@@ -91,7 +91,9 @@ export class ResponseOutput {
 
   /**
    * One agent event; text and reasoning stream as deltas, hub tool calls as `mcp_call` items.
-   * Signed or redacted reasoning ends its reasoning item with the block as `encrypted_content`,
+   * Signed or redacted reasoning ends its reasoning item with the block as `encrypted_content`
+   * (whether or not `include` asks: a client replaying output items as input without asking,
+   * which OpenAI serves from the items it stored, would otherwise lose the thinking),
    * and the client's calls are written in their place among such items, since a provider wants
    * its thinking back where it stood between the calls.
    */
@@ -205,8 +207,12 @@ export class ResponseOutput {
       return;
     }
     this.closeText();
-    const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], encrypted_content: sealBlock(block), status: "completed" };
-    this.done(item, this.add(item, true));
+    // Announced as every item is, in progress; the done event carries what it holds.
+    const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
+    const index = this.add(item, true);
+    item.encrypted_content = sealBlock(block);
+    item.status = "completed";
+    this.done(item, index);
   }
 
   private clientCall(call: ToolCall): void {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { audioPart, AudioPartSchema, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 import { unsealBlock } from "./thinking-blocks.js";
 
 /**
@@ -183,13 +183,6 @@ export function inputItems(input: ResponsesRequest["input"]): Item[] {
   });
 }
 
-function parseItem<T>(schema: z.ZodType<T>, item: Item, where: string): T {
-  const parsed = schema.safeParse(item);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new WireError(`${where}${issue?.path.length ? `.${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid item"}`);
-}
-
 /** How an MCP call's server and tool name map to the name the model knows the tool by. */
 export type ExposedName = (serverLabel: string, toolName: string) => string;
 
@@ -234,7 +227,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
     const at = where(index);
     switch (item.type) {
       case "message": {
-        const message = parseItem(MessageItemSchema, item, at);
+        const message = parseAt(MessageItemSchema, item, at);
         if (message.role === "system" || message.role === "developer") {
           system.push(textOf(message.content, at));
           return;
@@ -251,7 +244,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         return;
       }
       case "reasoning": {
-        const parsed = parseItem(ReasoningSchema, item, at);
+        const parsed = parseAt(ReasoningSchema, item, at);
         // The gateway's own items carry the thinking twice (content and summary); OpenAI's only as a summary.
         const parts = parsed.content && parsed.content.length > 0 ? parsed.content : (parsed.summary ?? []);
         const block = parsed.encrypted_content ? unsealBlock(parsed.encrypted_content) : undefined;
@@ -271,12 +264,12 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         return;
       }
       case "function_call": {
-        const fn = parseItem(FunctionCallSchema, item, at);
+        const fn = parseAt(FunctionCallSchema, item, at);
         call(assistant(), withSignature({ id: fn.call_id, name: fn.namespace ? namespacedName(fn.namespace, fn.name) : fn.name, arguments: fn.arguments }, fn.extra_content));
         return;
       }
       case "function_call_output": {
-        const output = parseItem(FunctionOutputSchema, item, at);
+        const output = parseAt(FunctionOutputSchema, item, at);
         const name = callNames.get(output.call_id);
         if (name === undefined) throw new WireError(`${at}: call_id "${output.call_id}" answers no function_call before it`);
         open = undefined;
@@ -284,7 +277,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         return;
       }
       case "mcp_call": {
-        const mcp = parseItem(McpCallSchema, item, at);
+        const mcp = parseAt(McpCallSchema, item, at);
         const requested = mcp.approval_request_id ? approvals.get(mcp.approval_request_id) : undefined;
         const id = requested?.id ?? mcp.id;
         open = undefined;
@@ -296,12 +289,12 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         return;
       }
       case "mcp_approval_request": {
-        const request = parseItem(McpApprovalRequestSchema, item, at);
+        const request = parseAt(McpApprovalRequestSchema, item, at);
         approvals.set(request.id, request);
         return;
       }
       case "mcp_approval_response": {
-        const answer = parseItem(McpApprovalResponseSchema, item, at);
+        const answer = parseAt(McpApprovalResponseSchema, item, at);
         const request = approvals.get(answer.approval_request_id);
         if (!request) throw new WireError(`${at}: approval_request_id "${answer.approval_request_id}" answers no mcp_approval_request of this conversation`);
         // An approved call shows as the mcp_call that ran it; a refusal is told to the model here.
@@ -396,14 +389,14 @@ export function clientFunctionTools(tools: ResponsesRequest["tools"]): ClientToo
     if (tool.type === "mcp") return;
     if (tool.type === "function") return add(tool as z.infer<typeof FunctionToolSchema>, (tool as z.infer<typeof FunctionToolSchema>).name, `tools[${index}]`);
     if (tool.type === "namespace") {
-      const namespace = parseItem(NamespaceToolSchema, tool, `tools[${index}]`);
+      const namespace = parseAt(NamespaceToolSchema, tool, `tools[${index}]`);
       namespace.tools.forEach((member, at) => {
         const where = `tools[${index}].tools[${at}]`;
         if (member.type !== "function") {
           out.ignored.push(`${namespace.name}:${member.type}`);
           return;
         }
-        const fn = parseItem(FunctionToolSchema, member, where);
+        const fn = parseAt(FunctionToolSchema, member, where);
         const name = namespacedName(namespace.name, fn.name);
         add({ ...fn, description: fn.description ?? namespace.description }, name, where);
         out.namespaced.set(name, { namespace: namespace.name, name: fn.name });

@@ -10,8 +10,16 @@ import type { ReplyBlock } from "../llm/types.js";
  * Anthropic's block shapes), Responses as a reasoning item's opaque `encrypted_content`.
  */
 
-export const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() });
-export const RedactedThinkingBlockSchema = z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() });
+/** The most a thinking block a client sends back may hold, in characters (its text, signature or data), or an `encrypted_content` of the gateway's. */
+export const MAX_SEALED_CHARS = 4 * 1024 * 1024;
+/** The most thinking blocks one assistant message may carry. */
+export const MAX_THINKING_BLOCKS = 1000;
+const bounded = z.string().max(MAX_SEALED_CHARS, `more than the ${MAX_SEALED_CHARS} characters a thinking block may hold`);
+
+export const ThinkingBlockSchema = z.looseObject({ type: z.literal("thinking"), thinking: bounded, signature: bounded.optional() });
+export const RedactedThinkingBlockSchema = z.looseObject({ type: z.literal("redacted_thinking"), data: bounded });
+/** A thinking block as a client sends it back: chat completions' `thinking_blocks` entry, a Messages assistant block. */
+export const ClientThinkingBlockSchema = z.discriminatedUnion("type", [ThinkingBlockSchema, RedactedThinkingBlockSchema]);
 
 export type ThinkingBlock = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
 
@@ -20,7 +28,7 @@ export function isSealed(block: ReplyBlock): boolean {
   return block.type === "redacted-reasoning" || (block.type === "reasoning" && block.signature !== "");
 }
 
-export function toReplyBlock(block: ThinkingBlock | z.infer<typeof ThinkingBlockSchema> | z.infer<typeof RedactedThinkingBlockSchema>): Extract<ReplyBlock, { type: "reasoning" | "redacted-reasoning" }> {
+export function toReplyBlock(block: ThinkingBlock | z.infer<typeof ClientThinkingBlockSchema>): Extract<ReplyBlock, { type: "reasoning" | "redacted-reasoning" }> {
   return block.type === "thinking" ? { type: "reasoning", text: block.thinking, signature: block.signature ?? "" } : { type: "redacted-reasoning", data: block.data };
 }
 
@@ -60,8 +68,6 @@ export class ThinkingBlocks {
   }
 }
 
-/** The most an `encrypted_content` the gateway gave out may hold, in characters. */
-export const MAX_SEALED_CHARS = 4 * 1024 * 1024;
 const SEAL_PREFIX = "tbr1.";
 const SealSchema = z.union([z.strictObject({ thinking: z.string(), signature: z.string().min(1) }), z.strictObject({ redacted: z.string() })]);
 

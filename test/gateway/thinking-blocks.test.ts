@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERLEAVED_WEATHER_CALLS, REDACTED_THINKING, signatureOf, startAnthropicServer, type AnthropicScriptReply } from "../support/anthropic-server.js";
@@ -86,6 +87,23 @@ describe("chat completions: thinking_blocks", () => {
     });
     await expect(bad).rejects.toMatchObject({ status: 400, message: expect.stringContaining("messages.1") });
   });
+
+  it("refuses an oversized thinking block with one 400 naming the message and block, in chat completions and the Messages API alike, and asks no model", async () => {
+    const { sdk, upstream } = await start([]);
+    const huge = "A".repeat(4 * 1024 * 1024 + 1);
+    const chat = sdk.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: "x", thinking_blocks: [SIGNED, { type: "redacted_thinking", data: huge }] } as OpenAI.ChatCompletionMessageParam, { role: "user", content: "Again" }],
+    });
+    await expect(chat).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^400 messages\.1\.thinking_blocks\.1\.data: more than the 4194304 characters a thinking block may hold$/) });
+    const messages = new Anthropic({ baseURL: harness?.gateway.url, apiKey: "none", maxRetries: 0 }).messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      messages: [{ role: "user", content: "Hi" }, { role: "assistant", content: [{ type: "thinking", thinking: huge, signature: "s" }, { type: "text", text: "x" }] }, { role: "user", content: "Again" }],
+    });
+    await expect(messages).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/messages\[1\]\.content\[0\]\.thinking: more than the 4194304 characters/) });
+    expect(upstream.requests).toHaveLength(0);
+  });
 });
 
 describe("Responses: reasoning items with encrypted_content", () => {
@@ -118,6 +136,34 @@ describe("Responses: reasoning items with encrypted_content", () => {
       { type: "thinking", thinking: "Then Tainan.", signature: signatureOf("Then Tainan.") },
       { type: "tool_use", id: "toolu_tainan", name: "get_weather", input: { city: "Tainan" } },
     ]);
+  });
+
+  it("streams each reasoning item as an added and a done event of one id and index, announced in progress and done with its encrypted_content (given whether or not include asks)", async () => {
+    const { sdk } = await start([INTERLEAVED_WEATHER_CALLS]);
+    const events: Item[] = [];
+    const stream = await sdk.responses.create({ model: MODEL, reasoning: { effort: "low" }, tools: [{ type: "function", ...WEATHER, strict: false }], input: "Weather in Taipei and Tainan?", stream: true });
+    for await (const event of stream) events.push(event as unknown as Item);
+    const numbers = events.map((event) => event.sequence_number as number);
+    expect(numbers).toEqual(numbers.map((_, i) => i));
+    const added = events.filter((event) => event.type === "response.output_item.added");
+    const done = events.filter((event) => event.type === "response.output_item.done");
+    expect(added.map((event) => event.output_index)).toEqual([0, 1, 2, 3, 4]);
+    expect(done.map((event) => event.output_index)).toEqual([0, 1, 2, 3, 4]);
+    const item = (event: Item) => event.item as Item;
+    // Announced in progress, as every item; what a reasoning item holds comes with its done event.
+    for (const event of added) expect(item(event).status).toBe("in_progress");
+    for (const event of added) expect(item(event)).not.toHaveProperty("encrypted_content");
+    expect(done.map((event) => item(event).id)).toEqual(added.map((event) => item(event).id));
+    expect(done.map((event) => item(event).type)).toEqual(["reasoning", "reasoning", "function_call", "reasoning", "function_call"]);
+    for (const index of [0, 1, 3]) {
+      expect(item(done[index] as Item)).toMatchObject({ status: "completed", encrypted_content: expect.stringMatching(/^tbr1\./) });
+      // Each item is done before the next is added: the thinking stays in its place among the calls.
+      expect(events.indexOf(done[index] as Item)).toBeLessThan(events.indexOf(added[index + 1] as Item));
+    }
+    expect(item(done[0] as Item).summary).toEqual([{ type: "summary_text", text: "Taipei first." }]);
+    const completed = events.at(-1) as Item;
+    expect(completed.type).toBe("response.completed");
+    expect((completed.response as Item).output).toEqual(done.map(item));
   });
 
   it("keeps signed thinking in a stored response, for a conversation continued by previous_response_id", async () => {
