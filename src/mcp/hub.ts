@@ -251,18 +251,21 @@ export class Hub {
       // Rejected, as from an async function, so callers' catch() sees it.
       return Promise.reject(error);
     }
-    const onProgress = options.onProgress;
     // Written out, not spread from options: on Node 20 each key added after a spread costs about a microsecond.
-    const withProgress: CallToolOptions = {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      onProgress: (progress) => {
-        onProgress?.(progress);
-        this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
-      },
-    };
+    const withProgress: CallToolOptions = { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: this.progressOf(tool, options.onProgress) };
     const result = round ? connection.relayToolCall(tool.originalName, args, round, withProgress) : connection.callTool(tool.originalName, args, withProgress);
     return result.then(maskedToolResult);
+  }
+
+  /**
+   * A call's progress handler: the caller's, then the hub's event. Returned from here, not written inline as a property:
+   * esbuild (tsx) keeps a function's name by renaming it where it is made, a defineProperty on every call.
+   */
+  private progressOf(tool: HubTool, onProgress: CallToolOptions["onProgress"]): NonNullable<CallToolOptions["onProgress"]> {
+    return (progress) => {
+      onProgress?.(progress);
+      this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
+    };
   }
 
   /** Like every list below, listed again first where the server's caching hint says it is stale. */
