@@ -1,6 +1,6 @@
 import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
-import type { CallToolRequestOptions, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
+import type { CallToolRequestOptions, CallToolRequestParams, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
 import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
@@ -70,6 +70,9 @@ const LEGACY_VERSION = "2025-11-25";
 const MODERN = "2026-07-28";
 
 /** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
+/** A request's SDK options with its idle timeout always set. */
+type BoundedOptions = RequestOptions & { timeout: number };
+
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
 
 type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
@@ -228,59 +231,68 @@ export class Connection {
     };
   }
 
-  private async runTool(tool: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
-    const what = `tools/call ${tool}`;
+  /**
+   * One promise chain from the caller to the SDK's answer: the request's own checks are one step after it (see
+   * request), with nothing async of this file's between. A task's wait is the exception: it spans many requests.
+   */
+  private runTool(tool: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
     const max = this.maxToolTimeMs;
-    // A task's wait spans many requests: its cap is a signal. A plain call's is the SDK's maxTotalTimeout, checked at each
-    // progress notification, with the idle timeout never above it: no timer or signal of our own on the common path.
-    const total = () => AbortSignal.timeout(max);
-    let taskCap: AbortSignal | undefined;
-    try {
-      return (await this.request(what, options, (client, requestOptions) => {
-        const listed = this.tools.find((t) => t.name === tool);
-        const tasks = this.taskProtocol;
-        const asTask = () => {
-          taskCap = total();
-          const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, taskCap]) : taskCap;
-          return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress, listed);
-        };
-        // A relayed call of the extension's is the hub's client's to make a task or not (by declaring the extension).
-        const relaysTasks = round !== undefined && tasks.serverDirected;
-        if (!relaysTasks && runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
-          return asTask();
-        }
-        const relay = relayed(client, round);
-        // Written out, not spread from requestOptions: on Node 20 each key added after a spread costs about a microsecond.
-        const callOptions: CallToolRequestOptions = {
-          signal: requestOptions.signal,
-          // The definition this hub listed: v2 checks structuredContent against its outputSchema
-          // (and mirrors declared argument headers) from it, since our listing bypasses its cache.
-          toolDefinition: listed,
-          allowInputRequired: relay?.options.allowInputRequired,
-          timeout: Math.min(requestOptions.timeout, max),
-          maxTotalTimeout: max,
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => options.onProgress?.(progress),
-        };
-        const call = () => callTool(client, { name: tool, arguments: args, ...relay?.params }, callOptions);
-        const plain = withUrlElicitations(call, this.options.handlers.onUrlElicitation, this.name);
-        // The server's task, when it made the relayed call one, comes back as it is (see relayedTask).
-        if (relaysTasks) return plain.catch((error: unknown) => relayedTaskOf(error));
-        // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
-        // (as a SEP-1686 tool whose taskSupport is "required" always is).
-        if (!tasks.serverDirected || !tasks.supported(client) || round) return plain;
-        return plain.catch((error: unknown) => {
-          if (requiresTasksExtension(error)) return asTask();
-          throw error;
-        });
-      })) as CallToolResult | InputRequiredResult | CreatedTask;
-    } catch (error) {
-      if (options.signal?.aborted || !(taskCap?.aborted || isTotalTimeout(error, max < (options.timeoutMs ?? this.requestTimeoutMs)))) throw error;
-      throw new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, {
-        server: this.name,
-        cause: error,
-      });
+    // A plain call's cap is the SDK's maxTotalTimeout, checked at each progress notification, with the idle timeout
+    // never above it: no timer or signal of our own on the common path.
+    return this.request(`tools/call ${tool}`, options, (client, requestOptions) => this.sendToolCall(client, tool, args, options, requestOptions, round), max);
+  }
+
+  private sendToolCall(client: Client, tool: string, args: Record<string, unknown>, options: CallToolOptions, requestOptions: BoundedOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
+    const listed = this.tools.find((t) => t.name === tool);
+    const tasks = this.taskProtocol;
+    // A relayed call of the extension's is the hub's client's to make a task or not (by declaring the extension).
+    const relaysTasks = round !== undefined && tasks.serverDirected;
+    if (!relaysTasks && runsAsTask(listed, this.config.tasks ?? this.options.tasks, tasks.supported(client), requestOptions.timeout, tasks.serverDirected)) {
+      return this.runAsTask(client, tool, args, options, requestOptions, listed);
     }
+    const relay = relayed(client, round);
+    const max = this.maxToolTimeMs;
+    // Written out, not spread from requestOptions: on Node 20 each key added after a spread costs about a microsecond.
+    const callOptions: CallToolRequestOptions = {
+      signal: requestOptions.signal,
+      // The definition this hub listed: v2 checks structuredContent against its outputSchema
+      // (and mirrors declared argument headers) from it, since our listing bypasses its cache.
+      toolDefinition: listed,
+      allowInputRequired: relay?.options.allowInputRequired,
+      timeout: Math.min(requestOptions.timeout, max),
+      maxTotalTimeout: max,
+      resetTimeoutOnProgress: true,
+      // Always a handler, so that every call asks for progress (and its idle timeout is reset by it).
+      onprogress: options.onProgress ?? ignoreProgress,
+    };
+    const params: CallToolRequestParams = relay ? { name: tool, arguments: args, ...relay.params } : { name: tool, arguments: args };
+    const onUrlElicitation = this.options.handlers.onUrlElicitation;
+    // Without a handler a URL elicitation error is the call's error as it is: no retry to prepare.
+    const plain = onUrlElicitation ? withUrlElicitations(() => callTool(client, params, callOptions), onUrlElicitation, this.name) : callTool(client, params, callOptions);
+    // The server's task, when it made the relayed call one, comes back as it is (see relayedTask).
+    if (relaysTasks) return plain.catch((error: unknown) => relayedTaskOf(error));
+    // A tool the server runs only as a task says so with -32021 naming the extension: it is called again, as one
+    // (as a SEP-1686 tool whose taskSupport is "required" always is).
+    if (!tasks.serverDirected || !tasks.supported(client) || round) return plain;
+    return plain.catch((error: unknown) => {
+      if (requiresTasksExtension(error)) return this.runAsTask(client, tool, args, options, requestOptions, listed);
+      throw error;
+    });
+  }
+
+  /** A tool call as a task: its wait spans many requests, so its cap (maxToolTimeMs) is a signal, and its end the cap's error. */
+  private runAsTask(client: Client, tool: string, args: Record<string, unknown>, options: CallToolOptions, requestOptions: BoundedOptions, listed?: Tool): Promise<CallToolResult> {
+    const max = this.maxToolTimeMs;
+    const cap = AbortSignal.timeout(max);
+    const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, cap]) : cap;
+    return this.tasks.run(client, tool, args, { ...requestOptions, signal }, options.onProgress, listed).catch((error: unknown) => {
+      if (options.signal?.aborted || !cap.aborted) throw error;
+      throw this.overMaxToolTime(`tools/call ${tool}`, max, error);
+    });
+  }
+
+  private overMaxToolTime(what: string, max: number, cause: unknown): HubError {
+    return new HubError("timeout", `${what} on server "${this.name}" did not finish within ${max} ms (maxToolTimeMs)`, { server: this.name, cause });
   }
 
   /** Tasks on this server: those it lists (where it can), and those this hub started and still waits for. */
@@ -880,27 +892,34 @@ export class Connection {
     for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 
-  /** Runs one request on the live client, bounded by `timeoutMs` (default requestTimeoutMs), errors made HubErrors. */
-  private async request<T>(
+  /**
+   * Runs one request on the live client, bounded by `timeoutMs` (default requestTimeoutMs), errors made HubErrors;
+   * `maxTotalMs`, where given, is the cap the request's SDK options set (maxTotalTimeout). Not an async function:
+   * the answer's checks are one step after the request's own promise, the only step this adds to a call.
+   */
+  private request<T>(
     what: string,
     { signal, timeoutMs = this.requestTimeoutMs }: { signal?: AbortSignal; timeoutMs?: number },
-    run: (client: Client, options: RequestOptions & { timeout: number }) => Promise<T>,
+    run: (client: Client, options: BoundedOptions) => Promise<T>,
+    maxTotalMs?: number,
   ): Promise<T> {
-    if (signal?.aborted) throw new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name });
+    if (signal?.aborted) return Promise.reject(new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name }));
+    const options = signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs };
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
-    const client = this.client && this.state.status === "connected" && !this.closing ? this.client : await this.ready();
-    let result: T;
-    try {
-      result = await run(client, signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs });
-      this.restartFailures = 0;
-    } catch (error) {
-      throw this.requestError(error, what, signal, timeoutMs);
-    }
-    // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
-    if (nestedDeeperThan(result)) {
-      throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
-    }
-    return result;
+    const live = this.client && this.state.status === "connected" && !this.closing ? this.client : undefined;
+    // ready()'s failures are HubErrors, passed on as they are.
+    const sent = live ? started(run, live, options) : this.ready().then((client) => run(client, options));
+    return sent.then(
+      (result) => {
+        this.restartFailures = 0;
+        // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
+        if (nestedDeeperThan(result)) throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
+        return result;
+      },
+      (error: unknown) => {
+        throw this.requestError(error, what, signal, timeoutMs, maxTotalMs);
+      },
+    );
   }
 
   /**
@@ -931,7 +950,7 @@ export class Connection {
     this.options.emit({ type: "log", server: this.name, level: "warning", text });
   }
 
-  private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number): HubError {
+  private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number, maxTotalMs?: number): HubError {
     const server = this.name;
     if (error instanceof HubError) return error;
     const tooLarge = tooLargeMessage(error) ?? (isConnectionClosed(error) ? this.oversized?.message : undefined);
@@ -946,6 +965,7 @@ export class Connection {
       return new HubError("server-error", `${what} on server "${server}" failed: ${error.message.replace(/^MCP error -?\d+: /, "")}`, { server, cause: error });
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      if (maxTotalMs !== undefined && isTotalTimeout(error, maxTotalMs < timeoutMs)) return this.overMaxToolTime(what, maxTotalMs, error);
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
@@ -1061,6 +1081,18 @@ function tooLargeMessage(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** run's promise; a throw before it has one is a rejection, as from an async function. */
+function started<T>(run: (client: Client, options: BoundedOptions) => Promise<T>, client: Client, options: BoundedOptions): Promise<T> {
+  try {
+    return run(client, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The progress handler of a call whose caller has none: the call still asks for progress, to reset its idle timeout. */
+function ignoreProgress(): void {}
 
 /**
  * Whether a call's timeout was its total cap: the SDK's maxTotalTimeout, or the idle timeout

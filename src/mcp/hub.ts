@@ -236,24 +236,36 @@ export class Hub {
     return { ...task, get: async () => maskSecretsIn(await task.get()), watch: (onStatus) => task.watch((now) => onStatus(maskSecretsIn(now))) };
   }
 
-  private async runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
-    this.assertOpen();
-    const { byName, aliases } = this.registry();
-    const tool = byName.get(name) ?? aliases.get(name);
-    if (!tool) throw this.unknownTool(name);
-    const onProgress = options.onProgress;
-    const connection = this.connection(tool.server);
+  /** Not an async function: the result is masked in one step after the connection's promise, the only step this adds to a call. */
+  private runTool(name: string, args: Record<string, unknown>, options: CallToolOptions, round?: RelayedRound): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
+    let tool: HubTool;
+    let connection: Connection;
+    try {
+      this.assertOpen();
+      const { byName, aliases } = this.registry();
+      const found = byName.get(name) ?? aliases.get(name);
+      if (!found) throw this.unknownTool(name);
+      tool = found;
+      connection = this.connection(tool.server);
+    } catch (error) {
+      // Rejected, as from an async function, so callers' catch() sees it.
+      return Promise.reject(error);
+    }
     // Written out, not spread from options: on Node 20 each key added after a spread costs about a microsecond.
-    const withProgress: CallToolOptions = {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      onProgress: (progress) => {
-        onProgress?.(progress);
-        this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
-      },
+    const withProgress: CallToolOptions = { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: this.progressOf(tool, options.onProgress) };
+    const result = round ? connection.relayToolCall(tool.originalName, args, round, withProgress) : connection.callTool(tool.originalName, args, withProgress);
+    return result.then(maskedToolResult);
+  }
+
+  /**
+   * A call's progress handler: the caller's, then the hub's event. Returned from here, not written inline as a property:
+   * esbuild (tsx) keeps a function's name by renaming it where it is made, a defineProperty on every call.
+   */
+  private progressOf(tool: HubTool, onProgress: CallToolOptions["onProgress"]): NonNullable<CallToolOptions["onProgress"]> {
+    return (progress) => {
+      onProgress?.(progress);
+      this.emit({ type: "progress", server: tool.server, tool: tool.name, progress });
     };
-    const result = round ? await connection.relayToolCall(tool.originalName, args, round, withProgress) : await connection.callTool(tool.originalName, args, withProgress);
-    return maskSecretsIn("content" in result ? toolErrorOnce(result as CallToolResult) : result);
   }
 
   /** Like every list below, listed again first where the server's caching hint says it is stale. */
@@ -580,4 +592,9 @@ function matchesTemplate(template: string, uri: string): boolean {
 /** A short list for one-line errors: the first few names and how many more. */
 function listNames(names: string[], max = 12): string {
   return names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`;
+}
+
+/** A tool's answer as the hub hands it on: an error's repeated prefixes said once, and the registered secrets masked. */
+function maskedToolResult(result: CallToolResult | InputRequiredResult | CreatedTask): CallToolResult | InputRequiredResult | CreatedTask {
+  return maskSecretsIn("content" in result ? toolErrorOnce(result as CallToolResult) : result);
 }

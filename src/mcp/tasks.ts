@@ -3,9 +3,10 @@ import {
   CancelTaskResultSchema,
   CreateTaskResultSchema,
   GetTaskResultSchema,
+  ImplementationSchema,
   ListTasksResultSchema,
 } from "@modelcontextprotocol/core";
-import { ProtocolError, SdkErrorCode, SdkError } from "@modelcontextprotocol/client";
+import { ProtocolError, SdkErrorCode, SdkError, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
 import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
 import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
@@ -145,7 +146,7 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
       if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
       const parsed = CallToolResultSchema.safeParse(detail.result);
       if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
-      return checkedToolResult(definition, parsed.data);
+      return checkedToolResult(definition, withServerInfo(parsed.data, detail._meta));
     },
     async answer(_client, task, options) {
       const requests = latest.get(task.taskId)?.inputRequests ?? {};
@@ -432,4 +433,15 @@ async function failedResult(protocol: ToolTaskProtocol, client: Client, task: Ta
     const why = task.statusMessage ?? (error instanceof Error ? error.message : String(error));
     return { isError: true, content: [{ type: "text", text: `the task failed: ${why}` }] };
   }
+}
+
+/**
+ * A 2026-07-28 server stamps each result it sends with its serverInfo (in `_meta`): a plain call's result has it, a
+ * task's result comes inside the tasks/get result that has it. The task's result takes that stamp where it has none
+ * of its own, so that it reads as the same call made plainly does (and as SDK v2's Client returns that one).
+ */
+function withServerInfo(result: CallToolResult, taskMeta: unknown): CallToolResult {
+  if (result._meta?.[SERVER_INFO_META_KEY] !== undefined || typeof taskMeta !== "object" || taskMeta === null) return result;
+  const stamp = ImplementationSchema.safeParse((taskMeta as Record<string, unknown>)[SERVER_INFO_META_KEY]);
+  return stamp.success ? { ...result, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: stamp.data } } : result;
 }

@@ -7,6 +7,7 @@ import type {
   InputRequiredResult,
   JsonSchemaType,
   JsonSchemaValidator,
+  StandardSchemaV1,
   Tool,
   jsonSchemaValidator,
 } from "@modelcontextprotocol/client";
@@ -49,18 +50,29 @@ export function callTool(client: Client, params: CallToolRequestParams, options:
 /** The keys of other result families (a task, input requests), as v2's codec lists them. */
 const FOREIGN_FAMILY_KEYS = ["task", "inputRequests", "requestState"];
 
+/** The 2025-11-25 wire's tools/call result: structuredContent an object. */
+const WIRE_CALL_TOOL_RESULT = CallToolResultSchema.extend({ structuredContent: z.record(z.string(), z.unknown()).optional() });
+
 /**
- * A tools/call result as the 2025-11-25 wire has it: structuredContent an object; no content an empty list, unless the
- * body carries another result family's key (it is then no empty success).
+ * A tools/call result as the 2025-11-25 wire has it: WIRE_CALL_TOOL_RESULT, where no content is an empty list, unless
+ * the body carries another result family's key (it is then no empty success). The key check is a step before the
+ * schema's own, not a zod refinement piped into it: that took a parse of its own on every call.
  */
-const LEGACY_CALL_TOOL_RESULT = z
-  .unknown()
-  .superRefine((value, context) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value) || (value as { content?: unknown }).content !== undefined) return;
-    const foreign = FOREIGN_FAMILY_KEYS.find((key) => key in value);
-    if (foreign !== undefined) context.addIssue({ code: "custom", message: `content is required when the body carries '${foreign}'` });
-  })
-  .pipe(CallToolResultSchema.extend({ structuredContent: z.record(z.string(), z.unknown()).optional() }));
+const LEGACY_CALL_TOOL_RESULT: StandardSchemaV1<unknown, CallToolResult> = {
+  "~standard": {
+    version: 1,
+    vendor: "toolbridge",
+    validate: (value) => {
+      const foreign = withoutContent(value) ? FOREIGN_FAMILY_KEYS.find((key) => key in value) : undefined;
+      if (foreign !== undefined) return { issues: [{ message: `content is required when the body carries '${foreign}'` }] };
+      return WIRE_CALL_TOOL_RESULT["~standard"].validate(value) as StandardSchemaV1.Result<CallToolResult>;
+    },
+  },
+};
+
+function withoutContent(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { content?: unknown }).content === undefined;
+}
 
 /**
  * Compiled outputSchemas, one per schema object: a definition listed once is compiled once, and a list

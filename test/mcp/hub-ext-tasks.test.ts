@@ -1,4 +1,6 @@
+import { Client } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { RawRequests } from "../../src/mcp/ext-tasks.js";
 import type { Hub, HubOptions } from "../../src/mcp/hub.js";
@@ -156,6 +158,26 @@ describe("a task's call keeps the checks of a plain call", () => {
       expect((await seen(hub)).filter((m) => m.startsWith("tools/call typed_job"))).toEqual(
         tasks === "always" ? ["tools/call typed_job +tasks", "tools/call typed_job +tasks"] : ["tools/call typed_job", "tools/call typed_job"],
       );
+    }
+  }, 30_000);
+
+  it("hands on a task's result and a plain one as the SDK's own Client returns the same call: no resultType, nothing added or lost", async () => {
+    const sdk = new Client({ name: "peer", version: "1" }, { versionNegotiation: { mode: "auto" } });
+    await sdk.connect(new StdioClientTransport({ ...fixture("ext-tasks-server.mjs"), stderr: "ignore" }));
+    try {
+      // The v2 Client declares no extension: the server runs the call at once, and the Client's callTool shapes its answer.
+      const typed = await sdk.callTool({ name: "typed_job", arguments: { count: 3 } });
+      const greeting = await sdk.callTool({ name: "greet", arguments: { name: "Ada" } });
+      expect(typed).toMatchObject({ content: [{ type: "text", text: "counted" }], structuredContent: { count: 3 } });
+      expect(typed).not.toHaveProperty("resultType");
+      for (const tasks of ["always", "never"] as const) {
+        const { hub } = await connect(tasks);
+        expect(await hub.callTool("typed_job", { count: 3 })).toEqual(typed);
+        expect(await hub.callTool("greet", { name: "Ada" })).toEqual(greeting);
+        expect((await seen(hub)).filter((m) => m.startsWith("tools/call typed_job"))).toEqual([`tools/call typed_job${tasks === "always" ? " +tasks" : ""}`]);
+      }
+    } finally {
+      await sdk.close();
     }
   }, 30_000);
 
