@@ -16,9 +16,12 @@ const DEFAULTS: Required<RetryOptions> = { maxRetries: 2, baseDelayMs: 1000, max
  * Runs a streamed request, retrying rate limits and server errors with backoff, but only
  * while nothing has been yielded: once output reached the caller a retry would repeat it.
  * Each retry is announced with a `retry` event before the wait, so no retry is silent.
+ * `check` sees every event of an attempt before it is passed on, and may refuse it by
+ * throwing (what the attempt itself throws): in this loop, not in one more generator, since
+ * each generator in the chain costs every event of every answer a few promises.
  */
 export async function* retryBeforeOutput(
-  attempt: () => AsyncIterable<StreamEvent>,
+  attempt: () => { events: AsyncIterable<StreamEvent>; check: (event: StreamEvent) => void },
   options: RetryOptions | undefined,
   url: string,
   signal?: AbortSignal,
@@ -27,7 +30,9 @@ export async function* retryBeforeOutput(
   for (let retry = 0; ; retry++) {
     let yielded = false;
     try {
-      for await (const event of attempt()) {
+      const { events, check } = attempt();
+      for await (const event of events) {
+        check(event);
         yielded = true;
         yield event;
       }
