@@ -67,17 +67,27 @@ export class GatewayMetrics {
       provider: model.provider,
       modelId: model.modelId,
       ...(model.baseURL !== undefined ? { baseURL: model.baseURL } : {}),
-      async *stream(request: ChatRequest): AsyncIterable<StreamEvent> {
+      // The model's own iterator, watched: one more generator around it would cost each event of every answer a few promises.
+      stream(request: ChatRequest): AsyncIterableIterator<StreamEvent> {
         const end = metrics.upstreamLatency.startTimer({ model: model.modelId });
-        try {
-          yield* model.stream(request);
-          end();
-        } catch (error) {
+        const events = model.stream(request)[Symbol.asyncIterator]();
+        const failed = (error: unknown): never => {
           if (!request.signal?.aborted) {
             metrics.upstreamErrors.inc({ model: model.modelId, code: error instanceof LlmError ? error.code : "internal" });
           }
           throw error;
-        }
+        };
+        return {
+          [Symbol.asyncIterator]() {
+            return this;
+          },
+          next: () =>
+            events.next().then((result) => {
+              if (result.done === true) end();
+              return result;
+            }, failed),
+          return: (value?: unknown) => (events.return ? events.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+        };
       },
     };
   }

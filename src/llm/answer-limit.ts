@@ -37,13 +37,10 @@ export class AnswerBudget {
     this.used += chars;
     if (this.used > this.maxChars) throw answerTooLong(this.url, this.maxChars);
   }
-}
 
-/** Passes an answer's events on, counting their text against the budget. */
-export async function* limitAnswer(events: AsyncIterable<StreamEvent>, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
-  for await (const event of events) {
-    if (event.type === "text-delta" || event.type === "reasoning-delta") budget.spend(event.text.length);
-    yield event;
+  /** Counts an answer's event: its text, if it has any. */
+  count(event: StreamEvent): void {
+    if (event.type === "text-delta" || event.type === "reasoning-delta") this.spend(event.text.length);
   }
 }
 

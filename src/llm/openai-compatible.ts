@@ -196,13 +196,15 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       }
       const reader = new ChunkReader(budget);
       try {
-        const events = readServerSentEvents(body, { maxEventBytes: MAX_EVENT_BYTES, tooLarge: (bytes) => eventTooLarge(url, bytes) });
-        for await (const event of events) {
-          // Events already read must not reach a caller who cancelled.
-          if (control.signal.aborted) break;
+        const batches = readServerSentEvents(body, { maxEventBytes: MAX_EVENT_BYTES, tooLarge: (bytes) => eventTooLarge(url, bytes) });
+        read: for await (const events of batches) {
           control.touch();
-          if (event.data.startsWith("[DONE]")) break;
-          yield* reader.read(parseChunk(event.data, url));
+          for (const event of events) {
+            // Events already read must not reach a caller who cancelled.
+            if (control.signal.aborted || event.data.startsWith("[DONE]")) break read;
+            // Iterated here, not delegated to with yield*: an async generator awaits each value a sync one hands it.
+            for (const streamEvent of reader.read(parseChunk(event.data, url))) yield streamEvent;
+          }
         }
       } catch (err) {
         throw toLlmError(err, url, { control, timeoutMs: this.timeoutMs });

@@ -20,8 +20,10 @@ const CR = 0x0d;
  * bytes of an unfinished line are kept as the pieces that came, joined once when the line
  * ends, and decoded once. (Readers that append every chunk to what they hold and rescan it,
  * as the `openai` SDK's does, take quadratic time on one large event: 50 MB took minutes.)
+ * The events that end in one chunk come as one array: a server sends a short answer's events
+ * in a read or two, and every step of an async iteration costs each of them a few promises.
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, options: ReadEventsOptions): AsyncGenerator<ServerSentEvent> {
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, options: ReadEventsOptions): AsyncGenerator<ServerSentEvent[]> {
   let event: string | undefined;
   let data: string[] = [];
   /** Bytes of the current event in lines already read. */
@@ -33,10 +35,12 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
   let endedWithCR = false;
   let finished = false;
   const reader = body.getReader();
+  /** The events ended in the chunk being read. */
+  let batch: ServerSentEvent[] = [];
 
-  const readLine = function* (line: string): Generator<ServerSentEvent> {
+  const readLine = (line: string): void => {
     if (line === "") {
-      if (data.length > 0) yield { event, data: data.join("\n") };
+      if (data.length > 0) batch.push({ event, data: data.join("\n") });
       event = undefined;
       data = [];
       eventBytes = 0;
@@ -76,12 +80,16 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
       if (end > 0) endedWithCR = bytes[end - 1] === CR;
       // The text ends with a line end (unless the stream ended): the last "line" is empty, not a blank line.
       if (!done || lines[lines.length - 1] === "") lines.pop();
-      for (const line of lines) yield* readLine(line);
+      for (const line of lines) readLine(line);
+      if (batch.length > 0) {
+        yield batch;
+        batch = [];
+      }
       if (done) break;
     }
     finished = true;
     // A stream that ended without the blank line after its last event still delivers it.
-    if (data.length > 0) yield { event, data: data.join("\n") };
+    if (data.length > 0) yield [{ event, data: data.join("\n") }];
   } finally {
     // A reader that stops early (an error, a cancelled answer) stops the download too.
     if (!finished) await reader.cancel().catch(() => undefined);

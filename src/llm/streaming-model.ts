@@ -1,4 +1,4 @@
-import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS, limitAnswer } from "./answer-limit.js";
+import { AnswerBudget, DEFAULT_MAX_ANSWER_CHARS } from "./answer-limit.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "./request-control.js";
 import { retryBeforeOutput, type RetryOptions } from "./retry.js";
 import type { ChatModel, ChatRequest, Message, StreamEvent, ToolDefinition } from "./types.js";
@@ -49,7 +49,7 @@ export abstract class StreamingModel<Options extends ModelOptions> implements Ch
     return retryBeforeOutput(
       () => {
         const budget = new AnswerBudget(this.baseURL, this.options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS);
-        return limitAnswer(this.attempt(request, budget), budget);
+        return { events: this.attempt(request, budget), check: (event: StreamEvent) => budget.count(event) };
       },
       this.options.retry,
       this.baseURL,

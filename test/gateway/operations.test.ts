@@ -30,14 +30,18 @@ describe("operations", () => {
     expect(await ready.json()).toMatchObject({ status: "not-ready", notConnected: [{ name: "broken" }] });
   });
 
-  it("exports requests, rounds, tool calls and upstream latency to Prometheus", async () => {
-    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "today" }] });
-    await new OpenAI({ baseURL: harness.baseURL, apiKey: "none", maxRetries: 0 }).chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "date?" }] });
+  it("exports requests, rounds, tool calls, upstream latency and upstream errors to Prometheus", async () => {
+    harness = await startHarness({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "today" }, { kind: "error", status: 400, message: "no such thing" }] });
+    const client = new OpenAI({ baseURL: harness.baseURL, apiKey: "none", maxRetries: 0 });
+    await client.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "date?" }] });
+    await expect(client.chat.completions.create({ model: DEFAULT_VLLM_MODEL, messages: [{ role: "user", content: "again?" }] })).rejects.toThrow("no such thing");
     const metrics = await (await fetch(`${harness.gateway.url}/metrics`)).text();
     expect(metrics).toContain('toolbridge_gateway_requests_total{route="POST /v1/chat/completions",status="200"} 1');
-    expect(metrics).toContain("toolbridge_gateway_model_rounds_total 2");
+    // Three requests to the model: two answered, timed; one refused, counted as an error.
+    expect(metrics).toContain("toolbridge_gateway_model_rounds_total 3");
     expect(metrics).toContain('toolbridge_gateway_tool_calls_total{server="time",outcome="ok"} 1');
-    expect(metrics).toMatch(/toolbridge_gateway_upstream_seconds_count\{model="Qwen\/Qwen3-8B"\} 2/);
+    expect(metrics).toMatch(/toolbridge_gateway_upstream_seconds_count\{model="Qwen\/Qwen3-8B"\} 2\n/);
+    expect(metrics).toMatch(/toolbridge_gateway_upstream_errors_total\{model="Qwen\/Qwen3-8B",code="[a-z-]+"\} 1\n/);
   });
 
   it("sends CORS headers to configured origins only, and refuses foreign origins on loopback", async () => {

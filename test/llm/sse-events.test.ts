@@ -14,8 +14,9 @@ function body(pieces: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
 
 async function read(pieces: (string | Uint8Array)[], maxEventBytes = 1 << 20): Promise<ServerSentEvent[]> {
   const events: ServerSentEvent[] = [];
-  for await (const event of readServerSentEvents(body(pieces), { maxEventBytes, tooLarge: (bytes) => new Error(`event of ${bytes} bytes`) })) {
-    events.push(event);
+  for await (const batch of readServerSentEvents(body(pieces), { maxEventBytes, tooLarge: (bytes) => new Error(`event of ${bytes} bytes`) })) {
+    expect(batch.length).toBeGreaterThan(0);
+    events.push(...batch);
   }
   return events;
 }
@@ -66,6 +67,14 @@ describe("readServerSentEvents", () => {
   it("reads a large event of other characters as UTF-8, however the bytes were cut", async () => {
     const data = "é中✓😀".repeat(50_000);
     for (const size of [4099, 65536]) expect(await read(cut(encoder.encode(`data: ${data}\n\n`), size))).toEqual([{ event: undefined, data }]);
+  });
+
+  it("hands over the events that end in one chunk as one batch", async () => {
+    const batches: string[][] = [];
+    for await (const batch of readServerSentEvents(body(["data: a\n\ndata: b\n\ndata: c", "\n\ndata: d\n\n"]), { maxEventBytes: 1000, tooLarge: () => new Error("too large") })) {
+      batches.push(batch.map((event) => event.data));
+    }
+    expect(batches).toEqual([["a", "b"], ["c", "d"]]);
   });
 
   it("stops at an event larger than the limit, before its end arrives", async () => {
