@@ -408,12 +408,14 @@ export class Connection {
       this.client = opened.client;
       this.transport = transport;
       ({ protocol: this.taskProtocol, ext: this.extTasks } = this.taskProtocolOf(opened.client, transport));
+      // A 2026-07-28 server's change stream opens beside the first listings, not after them: one round trip less
+      // before the server is ready, and a change made while they run is heard (the listing after it, RefreshQueue.during).
       await Promise.all([
         this.loadLists(opened.client, startup.signal),
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
+        this.listenForChanges(opened.client),
       ]);
       if (this.closing) throw new HubError("closed", "the hub was closed");
-      await this.listenForChanges(opened.client);
       this.everConnected = true;
       const info = opened.client.getServerVersion();
       this.setState({
@@ -646,7 +648,8 @@ export class Connection {
   private async listenForChanges(client: Client): Promise<void> {
     if (client.getProtocolEra() !== "modern") return;
     await this.listen(client, [...this.subscriptions], this.startupTimeoutMs).catch((error: unknown) => {
-      this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
+      // A start that failed otherwise closed the client under it: that start's error says why.
+      if (this.client === client) this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
     });
   }
 

@@ -54,10 +54,14 @@ describe("process groups", () => {
     await waitUntil(() => !pids.some(isAlive), 3000, "the server and its sibling to end");
   }, 15_000);
 
-  it.runIf(process.platform === "linux")("ends a grandchild that left the group with setsid when the server is closed", async () => {
+  // The server's own child, and one a level further down, under a shell that stays in the group.
+  it.runIf(process.platform === "linux").each([
+    ["a child of the server", (file: string) => `setsid sleep 1000 & echo $! > ${file};`],
+    ["a grandchild of the server, under a shell in its group", (file: string) => `sh -c 'setsid sleep 1000 & echo $! > ${file}; wait' &`],
+  ])("ends %s that left the group with setsid when the server is closed", async (_shape, escape) => {
     const escaped = pidFile();
     hub = await Hub.connect(
-      { wrapped: { command: "/bin/sh", args: ["-c", `setsid sleep 1000 & echo $! > ${escaped}; exec ${process.execPath} ${FIXTURES}toy-server.mjs`] } },
+      { wrapped: { command: "/bin/sh", args: ["-c", `${escape(escaped)} exec ${process.execPath} ${FIXTURES}toy-server.mjs`] } },
       { stderrLogFile: logFile },
     );
     expect(hub.servers()[0]?.status).toBe("connected");
