@@ -144,6 +144,12 @@ export class Connection {
    * server/discover): its restarts initialize at once instead of probing again.
    */
   private legacyOnly = false;
+  /**
+   * Set when this stdio server answered server/discover only after the probe's bound and then refused
+   * 2025-11-25 (slow to start, on a loaded machine): it speaks 2026-07-28 alone, and is spoken to in it
+   * from then on, its restarts given their whole start-up for the handshake.
+   */
+  private modernOnly = false;
 
   constructor(
     readonly name: string,
@@ -180,7 +186,7 @@ export class Connection {
 
   /** The protocol revision this server is spoken to in: "auto" negotiates it. */
   get protocol(): ProtocolSetting {
-    return this.config.protocol ?? "auto";
+    return this.config.protocol ?? (this.modernOnly ? MODERN : "auto");
   }
 
   /** The most bytes one message from the server may take. */
@@ -456,6 +462,12 @@ export class Connection {
       try {
         return { client: await this.connectClient(transport, startup, this.legacyOnly ? LEGACY : undefined), transport };
       } catch (error) {
+        if (this.protocol === "auto" && !startup.signal.aborted && refusedAllBut(error, MODERN)) {
+          this.modernOnly = true;
+          this.options.log.write(this.name, `answered the server/discover probe (2026-07-28) too late and refused ${LEGACY_VERSION}: started again speaking ${MODERN}`);
+          const again = this.spawn(config);
+          return { client: await this.connectClient(again, startup), transport: again };
+        }
         // Servers on SDKs that end on any request before initialize exit on the probe: a 2025 server, started again.
         if (this.legacyOnly || this.protocol !== "auto" || startup.signal.aborted || !exitedOnProbe(error)) throw error;
         this.legacyOnly = true;
@@ -1105,6 +1117,11 @@ function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
   const cause = error instanceof HubError ? error.cause : error;
   if (!(cause instanceof SdkError) || cause.code !== SdkErrorCode.RequestTimeout) return false;
   return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
+}
+
+/** The server refused initialize and named only `version`, a revision reached by server/discover alone. */
+function refusedAllBut(error: unknown, version: string): boolean {
+  return error instanceof UnsupportedProtocolVersionError && error.supported.length > 0 && error.supported.every((named) => named === version);
 }
 
 /** v2's verdict when a server probed in place closed the connection during server/discover. */
