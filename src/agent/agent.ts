@@ -2,6 +2,7 @@ import type { ToolMode } from "../config/schema.js";
 import { LlmError } from "../llm/errors.js";
 import { partText } from "../llm/content-part.js";
 import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSettings, Message, ReplyBlock, ResponseFormat, StreamEvent, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
+import { isSealed } from "../llm/reply-block.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
 import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
@@ -532,7 +533,7 @@ function assistantMessage(reply: Reply, calls: readonly ToolCall[], kept: ToolCa
   const message: Extract<Message, { role: "assistant" }> = { role: "assistant", content: reply.text };
   if (kept.length > 0) message.toolCalls = kept;
   if (reply.reasoning !== "") message.reasoning = reply.reasoning;
-  if (reply.blocks.some((block) => block.type === "redacted-reasoning" || (block.type === "reasoning" && block.signature !== ""))) {
+  if (reply.blocks.some(isSealed)) {
     let next = 0;
     message.blocks = reply.blocks.filter((block) => block.type !== "tool-call" || kept.includes(calls[next++] as ToolCall));
   }

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
-import { ClientThinkingBlockSchema, isSealed, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
+import { isSealed } from "../llm/reply-block.js";
+import { ClientThinkingBlockSchema, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are

@@ -23,11 +23,6 @@ export const ClientThinkingBlockSchema = z.discriminatedUnion("type", [ThinkingB
 
 export type ThinkingBlock = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
 
-/** A block a client may hold only as the provider made it. */
-export function isSealed(block: ReplyBlock): boolean {
-  return block.type === "redacted-reasoning" || (block.type === "reasoning" && block.signature !== "");
-}
-
 export function toReplyBlock(block: ThinkingBlock | z.infer<typeof ClientThinkingBlockSchema>): Extract<ReplyBlock, { type: "reasoning" | "redacted-reasoning" }> {
   return block.type === "thinking" ? { type: "reasoning", text: block.thinking, signature: block.signature ?? "" } : { type: "redacted-reasoning", data: block.data };
 }

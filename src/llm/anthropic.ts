@@ -55,7 +55,7 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
     const system = systemPrompt(request.messages);
     const tools = request.tools ?? [];
     const temperature = request.temperature ?? options.temperature;
-    const maxTokens = request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS;
+    const maxTokens = this.maxTokens(request);
     const thinking = thinkingOf(request, maxTokens);
     return {
       ...(options.extraBody as Partial<WireRequest>),
@@ -87,13 +87,17 @@ export class AnthropicModel extends StreamingModel<AnthropicOptions> {
    */
   betaHeader(request: ChatRequest): string | undefined {
     const configured = Object.entries(this.options.headers ?? {}).find(([name]) => name.toLowerCase() === "anthropic-beta")?.[1];
-    const thinking = thinkingOf(request, request.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS);
+    const thinking = thinkingOf(request, this.maxTokens(request));
     const interleaved =
       thinking?.enabled === true &&
       (thinking.interleaved ?? (thinking.budgetTokens !== undefined && (request.tools ?? []).length > 0 && INTERLEAVING_MODEL.test(this.options.model)));
     if (!interleaved) return undefined;
     const betas = (configured ?? "").split(",").map((beta) => beta.trim()).filter((beta) => beta !== "");
     return [...new Set([...betas, INTERLEAVED_THINKING_BETA])].join(",");
+  }
+
+  private maxTokens(request: ChatRequest): number {
+    return request.maxTokens ?? this.options.maxTokens ?? DEFAULT_MAX_TOKENS;
   }
 
   protected async *attempt(request: ChatRequest, budget: AnswerBudget): AsyncGenerator<StreamEvent> {
@@ -208,7 +212,6 @@ function mapStopReason(reason: string | null): FinishReason {
   }
 }
 
-/** Thinking with a budget, adaptive without one (the model decides how much), or off. */
 /** The request's thinking, or what its reasoning effort asks (LiteLLM's budgets), the budget kept below max_tokens as the API wants. */
 function thinkingOf(request: ChatRequest, maxTokens: number): ChatRequest["thinking"] {
   const thinking = effortThinking(request, { low: 1024, medium: 2048, high: 4096 });
@@ -217,6 +220,7 @@ function thinkingOf(request: ChatRequest, maxTokens: number): ChatRequest["think
   return maxTokens > 1024 ? { ...thinking, budgetTokens: Math.min(thinking.budgetTokens, maxTokens - 1) } : { enabled: false };
 }
 
+/** Thinking with a budget, adaptive without one (the model decides how much), or off. */
 function toAnthropicThinking(thinking: NonNullable<ChatRequest["thinking"]>): Anthropic.Messages.ThinkingConfigParam {
   if (!thinking.enabled) return { type: "disabled" };
   return thinking.budgetTokens !== undefined ? { type: "enabled", budget_tokens: thinking.budgetTokens } : { type: "adaptive" };

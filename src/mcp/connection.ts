@@ -69,10 +69,10 @@ const LEGACY: PriorDiscovery = { kind: "legacy" };
 const LEGACY_VERSION = "2025-11-25";
 const MODERN = "2026-07-28";
 
-/** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
 /** A request's SDK options with its idle timeout always set. */
 type BoundedOptions = RequestOptions & { timeout: number };
 
+/** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
 
 type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
