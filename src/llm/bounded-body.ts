@@ -1,16 +1,18 @@
+import { bytesReader, type BodyBytes } from "./body-bytes.js";
+
 /**
  * A response body read whole, but never more than `maxBytes` of it: what a server sends
  * instead of a stream (an error, a non-streamed answer) cannot make us hold more than that.
  */
-export async function readBoundedBody(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+export async function readBoundedBody(body: BodyBytes | null, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
   if (!body) return { text: "", truncated: false };
-  const reader = body.getReader();
+  const reader = bytesReader(body);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let truncated = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.next();
       if (done) break;
       chunks.push(value);
       bytes += value.byteLength;
@@ -20,7 +22,7 @@ export async function readBoundedBody(body: ReadableStream<Uint8Array> | null, m
       }
     }
   } finally {
-    await reader.cancel().catch(() => undefined);
+    await reader.return?.().catch(() => undefined);
   }
   return { text: new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes)), truncated };
 }

@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
+import type { BodyBytes } from "./body-bytes.js";
 import { readBoundedBody } from "./bounded-body.js";
-import { httpFetch } from "./http-fetch.js";
+import { httpFetch, httpOpen, type OpenedAnswer } from "./http-fetch.js";
 import { jsonBody } from "./json-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
 import { openAIGenerationFields, thinkingFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
@@ -66,9 +67,13 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
   }
 
   /** A JSON POST to `url` with the headers every request carries; errors are lifted as the SDK would read them. */
-  private post(url: string, payload: unknown, signal: AbortSignal): Promise<Response> {
+  private async post(url: string, payload: unknown, signal: AbortSignal): Promise<Response> {
+    return liftedErrorBody((await httpOpen(url, this.postInit(payload, signal))).response());
+  }
+
+  private postInit(payload: unknown, signal: AbortSignal): RequestInit {
     const { body, length } = jsonBody(payload);
-    return liftErrorBodies(url, { method: "POST", body, headers: { ...this.headers, "content-length": String(length) }, signal });
+    return { method: "POST", body, headers: { ...this.headers, "content-length": String(length) }, signal };
   }
 
   get strictTools(): boolean | "refused" {
@@ -144,20 +149,20 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
    * gateway's turn before the request left (its timeout is RequestControl's here, and it retries
    * nothing); what fails is thrown as the SDK's own errors, which toLlmError reads.
    */
-  private async open(request: ChatRequest, signal: AbortSignal): Promise<Response> {
+  private async open(request: ChatRequest, signal: AbortSignal): Promise<OpenedAnswer> {
     const strict = this.sendsStrict(request);
     // The SDK would copy the whole conversation into one JSON string; a large one is written as it is sent.
     const send = async (withStrict: boolean) => {
       // Made before the try: a part the model cannot take is refused as such, not as a failed connection.
-      const payload = this.requestBody(request, withStrict);
-      let response: Response;
+      const init = this.postInit(this.requestBody(request, withStrict), signal);
+      let answer: OpenedAnswer;
       try {
-        response = await this.post(`${this.url}/chat/completions`, payload, signal);
+        answer = await httpOpen(`${this.url}/chat/completions`, init);
       } catch (error) {
         throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
       }
-      if (!response.ok) throw await statusError(response);
-      return response;
+      if (answer.status < 200 || answer.status > 299) throw await statusError(await liftedErrorBody(answer.response()));
+      return answer;
     };
     try {
       return await send(strict);
@@ -174,14 +179,15 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     try {
       // The SDK makes the request and maps HTTP errors; the stream is read here, since the SDK's
       // own reader takes quadratic time on one large event.
-      let body: ReadableStream<Uint8Array>;
+      let body: BodyBytes;
       try {
-        const response = await this.open(request, control.signal);
-        const contentType = response.headers.get("content-type");
+        const answer = await this.open(request, control.signal);
+        const { contentType } = answer;
         // A web page answered with 200 would read as an empty stream: say what it is instead.
         if (!isApiContentType(contentType)) throw notOpenAICompatible(url, contentType ?? "");
-        if (!response.body) throw new Error("the answer has no body");
-        body = response.body;
+        const bytes = answer.bytes();
+        if (!bytes) throw new Error("the answer has no body");
+        body = bytes;
         // A server that ignores `stream: true` answers one chat.completion as JSON: read it as one chunk.
         if (contentType && /json/i.test(contentType) && !/event-stream/i.test(contentType)) {
           const { text, truncated } = await readBoundedBody(body, MAX_EVENT_BYTES);
@@ -390,7 +396,11 @@ function credentialsApart(baseURL: string): { url: string; basic?: string } {
  * into `{"error": ...}` so the server's words reach the user.
  */
 async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await httpFetch(input, init);
+  return liftedErrorBody(await httpFetch(input, init));
+}
+
+/** The answer, an error's body lifted (see liftErrorBodies). */
+async function liftedErrorBody(response: Response): Promise<Response> {
   if (response.ok) return response;
   const { text } = await readBoundedBody(response.body, MAX_ERROR_BODY_BYTES);
   const headers = new Headers(response.headers);

@@ -1,4 +1,5 @@
 import { isAscii } from "node:buffer";
+import { bytesReader, type BodyBytes } from "./body-bytes.js";
 
 /** One server-sent event: its `event` field (if any) and its data lines joined by "\n". */
 export interface ServerSentEvent {
@@ -23,7 +24,7 @@ const CR = 0x0d;
  * The events that end in one chunk come as one array: a server sends a short answer's events
  * in a read or two, and every step of an async iteration costs each of them a few promises.
  */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, options: ReadEventsOptions): AsyncGenerator<ServerSentEvent[]> {
+export async function* readServerSentEvents(body: BodyBytes, options: ReadEventsOptions): AsyncGenerator<ServerSentEvent[]> {
   let event: string | undefined;
   let data: string[] = [];
   /** Bytes of the current event in lines already read. */
@@ -34,7 +35,7 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
   /** The last line end read was CR: an LF first in the next chunk completes that CRLF. */
   let endedWithCR = false;
   let finished = false;
-  const reader = body.getReader();
+  const reader = bytesReader(body);
   /** The events ended in the chunk being read. */
   let batch: ServerSentEvent[] = [];
 
@@ -57,8 +58,8 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
 
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      let bytes = value ?? new Uint8Array();
+      const { value, done } = await reader.next();
+      let bytes: Uint8Array = value ?? new Uint8Array();
       if (endedWithCR && bytes.length > 0) {
         if (bytes[0] === LF && carryBytes === 0) bytes = bytes.subarray(1);
         endedWithCR = false;
@@ -92,8 +93,7 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>, op
     if (data.length > 0) yield [{ event, data: data.join("\n") }];
   } finally {
     // A reader that stops early (an error, a cancelled answer) stops the download too.
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    if (!finished) await reader.return?.().catch(() => undefined);
   }
 }
 

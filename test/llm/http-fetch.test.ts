@@ -4,7 +4,8 @@ import * as zlib from "node:zlib";
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LlmError } from "../../src/llm/errors.js";
-import { httpFetch } from "../../src/llm/http-fetch.js";
+import { bytesReader } from "../../src/llm/body-bytes.js";
+import { httpFetch, httpOpen } from "../../src/llm/http-fetch.js";
 import { AnthropicModel } from "../../src/llm/anthropic.js";
 import { GeminiModel } from "../../src/llm/gemini.js";
 import { OpenAICompatibleModel } from "../../src/llm/openai-compatible.js";
@@ -43,6 +44,88 @@ async function readAll(body: ReadableStream<Uint8Array> | null): Promise<string>
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** An endless answer, written as fast as the socket takes it; what was written and whether the server saw the connection close. */
+async function servingEndless(): Promise<{ url: string; written(): number; closed(): boolean }> {
+  let written = 0;
+  let closed = false;
+  const url = await serving((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    const pump = () => {
+      while (!res.destroyed) {
+        written += piece.length;
+        if (!res.write(piece)) return void res.once("drain", pump);
+      }
+    };
+    res.on("close", () => (closed = true));
+    pump();
+  });
+  return { url, written: () => written, closed: () => closed };
+}
+
+/** Waits until the server can write no more (the socket's buffers full); what it wrote by then. */
+async function whenStalled(written: () => number): Promise<number> {
+  let before = -1;
+  while (written() !== before && written() < 16 * 1024 * 1024) {
+    before = written();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return written();
+}
+
+describe("httpOpen's bytes, read without a web stream", () => {
+  it("come as the server writes them, and end with the answer; the status and content type are the answer's", async () => {
+    let finish: (() => void) | undefined;
+    const url = await serving((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: first\n\n");
+      finish = () => res.end("data: last\n\n");
+    });
+    const answer = await httpOpen(url);
+    expect([answer.status, answer.contentType]).toEqual([200, "text/event-stream"]);
+    const reader = bytesReader(answer.bytes()!);
+    expect(Buffer.from((await reader.next()).value as Uint8Array).toString()).toBe("data: first\n\n");
+    finish?.();
+    expect(Buffer.from((await reader.next()).value as Uint8Array).toString()).toBe("data: last\n\n");
+    expect((await reader.next()).done).toBe(true);
+  });
+
+  it("are read from the socket no faster than they are taken, and a reader that stops closes the connection", async () => {
+    const endless = await servingEndless();
+    const reader = bytesReader((await httpOpen(endless.url)).bytes()!);
+    await reader.next();
+    expect(await whenStalled(endless.written)).toBeLessThan(16 * 1024 * 1024);
+    await reader.return!();
+    await expect.poll(endless.closed).toBe(true);
+  });
+
+  it("fail with the abort's reason when aborted mid-answer, and as terminated when the server cuts the connection", async () => {
+    const url = await serving((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      if (req.url === "/cut") res.write("data: half", () => (res.socket as Socket).destroy());
+      else res.write("part");
+    });
+    const late = new AbortController();
+    const reader = bytesReader((await httpOpen(url, { signal: late.signal })).bytes()!);
+    await reader.next();
+    late.abort();
+    await expect(reader.next()).rejects.toMatchObject({ name: "AbortError" });
+
+    const cut = bytesReader((await httpOpen(`${url}/cut`)).bytes()!);
+    await expect((async () => { for (let read = await cut.next(); !read.done; read = await cut.next()); })()).rejects.toMatchObject({ name: "TypeError", message: "terminated" });
+  });
+
+  it("are none for a 204, and the same answer is still a fetch Response when asked", async () => {
+    const url = await serving((req, res) => {
+      res.writeHead(req.url === "/none" ? 204 : 200, { "x-kind": "k" });
+      res.end(req.url === "/none" ? undefined : "whole");
+    });
+    expect((await httpOpen(`${url}/none`)).bytes()).toBeNull();
+    const response = (await httpOpen(url)).response();
+    expect([response.status, response.headers.get("x-kind"), await response.text()]).toEqual([200, "k", "whole"]);
+  });
+});
+
 describe("httpFetch", () => {
   it("sends the method, headers and body, and answers status, headers and body as fetch does", async () => {
     const url = await serving((req, res, body) => {
@@ -77,31 +160,12 @@ describe("httpFetch", () => {
   });
 
   it("reads an endless answer no faster than it is consumed, and cancelling closes the connection", async () => {
-    let written = 0;
-    let closed = false;
-    const url = await serving((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const piece = Buffer.alloc(64 * 1024, 0x61);
-      const pump = () => {
-        while (!res.destroyed) {
-          written += piece.length;
-          if (!res.write(piece)) return void res.once("drain", pump);
-        }
-      };
-      res.on("close", () => (closed = true));
-      pump();
-    });
-    const reader = (await httpFetch(url)).body!.getReader();
+    const endless = await servingEndless();
+    const reader = (await httpFetch(endless.url)).body!.getReader();
     await reader.read();
-    // Once the socket's buffers are full, the server can write no more.
-    let before = -1;
-    while (written !== before && written < 16 * 1024 * 1024) {
-      before = written;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(await whenStalled(endless.written)).toBeLessThan(16 * 1024 * 1024);
     await reader.cancel();
-    await expect.poll(() => closed).toBe(true);
+    await expect.poll(endless.closed).toBe(true);
   });
 
   it("sends a streamed request body as it is read", async () => {
