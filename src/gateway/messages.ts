@@ -46,14 +46,28 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   const id = messageId();
   const stream = request.stream === true;
   const clientTools = new Set(agentRequest.clientTools.map((tool) => tool.name));
-  const blocks = new BlockWriter(clientTools, stream ? (name, data) => writeEvent(res, name, data) : undefined);
-  let ping: NodeJS.Timeout | undefined;
-  if (stream) {
+  /**
+   * The stream's head, `message_start` and a ping go out with the first block, or with the first
+   * ping if the loop has said nothing by then; not before the model is asked (see chat-completions.ts).
+   */
+  let started = !stream;
+  const start = () => {
+    if (started) return;
+    started = true;
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
     writeEvent(res, "message_start", messageStart(id, request.model));
     writeEvent(res, "ping", { type: "ping" });
-    ping = setInterval(() => writeEvent(res, "ping", { type: "ping" }), PING_INTERVAL_MS);
-  }
+  };
+  const blocks = new BlockWriter(
+    clientTools,
+    stream
+      ? (name, data) => {
+          start();
+          writeEvent(res, name, data);
+        }
+      : undefined,
+  );
+  const ping = stream ? setInterval(() => (started ? writeEvent(res, "ping", { type: "ping" }) : start()), PING_INTERVAL_MS) : undefined;
   let turn: TurnResult;
   try {
     turn = await context.runner.run(agentRequest, {
@@ -76,6 +90,7 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
   if (turn.status === "failed") {
     const failure = turnFailure(turn.error);
     if (!stream) throw failure;
+    start();
     writeEvent(res, "error", anthropicErrorBody(failure.status, failure.message));
     res.end();
     return;
@@ -88,6 +103,7 @@ export async function handleMessages(context: CompletionContext): Promise<void> 
     sendJson(res, 200, messageObject(id, request.model, blocks.content, stopReason, turn.usage, stopSequence));
     return;
   }
+  start();
   writeEvent(res, "message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage: wireUsage(turn.usage) });
   writeEvent(res, "message_stop", { type: "message_stop" });
   res.end();
