@@ -200,7 +200,7 @@ const MAX_UNCLAIMED_NOTICES = 256;
 /**
  * A wait may end up to this fraction of its length late, never early: waits of one server's tasks whose windows
  * overlap share a timer, which ends them together at the latest of their dues, and their polls go out together. So
- * the tasks are polled in step (one wake-up, one write and few reads for many requests), not each on a clock of its
+ * the tasks are polled in step (one wake-up and few reads for many requests), not each on a clock of its
  * own.
  */
 const LATE_FRACTION = 0.25;
