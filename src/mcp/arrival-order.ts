@@ -29,9 +29,11 @@ export function keepArrivalOrder(transport: Transport, amend: (message: JSONRPCM
           const message = amend(arrived);
           if (!isResponse(message)) {
             unhandled++;
-            next(message, extra);
-            void SETTLED.then(handled);
-            return;
+            try {
+              return next(message, extra);
+            } finally {
+              void SETTLED.then(handled);
+            }
           }
           // A response with nothing before it still waiting (nearly every one) is handed over at once.
           if (unhandled === 0) return next(message, extra);
