@@ -7,7 +7,7 @@ import {
   ListTasksResultSchema,
 } from "@modelcontextprotocol/core";
 import { ProtocolError, SdkErrorCode, SdkError, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
-import type { Client, RequestOptions, CallToolResult, Task, Tool } from "@modelcontextprotocol/client";
+import type { Client, RequestOptions, CallToolResult, Implementation, Task, Tool } from "@modelcontextprotocol/client";
 import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
 import { checkedToolResult } from "./tool-call.js";
@@ -92,10 +92,13 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
   const answered = new Map<string, Set<string>>();
   /** The close of each running task's subscription to its notifications. */
   const watching = new Map<string, TaskStatusWatch>();
+  /** The serverInfo stamp of the last result about each running task that had one: a status notification has none. */
+  const stamps = new Map<string, Implementation>();
   const timeoutOf = (options: RequestOptions) => ({ timeout: options.timeout ?? POLL.maxMaxMs, ...(options.signal ? { signal: options.signal } : {}) });
   const forget = (taskId: string): void => {
     latest.delete(taskId);
     answered.delete(taskId);
+    stamps.delete(taskId);
     void watching.get(taskId)?.close();
     watching.delete(taskId);
   };
@@ -105,7 +108,11 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
   });
   const seen = (task: DetailedTask): Task => {
     if (task.status === "cancelled") forget(task.taskId);
-    else latest.set(task.taskId, task);
+    else {
+      latest.set(task.taskId, task);
+      const stamp = serverInfoOf(task._meta);
+      if (stamp) stamps.set(task.taskId, stamp);
+    }
     return {
       taskId: task.taskId,
       status: task.status,
@@ -142,11 +149,12 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
     get: async (_client, taskId, options) => seen(await ext.get(taskId, timeoutOf(options))),
     async result(_client, task, options, definition) {
       const detail = latest.get(task.taskId) ?? (await ext.get(task.taskId, timeoutOf(options)));
+      const stamp = serverInfoOf(detail._meta) ?? stamps.get(task.taskId);
       forget(task.taskId);
       if (detail.status === "failed" && detail.error) throw new ProtocolError(detail.error.code, detail.error.message, detail.error.data);
       const parsed = CallToolResultSchema.safeParse(detail.result);
       if (!parsed.success) throw new SdkError(SdkErrorCode.InvalidResult, `task ${task.taskId} is ${detail.status} without a tool result`);
-      return checkedToolResult(definition, withServerInfo(parsed.data, detail._meta));
+      return checkedToolResult(definition, withServerInfo(parsed.data, stamp));
     },
     async answer(_client, task, options) {
       const requests = latest.get(task.taskId)?.inputRequests ?? {};
@@ -192,7 +200,7 @@ const MAX_UNCLAIMED_NOTICES = 256;
 /**
  * A wait may end up to this fraction of its length late, never early: waits of one server's tasks whose windows
  * overlap share a timer, which ends them together at the latest of their dues, and their polls go out together. So
- * the tasks are polled in step (one wake-up, one write and few reads for many requests), not each on a clock of its
+ * the tasks are polled in step (one wake-up and few reads for many requests), not each on a clock of its
  * own.
  */
 const LATE_FRACTION = 0.25;
@@ -437,11 +445,19 @@ async function failedResult(protocol: ToolTaskProtocol, client: Client, task: Ta
 
 /**
  * A 2026-07-28 server stamps each result it sends with its serverInfo (in `_meta`): a plain call's result has it, a
- * task's result comes inside the tasks/get result that has it. The task's result takes that stamp where it has none
- * of its own, so that it reads as the same call made plainly does (and as SDK v2's Client returns that one).
+ * task's result comes inside the tasks/get result that has it, or in a status notification, which has none (the
+ * stamp is then that of the last result about the task: its tools/call's, or a tasks/get's). The task's result takes
+ * that stamp where it has none of its own, so that it reads as the same call made plainly does (and as SDK v2's
+ * Client returns that one).
  */
-function withServerInfo(result: CallToolResult, taskMeta: unknown): CallToolResult {
-  if (result._meta?.[SERVER_INFO_META_KEY] !== undefined || typeof taskMeta !== "object" || taskMeta === null) return result;
-  const stamp = ImplementationSchema.safeParse((taskMeta as Record<string, unknown>)[SERVER_INFO_META_KEY]);
-  return stamp.success ? { ...result, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: stamp.data } } : result;
+function withServerInfo(result: CallToolResult, stamp: Implementation | undefined): CallToolResult {
+  if (result._meta?.[SERVER_INFO_META_KEY] !== undefined || stamp === undefined) return result;
+  return { ...result, _meta: { ...result._meta, [SERVER_INFO_META_KEY]: stamp } };
+}
+
+/** The serverInfo stamp in a result's `_meta` (unchecked), where it is one. */
+function serverInfoOf(meta: unknown): Implementation | undefined {
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const stamp = ImplementationSchema.safeParse((meta as Record<string, unknown>)[SERVER_INFO_META_KEY]);
+  return stamp.success ? stamp.data : undefined;
 }

@@ -1,4 +1,4 @@
-import { Client } from "@modelcontextprotocol/client";
+import { Client, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
@@ -234,6 +234,15 @@ describe("a server that offers task status notifications", () => {
     expect(statuses.at(-1)).toBe("completed");
     // The subscription is closed once the call has its result, without the call waiting for it.
     expect(await seenOnceIncludes(hub, "listen closed task-1")).toContain("subscriptions/listen task-1 +tasks");
+  }, 30_000);
+
+  it("stamps the result of a task that ended only in a notification with the serverInfo a plain call's result has", async () => {
+    const hub = await notifying("always");
+    const plain = await hub.callTool("greet", { name: "Ada" });
+    expect(plain._meta).toEqual({ [SERVER_INFO_META_KEY]: { name: "ext-tasks", version: "1.0.0" } });
+    // Its tasks/get says "working" for ever: the result comes in a notifications/tasks, which carries no stamp.
+    const result = await hub.callTool("stale_polls_job", {});
+    expect(result).toEqual({ content: [{ type: "text", text: "told by notification" }], _meta: plain._meta });
   }, 30_000);
 
   it("polls a task whose notifications the server never acknowledges, and ends that subscription with the call", async () => {
