@@ -230,7 +230,10 @@ function bodyBytes(res: Readable, signal: AbortSignal | undefined): AsyncIterabl
     if (waitingBytes >= 64 * 1024) res.pause();
   });
   res.once("end", () => finish());
-  res.once("close", () => finish(new TypeError("terminated", { cause: res.errored ?? new Error("other side closed") })));
+  res.once("close", () => {
+    // After the end as well: the errors (and their stacks) are made only for a body that did not end.
+    if (!ended && !failure) finish(new TypeError("terminated", { cause: res.errored ?? new Error("other side closed") }));
+  });
   res.on("error", () => undefined);
   const stop = () => {
     finish();
