@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 import { isSealed } from "../llm/reply-block.js";
 import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
+import { randomHex } from "./random-hex.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these
@@ -210,7 +210,7 @@ function unsupported(block: { type: string }, where: string): never {
 }
 
 export function messageId(): string {
-  return `msg_${randomBytes(12).toString("hex")}`;
+  return `msg_${randomHex(12)}`;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence";

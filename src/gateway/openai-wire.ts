@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import { isSealed } from "../llm/reply-block.js";
 import { ClientThinkingBlockSchema, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
+import { randomHex } from "./random-hex.js";
 
 /**
  * The OpenAI chat-completions wire format as the gateway reads and writes it: requests are
@@ -408,7 +408,7 @@ function userContent(content: z.infer<typeof ContentSchema>, where: string): str
 }
 
 export function completionId(): string {
-  return `chatcmpl-${randomBytes(12).toString("hex")}`;
+  return `chatcmpl-${randomHex(12)}`;
 }
 
 /** `function_call`: the answer's call of a client function, to a request that used legacy `functions`. */

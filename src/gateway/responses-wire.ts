@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
 import { unsealBlock } from "./thinking-blocks.js";
+import { randomHex } from "./random-hex.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input
@@ -169,7 +169,7 @@ export const McpApprovalResponseSchema = z.looseObject({
 });
 
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString("hex")}`;
+  return `${prefix}_${randomHex(16)}`;
 }
 
 /** The request's input as items, each with an id (what the input-items listing shows). */

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
@@ -280,5 +281,22 @@ describe("chat completions parameters", () => {
     const { data } = (await response.json()) as { data: Array<Record<string, unknown>> };
     expect(data.find((model) => model.id === DEFAULT_VLLM_MODEL)).toMatchObject({ object: "model", owned_by: "vllm", max_model_len: 32768, root: DEFAULT_VLLM_MODEL });
     expect(data.find((model) => model.id === "fast")).toMatchObject({ max_model_len: 32768, root: DEFAULT_VLLM_MODEL });
+  });
+
+  it("routes a path as a URL resolves it: with a query or dot segments the same route, escaped or with a trailing slash none", async () => {
+    harness = await startHarness({});
+    const { hostname, port } = new URL(harness.baseURL);
+    // node:http sends the path as written (fetch would resolve the dot segments itself).
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        request({ hostname, port, path }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on("error", reject)
+          .end();
+      });
+    for (const path of ["/v1/models?limit=1", "/v1/x/../models", "/v1/./models"]) expect([path, await status(path)]).toEqual([path, 200]);
+    for (const path of ["/v1/%6Dodels", "/v1/models/", "//v1/models"]) expect([path, await status(path)]).toEqual([path, 404]);
   });
 });
