@@ -4,6 +4,7 @@ import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 import { isSealed } from "../llm/reply-block.js";
+import { CallIdSchema, unsignedCallId } from "./signed-call-id.js";
 import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 
 /**
@@ -33,11 +34,11 @@ const DocumentBlockSchema = z.looseObject({
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
-  tool_use_id: z.string(),
+  tool_use_id: CallIdSchema,
   content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema, z.looseObject({ type: z.string() })]))]).optional(),
   is_error: z.boolean().optional(),
 });
-const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
+const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: CallIdSchema, name: z.string().min(1), input: z.unknown() });
 const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ClientThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
@@ -85,8 +86,8 @@ type Block = z.infer<typeof BlockSchema>;
 export function toAgentRequest(request: ConversationRequest): AgentRequest {
   const system = [typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n")];
   const history: Message[] = [];
-  // A tool_result names only the call it answers; the call names the tool.
-  const callNames = new Map<string, string>();
+  // A tool_result names only the call it answers (by the id the client got); the call names the tool and the provider's id.
+  const calls = new Map<string, { id: string; name: string }>();
   request.messages.forEach((message, index) => {
     const where = `messages[${index}]`;
     const blocks: Block[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
@@ -96,18 +97,19 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
       return;
     }
     if (message.role === "assistant") {
-      history.push(assistantMessage(blocks, where, callNames));
+      history.push(assistantMessage(blocks, where, calls));
       return;
     }
     const parts: ContentPart[] = [];
     blocks.forEach((block, at) => {
       const place = `${where}.content[${at}]`;
       if (block.type === "tool_result") {
-        const result = block as z.infer<typeof ToolResultBlockSchema>;
-        const name = callNames.get(result.tool_use_id);
-        if (name === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
+        // Checked here: the union's catch-all would take a malformed one.
+        const result = parseAt(ToolResultBlockSchema, block, place);
+        const call = calls.get(result.tool_use_id);
+        if (call === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
         const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.flatMap((part, i) => contentParts(part, `${place}.content[${i}]`));
-        history.push({ role: "tool", toolCallId: result.tool_use_id, name, content, ...(result.is_error ? { isError: true } : {}) });
+        history.push({ role: "tool", toolCallId: call.id, name: call.name, content, ...(result.is_error ? { isError: true } : {}) });
       } else {
         parts.push(...contentParts(block, place));
       }
@@ -135,7 +137,7 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
  * An assistant turn. Its blocks are kept in order when a provider signed or redacted thinking in
  * it: an Anthropic model wants those back unchanged and in place, between its tool calls too.
  */
-function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
+function assistantMessage(blocks: readonly Block[], where: string, calls: Map<string, { id: string; name: string }>): Message {
   let content = "";
   let reasoning = "";
   const toolCalls: ToolCall[] = [];
@@ -151,9 +153,11 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
       if (thinking.type === "reasoning") reasoning += thinking.text;
       order.push(thinking);
     } else if (block.type === "tool_use") {
-      const call = block as z.infer<typeof ToolUseBlockSchema>;
-      callNames.set(call.id, call.name);
-      toolCalls.push({ id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}) });
+      const call = parseAt(ToolUseBlockSchema, block, `${where}.content[${index}]`);
+      // The provider gets its own id back, and the thought signature the id carried beside it.
+      const { id, signature } = unsignedCallId(call.id);
+      calls.set(call.id, { id, name: call.name });
+      toolCalls.push({ id, name: call.name, arguments: JSON.stringify(call.input ?? {}), ...(signature !== undefined ? { signature } : {}) });
       order.push({ type: "tool-call" });
     } else throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
   }
