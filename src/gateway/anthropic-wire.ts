@@ -86,8 +86,8 @@ type Block = z.infer<typeof BlockSchema>;
 export function toAgentRequest(request: ConversationRequest): AgentRequest {
   const system = [typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n")];
   const history: Message[] = [];
-  // A tool_result names only the call it answers (by the id the client got); the call names the tool and the provider's id.
-  const calls = new Map<string, { id: string; name: string }>();
+  // A tool_result names only the call it answers; the call names the tool.
+  const callNames = new Map<string, string>();
   request.messages.forEach((message, index) => {
     const where = `messages[${index}]`;
     const blocks: Block[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
@@ -97,7 +97,7 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
       return;
     }
     if (message.role === "assistant") {
-      history.push(assistantMessage(blocks, where, calls));
+      history.push(assistantMessage(blocks, where, callNames));
       return;
     }
     const parts: ContentPart[] = [];
@@ -106,10 +106,11 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
       if (block.type === "tool_result") {
         // Checked here: the union's catch-all would take a malformed one.
         const result = parseAt(ToolResultBlockSchema, block, place);
-        const call = calls.get(result.tool_use_id);
-        if (call === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
+        const { id } = unsignedCallId(result.tool_use_id);
+        const name = callNames.get(id);
+        if (name === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
         const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.flatMap((part, i) => contentParts(part, `${place}.content[${i}]`));
-        history.push({ role: "tool", toolCallId: call.id, name: call.name, content, ...(result.is_error ? { isError: true } : {}) });
+        history.push({ role: "tool", toolCallId: id, name, content, ...(result.is_error ? { isError: true } : {}) });
       } else {
         parts.push(...contentParts(block, place));
       }
@@ -137,7 +138,7 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
  * An assistant turn. Its blocks are kept in order when a provider signed or redacted thinking in
  * it: an Anthropic model wants those back unchanged and in place, between its tool calls too.
  */
-function assistantMessage(blocks: readonly Block[], where: string, calls: Map<string, { id: string; name: string }>): Message {
+function assistantMessage(blocks: readonly Block[], where: string, callNames: Map<string, string>): Message {
   let content = "";
   let reasoning = "";
   const toolCalls: ToolCall[] = [];
@@ -156,7 +157,7 @@ function assistantMessage(blocks: readonly Block[], where: string, calls: Map<st
       const call = parseAt(ToolUseBlockSchema, block, `${where}.content[${index}]`);
       // The provider gets its own id back, and the thought signature the id carried beside it.
       const { id, signature } = unsignedCallId(call.id);
-      calls.set(call.id, { id, name: call.name });
+      callNames.set(id, call.name);
       toolCalls.push({ id, name: call.name, arguments: JSON.stringify(call.input ?? {}), ...(signature !== undefined ? { signature } : {}) });
       order.push({ type: "tool-call" });
     } else throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
