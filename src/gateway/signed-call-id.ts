@@ -14,7 +14,7 @@ import { MAX_SEALED_CHARS } from "./thinking-blocks.js";
 
 const SEPARATOR = "__tbsig__";
 
-/** The most characters a tool call id a client sends may hold: room for the largest signature the gateway hands out. */
+/** The most characters a tool call id a client sends may hold: the bound of a thinking block sent back, as a signature is one's seal. */
 export const MAX_CALL_ID_CHARS = MAX_SEALED_CHARS;
 
 /** A tool call id as a client sends it back, bounded. */
