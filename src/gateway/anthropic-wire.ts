@@ -3,6 +3,7 @@ import { parseToolArguments } from "../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
 import { isSealed } from "../llm/reply-block.js";
+import { CallIdSchema, unsignedCallId } from "./signed-call-id.js";
 import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 import { randomHex } from "./random-hex.js";
 
@@ -33,11 +34,11 @@ const DocumentBlockSchema = z.looseObject({
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
-  tool_use_id: z.string(),
+  tool_use_id: CallIdSchema,
   content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema, z.looseObject({ type: z.string() })]))]).optional(),
   is_error: z.boolean().optional(),
 });
-const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string().min(1), input: z.unknown() });
+const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: CallIdSchema, name: z.string().min(1), input: z.unknown() });
 const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ClientThinkingBlockSchema, z.looseObject({ type: z.string() })]);
 
 const ClientToolSchema = z.looseObject({
@@ -103,11 +104,13 @@ export function toAgentRequest(request: ConversationRequest): AgentRequest {
     blocks.forEach((block, at) => {
       const place = `${where}.content[${at}]`;
       if (block.type === "tool_result") {
-        const result = block as z.infer<typeof ToolResultBlockSchema>;
-        const name = callNames.get(result.tool_use_id);
+        // Checked here: the union's catch-all would take a malformed one.
+        const result = parseAt(ToolResultBlockSchema, block, place);
+        const { id } = unsignedCallId(result.tool_use_id);
+        const name = callNames.get(id);
         if (name === undefined) throw new WireError(`${place}: tool_use_id "${result.tool_use_id}" answers no tool_use of an earlier assistant message`);
         const content = typeof result.content === "string" || result.content === undefined ? (result.content ?? "") : result.content.flatMap((part, i) => contentParts(part, `${place}.content[${i}]`));
-        history.push({ role: "tool", toolCallId: result.tool_use_id, name, content, ...(result.is_error ? { isError: true } : {}) });
+        history.push({ role: "tool", toolCallId: id, name, content, ...(result.is_error ? { isError: true } : {}) });
       } else {
         parts.push(...contentParts(block, place));
       }
@@ -151,9 +154,11 @@ function assistantMessage(blocks: readonly Block[], where: string, callNames: Ma
       if (thinking.type === "reasoning") reasoning += thinking.text;
       order.push(thinking);
     } else if (block.type === "tool_use") {
-      const call = block as z.infer<typeof ToolUseBlockSchema>;
-      callNames.set(call.id, call.name);
-      toolCalls.push({ id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}) });
+      const call = parseAt(ToolUseBlockSchema, block, `${where}.content[${index}]`);
+      // The provider gets its own id back, and the thought signature the id carried beside it.
+      const { id, signature } = unsignedCallId(call.id);
+      callNames.set(id, call.name);
+      toolCalls.push({ id, name: call.name, arguments: JSON.stringify(call.input ?? {}), ...(signature !== undefined ? { signature } : {}) });
       order.push({ type: "tool-call" });
     } else throw new WireError(`${where}: assistant content blocks of type "${block.type}" are not supported`);
   }

@@ -20,6 +20,7 @@ import {
 import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
 import { HttpError, sendJson, turnFailure } from "./http.js";
 import { WireError, type AgentRequest } from "./openai-wire.js";
+import { signedCallId } from "./signed-call-id.js";
 import { parseBody } from "./web-chat.js";
 
 /** Anthropic streams send a ping now and then, so proxies keep a quiet stream (tools running) open. */
@@ -213,7 +214,7 @@ export class BlockWriter {
   private toolUse(call: ToolCall): void {
     this.close();
     const input = toolInput(call);
-    this.start({ type: "tool_use", id: call.id, name: call.name, input });
+    this.start({ type: "tool_use", id: signedCallId(call), name: call.name, input });
     this.delta({ type: "input_json_delta", partial_json: JSON.stringify(input) });
     this.close();
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import { isSealed } from "../llm/reply-block.js";
+import { CallIdSchema, signedCallId, unsignedCallId } from "./signed-call-id.js";
 import { ClientThinkingBlockSchema, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 import { randomHex } from "./random-hex.js";
 
@@ -37,13 +38,19 @@ export function signatureField(call: ToolCall): { extra_content?: { google: { th
   return call.signature ? { extra_content: { google: { thought_signature: call.signature } } } : {};
 }
 
+/**
+ * A call a client sent back, with the provider's own id and its signature: from
+ * `extra_content`, or from the id, for clients that drop fields they do not know but keep the
+ * id (LangChain's ChatOpenAI, the AI SDK's openai() provider; see signed-call-id.ts).
+ */
 export function withSignature(call: ToolCall, extra: z.infer<typeof ExtraContentSchema>): ToolCall {
-  const signature = extra?.google?.thought_signature;
-  return signature ? { ...call, signature } : call;
+  const carried = unsignedCallId(call.id);
+  const signature = extra?.google?.thought_signature || carried.signature;
+  return { ...call, id: carried.id, ...(signature ? { signature } : {}) };
 }
 
 const WireToolCallSchema = z.looseObject({
-  id: z.string(),
+  id: CallIdSchema,
   type: z.literal("function").optional(),
   function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
   extra_content: ExtraContentSchema,
@@ -62,7 +69,7 @@ const MessageSchema = z.discriminatedUnion("role", [
     /** Signed and redacted thinking as the gateway handed it out (see thinking-blocks.ts), to go back to the provider. */
     thinking_blocks: z.array(ClientThinkingBlockSchema).max(MAX_THINKING_BLOCKS, `at most ${MAX_THINKING_BLOCKS} thinking blocks a message`).nullish(),
   }),
-  z.looseObject({ role: z.literal("tool"), tool_call_id: z.string(), content: ContentSchema }),
+  z.looseObject({ role: z.literal("tool"), tool_call_id: CallIdSchema, content: ContentSchema }),
   /** Legacy function calling: the result of the assistant's last `function_call` of that name. */
   z.looseObject({ role: z.literal("function"), name: z.string().min(1), content: ContentSchema.nullable() }),
 ]);
@@ -217,9 +224,10 @@ export function toAgentRequest(request: ChatCompletionRequest): AgentRequest {
         break;
       }
       case "tool": {
-        const name = callNames.get(message.tool_call_id);
+        const { id } = unsignedCallId(message.tool_call_id);
+        const name = callNames.get(id);
         if (name === undefined) throw new WireError(`${where}: tool_call_id "${message.tool_call_id}" answers no tool call of an earlier assistant message`);
-        history.push({ role: "tool", toolCallId: message.tool_call_id, name, content: userContent(message.content, where) });
+        history.push({ role: "tool", toolCallId: id, name, content: userContent(message.content, where) });
         break;
       }
       case "function": {
@@ -425,7 +433,7 @@ export function wireUsage(usage: Usage): WireUsage {
 }
 
 function wireToolCalls(calls: readonly ToolCall[]) {
-  return calls.map((call, index) => ({ index, id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments }, ...signatureField(call) }));
+  return calls.map((call, index) => ({ index, id: signedCallId(call), type: "function" as const, function: { name: call.name, arguments: call.arguments }, ...signatureField(call) }));
 }
 
 /**

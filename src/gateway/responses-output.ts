@@ -5,6 +5,7 @@ import { partText } from "../llm/content-part.js";
 import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
 import { sealBlock, ThinkingBlocks, type ThinkingBlock } from "./thinking-blocks.js";
 import { signatureField } from "./openai-wire.js";
+import { signedCallId } from "./signed-call-id.js";
 import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
 /**
@@ -224,7 +225,7 @@ export class ResponseOutput {
     }
     // A namespace's function goes back under its own name and its namespace, as OpenAI sends it.
     const { name, namespace } = this.options.namespaced.get(call.name) ?? { name: call.name };
-    const item: Item = { id: newId("fc"), type: "function_call", call_id: call.id, name, ...(namespace ? { namespace } : {}), arguments: "", ...signatureField(call), status: "in_progress" };
+    const item: Item = { id: newId("fc"), type: "function_call", call_id: signedCallId(call), name, ...(namespace ? { namespace } : {}), arguments: "", ...signatureField(call), status: "in_progress" };
     const index = this.add(item, true);
     this.emit("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: call.arguments });
     this.emit("response.function_call_arguments.done", { item_id: item.id, output_index: index, name, arguments: call.arguments });

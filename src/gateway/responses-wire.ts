@@ -2,6 +2,7 @@ import { z } from "zod";
 import { refusalMessage } from "../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
 import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
+import { CallIdSchema, unsignedCallId } from "./signed-call-id.js";
 import { unsealBlock } from "./thinking-blocks.js";
 import { randomHex } from "./random-hex.js";
 
@@ -130,10 +131,10 @@ const MessageItemSchema = z.looseObject({
   role: z.enum(["user", "system", "developer", "assistant"]),
   content: z.union([z.string(), z.array(PartSchema)]),
 });
-const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: z.string().min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string(), extra_content: ExtraContentSchema });
+const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: CallIdSchema.min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string(), extra_content: ExtraContentSchema });
 const FunctionOutputSchema = z.looseObject({
   type: z.literal("function_call_output"),
-  call_id: z.string().min(1),
+  call_id: CallIdSchema.min(1),
   output: z.union([z.string(), z.array(PartSchema)]),
 });
 const ReasoningSchema = z.looseObject({
@@ -270,10 +271,11 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
       }
       case "function_call_output": {
         const output = parseAt(FunctionOutputSchema, item, at);
-        const name = callNames.get(output.call_id);
+        const { id } = unsignedCallId(output.call_id);
+        const name = callNames.get(id);
         if (name === undefined) throw new WireError(`${at}: call_id "${output.call_id}" answers no function_call before it`);
         open = undefined;
-        messages.push({ role: "tool", toolCallId: output.call_id, name, content: typeof output.output === "string" ? output.output : userContent(output.output, at) });
+        messages.push({ role: "tool", toolCallId: id, name, content: typeof output.output === "string" ? output.output : userContent(output.output, at) });
         return;
       }
       case "mcp_call": {

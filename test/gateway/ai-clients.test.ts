@@ -1,10 +1,11 @@
+import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { expectClientToolTurn, expectDateTurn, WEATHER_PARAMETERS } from "./ai-sdk-turns.js";
-import { startHarness, type Harness } from "./harness.js";
+import { GEMINI_3, startGemini3Harness, startHarness, WEATHER_SIGNATURE, type Harness } from "./harness.js";
 
 /** The Vercel AI SDK's OpenAI-compatible provider and LangChain's ChatOpenAI against the gateway, in native and prompt modes. */
 
@@ -60,5 +61,25 @@ describe.each([
     expect(first.tool_calls?.map((call) => ({ name: call.name, args: call.args }))).toEqual([{ name: "get_weather", args: { city: "Taipei" } }]);
     const answer = await model.invoke([question, first, new ToolMessage({ content: "25°C", tool_call_id: first.tool_calls?.[0]?.id as string })]);
     expect(answer.content).toBe("25°C in Taipei.");
+  });
+});
+
+describe("a Gemini 3 model's thought signature, through chat completions clients that drop extra_content but keep the call id", () => {
+  it("the AI SDK's openai.chat() provider gives it back in the tool call id", async () => {
+    const gemini = await startGemini3Harness("25°C in Taipei.");
+    harness = gemini;
+    await expectClientToolTurn(createOpenAI({ baseURL: gemini.baseURL, apiKey: "none" }).chat(GEMINI_3), "25°C in Taipei.");
+    expect(gemini.signedCall()).toEqual({ functionCall: { name: "get_weather", args: { city: "Taipei" }, id: "fc-1" }, thoughtSignature: WEATHER_SIGNATURE });
+  });
+
+  it("LangChain ChatOpenAI gives it back in the tool call id", async () => {
+    const gemini = await startGemini3Harness("25°C in Taipei.");
+    harness = gemini;
+    const model = new ChatOpenAI({ model: GEMINI_3, apiKey: "none", configuration: { baseURL: gemini.baseURL }, maxRetries: 0 }).bindTools([{ type: "function", function: { name: "get_weather", description: "Weather in a city", parameters: WEATHER_PARAMETERS } }]);
+    const question = new HumanMessage("Weather in Taipei?");
+    const first = (await model.invoke([question])) as AIMessage;
+    const answer = await model.invoke([question, first, new ToolMessage({ content: "25°C", tool_call_id: first.tool_calls?.[0]?.id as string })]);
+    expect(answer.text).toBe("25°C in Taipei.");
+    expect(gemini.signedCall()).toEqual({ functionCall: { name: "get_weather", args: { city: "Taipei" }, id: "fc-1" }, thoughtSignature: WEATHER_SIGNATURE });
   });
 });

@@ -354,6 +354,80 @@ describe("thinking through the gateway to an Anthropic or Gemini model", () => {
     expect(anthropic.requests.map((request) => request.body.thinking)).toEqual([{ type: "adaptive" }, { type: "disabled" }]);
   });
 
+  it.each([false, true])("carries a Gemini 3 thought signature in the tool_use id and gives Gemini its call id and signature back on the next turn; a call without one keeps its id (streamed: %s)", async (streamed) => {
+    // Gemini signs the first of parallel calls only; its signatures are base64, + / = included.
+    const SIGNATURE = "CiQBcsjafSig+/Ab==";
+    const calls = [
+      { name: "get_weather", args: { city: "Taipei" }, id: "fc-7Hk2", thoughtSignature: SIGNATURE },
+      { name: "get_weather", args: { city: "Tainan" } },
+    ];
+    const gemini = upstream(await startGeminiServer({ replies: [{ functionCalls: calls }, { text: "25°C and 28°C." }] }));
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-3-flash-preview", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Taipei and Tainan?" }];
+    const params = { model: "gemini-3-flash-preview", max_tokens: 1024, tools: [WEATHER], messages };
+    const first = streamed ? await sdk.messages.stream(params).finalMessage() : await sdk.messages.create(params);
+    const uses = first.content.filter((block): block is Anthropic.ToolUseBlock => block.type === "tool_use");
+    expect(uses.map((use) => use.input)).toEqual([{ city: "Taipei" }, { city: "Tainan" }]);
+    // Letters, digits, _ and - only, as Anthropic's ids are.
+    expect(uses[0]?.id).toBe(`fc-7Hk2__tbsig__${Buffer.from(SIGNATURE).toString("base64url")}`);
+    expect(uses[0]?.id).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(uses[1]?.id).toMatch(/^toolbridge-call-[0-9a-f-]+$/);
+    messages.push({ role: "assistant", content: first.content });
+    messages.push({ role: "user", content: uses.map((use, i): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: use.id, content: i === 0 ? "25°C" : "28°C" })) });
+    const second = await sdk.messages.create({ ...params, messages });
+    expect(second.content).toEqual([{ type: "text", text: "25°C and 28°C." }]);
+    const [model, results] = (gemini.requests[1]?.body.contents as Array<{ parts: unknown[] }>).slice(1);
+    expect(model?.parts).toEqual([
+      { functionCall: { name: "get_weather", args: { city: "Taipei" }, id: "fc-7Hk2" }, thoughtSignature: SIGNATURE },
+      { functionCall: { name: "get_weather", args: { city: "Tainan" } } },
+    ]);
+    expect(results?.parts).toEqual([
+      { functionResponse: { name: "get_weather", response: { output: "25°C" }, id: "fc-7Hk2" } },
+      { functionResponse: { name: "get_weather", response: { output: "28°C" } } },
+    ]);
+  });
+
+  it("gives Gemini 3's refusal of a call that lost its signature back as one error, when the client sends the id without it", async () => {
+    const gemini = upstream(await startGeminiServer({ replies: [{ functionCalls: [{ name: "get_weather", args: { city: "Taipei" }, id: "fc-1", thoughtSignature: "c2ln" }] }] }));
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-3-flash-preview", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const params = { model: "gemini-3-flash-preview", max_tokens: 1024, tools: [WEATHER] };
+    const first = await sdk.messages.create({ ...params, messages: [{ role: "user", content: "Weather?" }] });
+    const use = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === "tool_use");
+    expect(use?.id).toMatch(/^fc-1__tbsig__/);
+    const unsigned = { ...use, id: "fc-1" } as Anthropic.ToolUseBlock;
+    const lost = sdk.messages.create({
+      ...params,
+      messages: [{ role: "user", content: "Weather?" }, { role: "assistant", content: [unsigned] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "fc-1", content: "25°C" }] }],
+    });
+    await expect(lost).rejects.toMatchObject({ message: expect.stringContaining("Function call is missing a thought_signature") });
+    expect(gemini.requests).toHaveLength(2);
+  });
+
+  it("refuses a tool_use id or tool_use_id longer than 4194304 characters with one line naming it, before asking the model", async () => {
+    const gemini = upstream(await startGeminiServer({ replies: [] }));
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-3-flash-preview", apiKey: "test-key" } });
+    const sdk = client(harness);
+    const long = `fc-1__tbsig__${"A".repeat(4 * 1024 * 1024)}`;
+    const ask = (useId: string, resultId: string) =>
+      sdk.messages
+        .create({
+          model: "gemini-3-flash-preview",
+          max_tokens: 1024,
+          tools: [WEATHER],
+          messages: [
+            { role: "user", content: "Weather?" },
+            { role: "assistant", content: [{ type: "tool_use", id: useId, name: "get_weather", input: { city: "Taipei" } }] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: resultId, content: "25°C" }] },
+          ],
+        })
+        .catch((e: unknown) => (e as InstanceType<typeof Anthropic.BadRequestError>).error);
+    expect(await ask(long, "fc-1")).toEqual({ type: "error", error: { type: "invalid_request_error", message: "messages[1].content[0].id: more than the 4194304 characters a tool call id may hold" } });
+    expect(await ask("fc-1", long)).toEqual({ type: "error", error: { type: "invalid_request_error", message: "messages[2].content[0].tool_use_id: more than the 4194304 characters a tool call id may hold" } });
+    expect(gemini.requests).toHaveLength(0);
+  });
+
   it("sends thinking to Gemini as thinkingConfig (a budget, -1 for adaptive, 0 when off) and answers with its thoughts as thinking blocks", async () => {
     const gemini = upstream(await startGeminiServer({ replies: [{ thoughts: "Thinking it over.", text: "Today." }, { thoughts: "More.", text: "Today." }, { text: "Today." }] }));
     harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-2.5-flash", apiKey: "test-key" } });

@@ -8,6 +8,7 @@ import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src
 import { WebServerQuestions } from "../../src/gateway/web-chat-server-questions.js";
 import { createChatModel } from "../../src/llm/create-model.js";
 import { Hub } from "../../src/mcp/hub.js";
+import { startGeminiServer } from "../support/gemini-server.js";
 import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmReply, type VllmServer, type VllmServerOptions } from "../support/vllm-server.js";
 
 /**
@@ -67,6 +68,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await gateway.close();
       await hub.close();
       await upstream.close();
+    },
+  };
+}
+
+export const GEMINI_3 = "gemini-3-flash-preview";
+export const WEATHER_SIGNATURE = "CiQBcsjaf+Sig/x==";
+
+/**
+ * A gateway in front of the scripted Gemini server as a Gemini 3 model, which refuses a call
+ * given back without its thought signature; it first calls get_weather for Taipei (id `fc-1`,
+ * signed WEATHER_SIGNATURE), then answers `answer`. `signedCall()`: the call as the second
+ * request gave it back.
+ */
+export async function startGemini3Harness(answer: string): Promise<Harness & { signedCall(): unknown }> {
+  const gemini = await startGeminiServer({
+    replies: [{ functionCalls: [{ name: "get_weather", args: { city: "Taipei" }, id: "fc-1", thoughtSignature: WEATHER_SIGNATURE }] }, { text: answer }],
+  });
+  const harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: GEMINI_3, apiKey: "test-key" } });
+  return {
+    ...harness,
+    signedCall: () => (gemini.requests[1]?.body.contents as Array<{ parts: Array<Record<string, unknown>> }>).flatMap((content) => content.parts).find((part) => part.functionCall),
+    close: async () => {
+      await harness.close();
+      await gemini.close();
     },
   };
 }

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { expectClientToolTurn, expectDateTurn, WEATHER_PARAMETERS } from "./ai-sdk-turns.js";
-import { startHarness, type Harness } from "./harness.js";
+import { GEMINI_3, startGemini3Harness, startHarness, WEATHER_SIGNATURE, type Harness } from "./harness.js";
 
 /** Clients of the Responses API against the gateway: the OpenAI Agents SDK, the AI SDK's `openai()` provider, LangChain with `useResponsesApi`. */
 
@@ -120,5 +120,25 @@ describe("LangChain ChatOpenAI with useResponsesApi", () => {
     expect(first.tool_calls?.map((call) => ({ name: call.name, args: call.args }))).toEqual([{ name: "get_weather", args: { city: "Taipei" } }]);
     const answer = await model.invoke([question, first, new ToolMessage({ content: "25°C", tool_call_id: first.tool_calls?.[0]?.id as string })]);
     expect(answer.text).toBe("25°C in Taipei.");
+  });
+});
+
+describe("a Gemini 3 model's thought signature reaches Gemini again through Responses clients", () => {
+  it("the AI SDK's openai() provider, which drops extra_content, gives it back in the call_id", async () => {
+    const gemini = await startGemini3Harness("25°C in Taipei.");
+    harness = gemini;
+    await expectClientToolTurn(createOpenAI({ baseURL: gemini.baseURL, apiKey: "none" })(GEMINI_3), "25°C in Taipei.");
+    expect(gemini.signedCall()).toEqual({ functionCall: { name: "get_weather", args: { city: "Taipei" }, id: "fc-1" }, thoughtSignature: WEATHER_SIGNATURE });
+  });
+
+  it("LangChain ChatOpenAI with useResponsesApi, which replays the output items whole, gives it back (extra_content and call_id agree)", async () => {
+    const gemini = await startGemini3Harness("25°C in Taipei.");
+    harness = gemini;
+    const model = new ChatOpenAI({ model: GEMINI_3, apiKey: "none", configuration: { baseURL: gemini.baseURL }, maxRetries: 0, useResponsesApi: true }).bindTools([{ type: "function", function: { name: "get_weather", description: "Weather in a city", parameters: WEATHER_PARAMETERS } }]);
+    const question = new HumanMessage("Weather in Taipei?");
+    const first = (await model.invoke([question])) as AIMessage;
+    const answer = await model.invoke([question, first, new ToolMessage({ content: "25°C", tool_call_id: first.tool_calls?.[0]?.id as string })]);
+    expect(answer.text).toBe("25°C in Taipei.");
+    expect(gemini.signedCall()).toEqual({ functionCall: { name: "get_weather", args: { city: "Taipei" }, id: "fc-1" }, thoughtSignature: WEATHER_SIGNATURE });
   });
 });

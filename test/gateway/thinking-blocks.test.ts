@@ -222,4 +222,18 @@ describe("Gemini's thought signatures on the client's calls", () => {
     expect(second.output_text).toBe("25°C.");
     expect(signed(3)).toMatchObject({ thoughtSignature: "CiQBcsjafSig" });
   });
+
+  it("refuses a tool call id or call_id longer than 4194304 characters with one line naming it, before asking the model", async () => {
+    const gemini = await startGeminiServer({ replies: [] });
+    anthropic = gemini;
+    harness = await startHarness({ llm: { provider: "gemini", baseURL: gemini.url, model: "gemini-2.5-flash", apiKey: "test-key" } });
+    const sdk = openaiClient(harness);
+    const long = `fc-1__tbsig__${"A".repeat(4 * 1024 * 1024)}`;
+    const call = { id: long, type: "function" as const, function: { name: "get_weather", arguments: "{}" } };
+    const chat = sdk.chat.completions.create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Weather?" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "fc-1", content: "25°C" }] });
+    await expect(chat).rejects.toMatchObject({ status: 400, message: "400 messages.1.tool_calls.0.id: more than the 4194304 characters a tool call id may hold" });
+    const responses = sdk.responses.create({ model: "gemini-2.5-flash", store: false, input: [{ role: "user", content: "Weather?" }, { type: "function_call", call_id: "fc-1", name: "get_weather", arguments: "{}" }, { type: "function_call_output", call_id: long, output: "25°C" }] });
+    await expect(responses).rejects.toMatchObject({ status: 400, message: "400 input[2].call_id: more than the 4194304 characters a tool call id may hold" });
+    expect(gemini.requests).toHaveLength(0);
+  });
 });

@@ -8,7 +8,9 @@
  *
  * Like the real API it refuses (400 INVALID_ARGUMENT, before taking a reply) function
  * declarations whose `parameters` leave Gemini's OpenAPI subset; `geminiSchemaProblems`
- * is that check, exported for the schema tests.
+ * is that check, exported for the schema tests. For a `gemini-3…` model, as Gemini 3 does, it
+ * refuses a conversation whose current turn (since the last user text) has a step whose first
+ * `functionCall` lost its `thoughtSignature`.
  *
  *   const server = await startGeminiServer({ replies: [{ functionCalls: [{ name: "add", args: { a: 1 } }] }] });
  *   new GeminiModel({ baseURL: server.url, apiKey: "test", model: "gemini-2.5-flash" });
@@ -56,6 +58,8 @@ export async function startGeminiServer(options: { replies: GeminiScriptReply[] 
       }),
     );
     if (problems.length > 0) return sendError(res, 400, problems.map((p: string) => `* GenerateContentRequest.${p}`).join("\n"), "INVALID_ARGUMENT");
+    const unsigned = match[1]?.startsWith("gemini-3") ? unsignedCall(body?.contents ?? []) : undefined;
+    if (unsigned !== undefined) return sendError(res, 400, unsigned, "INVALID_ARGUMENT");
 
     const reply = script.shift();
     if (!reply) return sendError(res, 500, "scripted Gemini server: no reply left in the script", "INTERNAL");
@@ -136,6 +140,20 @@ export function geminiSchemaProblems(schema: any, path: string): string[] {
   if (schema.items) problems.push(...geminiSchemaProblems(schema.items, `${path}.items`));
   for (const [i, branch] of (schema.anyOf ?? []).entries()) problems.push(...geminiSchemaProblems(branch, `${path}.any_of[${i}]`));
   return problems;
+}
+
+/** Gemini 3's refusal of a current turn whose step lost the thought signature on its first call, in its words. */
+function unsignedCall(contents: Array<{ role?: string; parts?: Array<Record<string, any>> }>): string | undefined {
+  const start = contents.findLastIndex((content) => content.role === "user" && (content.parts ?? []).some((part) => typeof part.text === "string"));
+  for (const [at, content] of contents.entries()) {
+    if (at <= start || content.role !== "model") continue;
+    const first = (content.parts ?? []).findIndex((part) => part.functionCall);
+    const part = content.parts?.[first];
+    if (part && !part.thoughtSignature) {
+      return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${part.functionCall.name}\` , position ${at + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
+    }
+  }
+  return undefined;
 }
 
 function pieces(text: string): string[] {
