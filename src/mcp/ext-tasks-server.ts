@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SUBSCRIPTION_ID_META_KEY } from "@modelcontextprotocol/server";
 import type { CallToolResult, JSONRPCMessage, JSONRPCNotification, McpHttpHandler, RequestId, Server, ServerContext, Transport } from "@modelcontextprotocol/server";
-import { declaresExtension, MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASK_NOTIFICATION, TASKS_EXTENSION_ID } from "./ext-tasks.js";
+import { declaresExtension, ENDED_TASK_STATUSES, MAX_INPUT_REQUESTS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASK_NOTIFICATION, TASKS_EXTENSION_ID } from "./ext-tasks.js";
 import type { CreatedTask, DetailedTask, RemoteTask, TaskStatusWatch } from "./ext-tasks.js";
 
 /**
@@ -60,7 +60,6 @@ const SWEEP_MS = 60_000;
 const DEFAULT_MAX_WATCHES = 256;
 /** A watched task of a server behind is asked of it at most this often, whatever poll interval it suggests. */
 const MIN_RELAY_POLL_MS = 250;
-const ENDED = new Set(["completed", "failed", "cancelled"]);
 
 /** A task the store holds: one it runs (its call's controller), or one of a server behind it (how to reach it). */
 interface HeldTask {
@@ -139,20 +138,20 @@ export class TaskStore {
    */
   async get(taskId: string): Promise<DetailedTask> {
     const entry = this.known(taskId);
-    if (entry.upstream && !ENDED.has(entry.task.status)) this.refresh(entry, taskId, await entry.upstream.get());
+    if (entry.upstream && !ENDED_TASK_STATUSES.has(entry.task.status)) this.refresh(entry, taskId, await entry.upstream.get());
     return { ...entry.task };
   }
 
   /** Passes answers to a relayed task's questions on to its server; a task run here asks none, and is only acknowledged. */
   async update(taskId: string, inputResponses: Record<string, unknown>): Promise<void> {
     const entry = this.known(taskId);
-    if (entry.upstream && !ENDED.has(entry.task.status)) await entry.upstream.update(inputResponses);
+    if (entry.upstream && !ENDED_TASK_STATUSES.has(entry.task.status)) await entry.upstream.update(inputResponses);
   }
 
   /** Cancels a running task (its call is aborted, or its server told); one that has ended stays as it ended. */
   async cancel(taskId: string): Promise<void> {
     const entry = this.known(taskId);
-    if (ENDED.has(entry.task.status)) return;
+    if (ENDED_TASK_STATUSES.has(entry.task.status)) return;
     // A relayed task's new status is its server's, seen at the next tasks/get.
     if (entry.upstream) return entry.upstream.cancel();
     this.settle(entry, { status: "cancelled", statusMessage: "cancelled by the client" });
@@ -204,7 +203,7 @@ export class TaskStore {
 
   /** A task's new state, told to those watching it. */
   private settle(entry: HeldTask, change: Partial<DetailedTask>): void {
-    if (ENDED.has(entry.task.status)) return;
+    if (ENDED_TASK_STATUSES.has(entry.task.status)) return;
     entry.task = { ...entry.task, ...change, lastUpdatedAt: new Date().toISOString() };
     tell(entry);
   }
@@ -214,7 +213,7 @@ export class TaskStore {
    * One asking more than MAX_INPUT_REQUESTS questions at once is cancelled there and failed here.
    */
   private refresh(entry: HeldTask, taskId: string, now: DetailedTask): void {
-    if (ENDED.has(entry.task.status) || this.held.get(taskId) !== entry) return;
+    if (ENDED_TASK_STATUSES.has(entry.task.status) || this.held.get(taskId) !== entry) return;
     const asked = Object.keys(now.inputRequests ?? {}).length;
     if (asked > MAX_INPUT_REQUESTS) {
       void entry.upstream?.cancel().catch(() => undefined);
@@ -225,12 +224,12 @@ export class TaskStore {
       entry.task = relayedView(now, taskId, entry.task.ttlMs);
       if (before.status !== now.status || before.lastUpdatedAt !== now.lastUpdatedAt) tell(entry);
     }
-    if (ENDED.has(entry.task.status)) unfollow(entry);
+    if (ENDED_TASK_STATUSES.has(entry.task.status)) unfollow(entry);
   }
 
   /** Follows a watched task of a server behind: its server's notifications of it, or polls where it sends none. */
   private follow(taskId: string, entry: HeldTask): void {
-    if (!entry.upstream || entry.upstreamWatch || ENDED.has(entry.task.status)) return;
+    if (!entry.upstream || entry.upstreamWatch || ENDED_TASK_STATUSES.has(entry.task.status)) return;
     const watch = entry.upstream.watch((now) => this.refresh(entry, taskId, now));
     entry.upstreamWatch = watch;
     void watch.honored.then((agreed) => {
@@ -240,7 +239,7 @@ export class TaskStore {
 
   /** Asks a watched task of a server behind for its state after its poll interval, again until it ends or nobody watches. */
   private pollWatched(taskId: string, entry: HeldTask): void {
-    if (!entry.upstream || entry.poll !== undefined || ENDED.has(entry.task.status)) return;
+    if (!entry.upstream || entry.poll !== undefined || ENDED_TASK_STATUSES.has(entry.task.status)) return;
     const wait = Math.max(entry.task.pollIntervalMs ?? this.pollIntervalMs, MIN_RELAY_POLL_MS);
     entry.poll = setTimeout(() => {
       void this.get(taskId).then(
@@ -287,7 +286,7 @@ function stop(entry: HeldTask, reason: string): void {
   unfollow(entry);
   entry.watchers?.clear();
   entry.controller?.abort(new Error(reason));
-  if (entry.upstream && !ENDED.has(entry.task.status)) void entry.upstream.cancel().catch(() => undefined);
+  if (entry.upstream && !ENDED_TASK_STATUSES.has(entry.task.status)) void entry.upstream.cancel().catch(() => undefined);
 }
 
 /** A server's task as this endpoint shows it: under the store's id and ttl, with the fields SEP-2663 defines and no others. */

@@ -28,6 +28,9 @@ export const TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks";
 
 export const ExtTaskStatusSchema = z.enum(["working", "input_required", "completed", "failed", "cancelled"]);
 
+/** A task in one of these states has ended and never changes again (both protocol eras name them alike). */
+export const ENDED_TASK_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
 /** A task as `tasks/get` returns it (SEP-2663's DetailedTask): result, error or inputRequests inline by status. */
 export const DetailedTaskSchema = z.looseObject({
   taskId: z.string(),

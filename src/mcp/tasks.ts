@@ -8,7 +8,7 @@ import {
 } from "@modelcontextprotocol/core";
 import { ProtocolError, SdkErrorCode, SdkError, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
 import type { Client, RequestOptions, CallToolResult, Implementation, Task, Tool } from "@modelcontextprotocol/client";
-import { MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
+import { ENDED_TASK_STATUSES, MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
 import { checkedToolResult } from "./tool-call.js";
 import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
@@ -108,7 +108,8 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
   });
   const seen = (task: DetailedTask): Task => {
     if (task.status === "cancelled") forget(task.taskId);
-    else {
+    // An ended task stays ended: a tasks/get answered before its end may come after the notification that told it.
+    else if (!ENDED_TASK_STATUSES.has(latest.get(task.taskId)?.status ?? "")) {
       latest.set(task.taskId, task);
       const stamp = serverInfoOf(task._meta);
       if (stamp) stamps.set(task.taskId, stamp);
@@ -359,7 +360,7 @@ export async function runToolTask(
       task = next;
     }
   } catch (error) {
-    if (task.status !== "completed" && task.status !== "failed" && task.status !== "cancelled") {
+    if (!ENDED_TASK_STATUSES.has(task.status)) {
       // Bounded on its own: the caller's signal may be the reason we are here.
       await protocol.cancel(client, task.taskId, { timeout: Math.min(timeout, 5000) }).catch(() => undefined);
     }
