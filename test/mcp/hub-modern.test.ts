@@ -153,8 +153,9 @@ describe("a server's protocol pinned in the config", () => {
 
 describe("a 2026-07-28 server slow to start", () => {
   it("is started again speaking 2026-07-28 when it answered the probe too late and refused the 2025 initialize that followed", async () => {
-    // The probe gets half of 6 s; the first start reads nothing for 3.5 s, then answers server/discover (late) and refuses initialize.
-    const hub = await connect({ slow: { ...fixture("modern-only.mjs", "--slow-first", "3500", join(dir, "slow-started")), startupTimeoutMs: 6000 } });
+    // The probe gets half of 12 s; the first start reads nothing for 6.5 s, then answers server/discover (late) and refuses
+    // initialize. What is left of the 12 s is ample for the second start on a loaded machine (with 6 s and 3.5 s, it once was not).
+    const hub = await connect({ slow: { ...fixture("modern-only.mjs", "--slow-first", "6500", join(dir, "slow-started")), startupTimeoutMs: 12_000 } });
     expect(hub.servers()[0]).toMatchObject({ status: "connected", protocolVersion: "2026-07-28" });
     expect(text(await hub.callTool("echo", { text: "hi" }))).toBe("hi");
     expect(readFileSync(stderrLogFile, "utf8")).toMatch(/\[slow\] answered the server\/discover probe \(2026-07-28\) too late and refused 2025-11-25: started again speaking 2026-07-28/);
