@@ -106,10 +106,12 @@ export function extensionTasks(ext: TasksExtensionClient, answer: AnswerInputReq
     // Only about a task this host runs: nothing else is kept.
     if (watching.has(task.taskId)) notify(seen(task));
   });
-  const seen = (task: DetailedTask): Task => {
+  const seen = (told: DetailedTask): Task => {
+    // An ended task stays ended, and is reported so: a tasks/get answered before its end may come after the notification that told it.
+    const known = latest.get(told.taskId);
+    const task = known && ENDED_TASK_STATUSES.has(known.status) ? known : told;
     if (task.status === "cancelled") forget(task.taskId);
-    // An ended task stays ended: a tasks/get answered before its end may come after the notification that told it.
-    else if (!ENDED_TASK_STATUSES.has(latest.get(task.taskId)?.status ?? "")) {
+    else if (task === told) {
       latest.set(task.taskId, task);
       const stamp = serverInfoOf(task._meta);
       if (stamp) stamps.set(task.taskId, stamp);
