@@ -67,8 +67,8 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
   }
 
   /** A JSON POST to `url` with the headers every request carries; errors are lifted as the SDK would read them. */
-  private async post(url: string, payload: unknown, signal: AbortSignal): Promise<Response> {
-    return liftedErrorBody((await httpOpen(url, this.postInit(payload, signal))).response());
+  private post(url: string, payload: unknown, signal: AbortSignal): Promise<Response> {
+    return liftErrorBodies(url, this.postInit(payload, signal));
   }
 
   private postInit(payload: unknown, signal: AbortSignal): RequestInit {

@@ -44,6 +44,17 @@ async function readAll(body: ReadableStream<Uint8Array> | null): Promise<string>
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** An answer of two events: the first written at once, the last (and the end) when `finish` is called. */
+async function servingTwoEvents(): Promise<{ url: string; finish(): void }> {
+  let finish: (() => void) | undefined;
+  const url = await serving((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: first\n\n");
+    finish = () => res.end("data: last\n\n");
+  });
+  return { url, finish: () => finish?.() };
+}
+
 /** An endless answer, written as fast as the socket takes it; what was written and whether the server saw the connection close. */
 async function servingEndless(): Promise<{ url: string; written(): number; closed(): boolean }> {
   let written = 0;
@@ -75,17 +86,12 @@ async function whenStalled(written: () => number): Promise<number> {
 
 describe("httpOpen's bytes, read without a web stream", () => {
   it("come as the server writes them, and end with the answer; the status and content type are the answer's", async () => {
-    let finish: (() => void) | undefined;
-    const url = await serving((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write("data: first\n\n");
-      finish = () => res.end("data: last\n\n");
-    });
+    const { url, finish } = await servingTwoEvents();
     const answer = await httpOpen(url);
     expect([answer.status, answer.contentType]).toEqual([200, "text/event-stream"]);
     const reader = bytesReader(answer.bytes()!);
     expect(Buffer.from((await reader.next()).value as Uint8Array).toString()).toBe("data: first\n\n");
-    finish?.();
+    finish();
     expect(Buffer.from((await reader.next()).value as Uint8Array).toString()).toBe("data: last\n\n");
     expect((await reader.next()).done).toBe(true);
   });
@@ -146,15 +152,10 @@ describe("httpFetch", () => {
   });
 
   it("streams the answer as it comes, before the server has ended it", async () => {
-    let finish: (() => void) | undefined;
-    const url = await serving((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write("data: first\n\n");
-      finish = () => res.end("data: last\n\n");
-    });
+    const { url, finish } = await servingTwoEvents();
     const reader = (await httpFetch(url)).body!.getReader();
     expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: first\n\n");
-    finish?.();
+    finish();
     expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: last\n\n");
     expect((await reader.read()).done).toBe(true);
   });
