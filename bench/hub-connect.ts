@@ -9,6 +9,11 @@
  * take turns REPEATS times, the order turning each repeat and 1 and 5 swapping, and the ratio is the median of
  * each repeat's 5 over the 1 taken right beside it, so a slow phase of the machine hits both sides of a ratio.
  * Beside the wall times, CPU per connect: the client's own process, and the servers it started and reaped.
+ *
+ * The ratio stays noisy: one server's connect took 210 to 510 ms in one run, the floor's as much as the
+ * clients'. Over 21 repeats the 90% bootstrap interval of a client's median ratio was about ±0.4, wider than
+ * the gaps between the clients. So the middle half of each client's ratios is shown beside its median: where
+ * they overlap, the clients are tied in that run.
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { peers, SERVER } from "./support/mcp-peers.js";
 
-const REPEATS = 9;
+const REPEATS = 15;
 const SIZES = [1, 5] as const;
 const FLOOR = "no client: spawn + initialize reply (floor)";
 const CONTENDER_FLAG = "--connect-contender";
@@ -132,9 +137,14 @@ async function startContender(name: string): Promise<{ connect: (count: number) 
   };
 }
 
-function median(values: number[]): number {
+/** The value a fraction `at` of the way through the sorted values (0.5: the median). */
+function quantile(values: number[], at: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  return sorted[Math.floor((sorted.length - 1) * at + 0.5)] ?? Number.NaN;
+}
+
+function median(values: number[]): number {
+  return quantile(values, 0.5);
 }
 
 function mean(values: number[]): number {
@@ -166,7 +176,7 @@ export async function run(): Promise<void> {
   }
   console.log(
     `\nconnect time: initialize plus tools/list, servers in parallel; each contender in a process of its own, ${REPEATS} interleaved repeats,` +
-      " medians; \"5 vs 1\" the median of each repeat's own ratio; CPU the mean per connect (client process, and the servers it reaped), and all of it 5 against 1",
+      " medians; \"5 vs 1\" the median of each repeat's own ratio, and the middle half of those ratios; CPU the mean per connect (client process, and the servers it reaped), and all of it 5 against 1",
   );
   console.table(
     contenders.map(({ name }) => {
@@ -179,6 +189,7 @@ export async function run(): Promise<void> {
         "1 server ms": wall(1).toFixed(0),
         "5 servers ms": wall(5).toFixed(0),
         "5 vs 1": `${median(of.ratios).toFixed(2)}x`,
+        "middle half": `${quantile(of.ratios, 0.25).toFixed(2)}-${quantile(of.ratios, 0.75).toFixed(2)}`,
         "client CPU ms 1 / 5": `${client(1).toFixed(0)} / ${client(5).toFixed(0)}`,
         "servers CPU ms 1 / 5": `${servers(1).toFixed(0)} / ${servers(5).toFixed(0)}`,
         // What five cost against one in CPU, the client's and its servers': on a loaded machine, wall times measure the others too.
