@@ -16,7 +16,7 @@ import type { BodyBytes } from "./body-bytes.js";
  * (gzip, deflate, br, and zstd where Node has it), so every limit on an answer's size counts the
  * decompressed bytes.
  */
-export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+export async function httpFetch(input: string | URL | Request, init: OpenInit = {}): Promise<Response> {
   return (await httpOpen(input, init)).response();
 }
 
@@ -37,8 +37,14 @@ export interface OpenedAnswer {
   response(): Response;
 }
 
+/** A request's init, with a way to make a streamed body again for the one resend on a stale connection. */
+export interface OpenInit extends RequestInit {
+  /** The same streamed body, made again: without it, a streamed body is not sent again. */
+  bodyAgain?: () => ReadableStream<Uint8Array>;
+}
+
 /** httpFetch's request, its answer not yet made a `Response`. */
-export async function httpOpen(input: string | URL | Request, init: RequestInit = {}): Promise<OpenedAnswer> {
+export async function httpOpen(input: string | URL | Request, init: OpenInit = {}): Promise<OpenedAnswer> {
   const body = init.body ?? undefined;
   if (input instanceof Request || !(body === undefined || typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream)) {
     return answerOf(await fetch(input, init));
@@ -54,24 +60,22 @@ export async function httpOpen(input: string | URL | Request, init: RequestInit 
   else new Headers(given).forEach((value, name) => (headers[name] = value));
   if (typeof body === "string" || body instanceof Uint8Array) headers["content-length"] = String(Buffer.byteLength(body));
   const method = init.method ?? "GET";
+  const request = { url, method, headers, signal };
 
-  const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method, headers });
-    const onAbort = () => req.destroy(abortReason(signal));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    req.once("response", (res) => {
-      // From here the body's stream answers for the abort.
-      signal?.removeEventListener("abort", onAbort);
-      resolve(res);
+  let response: IncomingMessage;
+  try {
+    response = await sendRequest(request, body);
+  } catch (error) {
+    // A kept-alive connection the server closed as it idled, just as the request went out: Node's agent keeps one as
+    // long as a server of 5 s keep-alive does (uvicorn's, Node's). Nothing was answered and the agent has dropped that
+    // connection, so the request is sent once more, as Node's documentation advises, instead of failing the turn.
+    if (!(error instanceof StaleConnection)) throw error;
+    const again = body instanceof ReadableStream ? init.bodyAgain?.() : body;
+    if (body !== undefined && again === undefined) throw error.failure;
+    response = await sendRequest(request, again).catch((failure: unknown) => {
+      throw failure instanceof StaleConnection ? failure.failure : failure;
     });
-    // Errors after the answer began (a reset mid-body) are the body's stream's to report.
-    req.on("error", (error) => {
-      signal?.removeEventListener("abort", onAbort);
-      reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error }));
-    });
-    if (body instanceof ReadableStream) void sendStream(body, req);
-    else req.end(body);
-  });
+  }
 
   const location = response.headers.location;
   if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
@@ -98,6 +102,46 @@ export async function httpOpen(input: string | URL | Request, init: RequestInit 
       return new Response(nullBody ? null : bodyStream(bodyBytes(decoded(response), signal)), { status, statusText: response.statusMessage ?? "", headers });
     },
   };
+}
+
+interface RequestLine {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  signal: AbortSignal | undefined;
+}
+
+/** A request that failed on a kept-alive connection before any answer: the failure fetch would report, to send again. */
+class StaleConnection extends Error {
+  constructor(readonly failure: TypeError) {
+    super("the kept-alive connection was closed before an answer");
+  }
+}
+
+/** What a connection the server closed while it idled fails with, as the request is written to it. */
+const CLOSED_UNDER_US = new Set(["ECONNRESET", "EPIPE"]);
+
+/** One request with `body`, to its answer's head; an answer's body is the caller's to read. */
+function sendRequest({ url, method, headers, signal }: RequestLine, body: string | Uint8Array | ReadableStream<Uint8Array> | undefined): Promise<IncomingMessage> {
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method, headers });
+    const onAbort = () => req.destroy(abortReason(signal));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.once("response", (res) => {
+      // From here the body's stream answers for the abort.
+      signal?.removeEventListener("abort", onAbort);
+      resolve(res);
+    });
+    // Errors after the answer began (a reset mid-body) are the body's stream's to report.
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (signal?.aborted) return reject(abortReason(signal));
+      const failure = new TypeError("fetch failed", { cause: error });
+      reject(req.reusedSocket && CLOSED_UNDER_US.has(error.code ?? "") ? new StaleConnection(failure) : failure);
+    });
+    if (body instanceof ReadableStream) void sendStream(body, req);
+    else req.end(body);
+  });
 }
 
 /** A `Response` (from the global fetch) as an opened answer. */

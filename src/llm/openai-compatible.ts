@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import type { BodyBytes } from "./body-bytes.js";
 import { readBoundedBody } from "./bounded-body.js";
-import { httpFetch, httpOpen, type OpenedAnswer } from "./http-fetch.js";
+import { httpFetch, httpOpen, type OpenedAnswer, type OpenInit } from "./http-fetch.js";
 import { jsonBody } from "./json-body.js";
 import { isApiContentType, notOpenAICompatible, serverMessageOf, START_LOCAL_SERVER_HINT, streamError, truncatedError, type LlmError } from "./errors.js";
 import { openAIGenerationFields, thinkingFields, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./openai-messages.js";
@@ -71,9 +71,16 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
     return liftErrorBodies(url, this.postInit(payload, signal));
   }
 
-  private postInit(payload: unknown, signal: AbortSignal): RequestInit {
+  private postInit(payload: unknown, signal: AbortSignal): OpenInit {
     const { body, length } = jsonBody(payload);
-    return { method: "POST", body, headers: { ...this.headers, "content-length": String(length) }, signal };
+    return {
+      method: "POST",
+      body,
+      headers: { ...this.headers, "content-length": String(length) },
+      signal,
+      // A large body is a stream read as it is sent: made again for a resend on a stale connection.
+      ...(typeof body === "string" ? {} : { bodyAgain: () => jsonBody(payload).body as ReadableStream<Uint8Array> }),
+    };
   }
 
   get strictTools(): boolean | "refused" {
@@ -395,7 +402,7 @@ function credentialsApart(baseURL: string): { url: string; basic?: string } {
  * `{"object":"error","message":...}` and some servers answer plain text; both are lifted
  * into `{"error": ...}` so the server's words reach the user.
  */
-async function liftErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+async function liftErrorBodies(input: string | URL | Request, init?: OpenInit): Promise<Response> {
   return liftedErrorBody(await httpFetch(input, init));
 }
 

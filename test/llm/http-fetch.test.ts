@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { createServer as createNetServer, type Socket } from "node:net";
 import * as zlib from "node:zlib";
 import { brotliCompressSync, createGzip, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
@@ -363,5 +363,114 @@ describe("httpFetch", () => {
     await expect.poll(() => closed).toBe(models.length);
     // The endless body was taken no further than the sockets' buffers hold.
     expect(written).toBeLessThan(32 * 1024 * 1024);
+  });
+});
+
+describe("a kept-alive connection the server closed as it idled", () => {
+  /**
+   * A hostile server in raw TCP: the first request on a connection is answered (an SSE chat completion saying "ok",
+   * kept alive); bytes of a second request on that connection are met with a reset, as from a server that closed
+   * the connection as it idled just when it was reused. With `resetFresh`, a new connection's request is reset too.
+   */
+  async function idleClosing(resetFresh = false): Promise<{ url: string; bodies: string[]; connections: () => number; close: () => Promise<void> }> {
+    const bodies: string[] = [];
+    let count = 0;
+    const sockets = new Set<Socket>();
+    const raw = createNetServer((socket) => {
+      count++;
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      let answered = false;
+      let held = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        if (answered || resetFresh) return void socket.resetAndDestroy();
+        held = Buffer.concat([held, chunk]);
+        const headEnd = held.indexOf("\r\n\r\n");
+        if (headEnd === -1) return;
+        const length = Number(/content-length: *(\d+)/i.exec(held.subarray(0, headEnd).toString("latin1"))?.[1] ?? 0);
+        if (held.length < headEnd + 4 + length) return;
+        answered = true;
+        bodies.push(held.subarray(headEnd + 4, headEnd + 4 + length).toString("utf8"));
+        const events = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`;
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(events)}\r\nconnection: keep-alive\r\n\r\n${events}`);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(raw.address() as { port: number }).port}`,
+      bodies,
+      connections: () => count,
+      close: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => raw.close(resolve));
+      },
+    };
+  }
+
+  it("sends a request again, once, when its kept-alive connection is reset before any answer", async () => {
+    const peer = await idleClosing();
+    try {
+      for (const body of ["first", "second"]) {
+        const answer = await httpOpen(`${peer.url}/v1/chat/completions`, { method: "POST", body });
+        expect(answer.status).toBe(200);
+        // Read to its end, so that its connection is kept for the next request.
+        expect(await readAll(answer.response().body)).toContain('"ok"');
+      }
+      // The second went out on the first connection, was reset, and was answered on a new one.
+      expect(peer.bodies).toEqual(["first", "second"]);
+      expect(peer.connections()).toBe(2);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it("sends a streamed body again only when it can be made again", async () => {
+    const peer = await idleClosing();
+    const stream = (text: string) => new Blob([text]).stream();
+    // Its length given, as the model adapter gives it, so that it is not sent chunked.
+    const headers = { "content-length": "8" };
+    try {
+      await readAll((await httpOpen(peer.url, { method: "POST", body: "warm" })).response().body);
+      const lost = await httpOpen(peer.url, { method: "POST", headers, body: stream("streamed") }).catch((error: unknown) => error);
+      expect(lost).toBeInstanceOf(TypeError);
+      expect((lost as TypeError).message).toBe("fetch failed");
+      expect(peer.connections()).toBe(1);
+      // Now kept alive on a second connection, which the next request meets reset.
+      await readAll((await httpOpen(peer.url, { method: "POST", body: "warm" })).response().body);
+      const answer = await httpOpen(peer.url, { method: "POST", headers, body: stream("streamed"), bodyAgain: () => stream("streamed") });
+      expect(answer.status).toBe(200);
+      expect(peer.bodies).toEqual(["warm", "warm", "streamed"]);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it("does not send again what a new connection had reset", async () => {
+    const peer = await idleClosing(true);
+    try {
+      const failed = await httpOpen(peer.url, { method: "POST", body: "once" }).catch((error: unknown) => error);
+      expect((failed as TypeError).message).toBe("fetch failed");
+      expect(peer.connections()).toBe(1);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it("costs a model turn nothing: a conversation of megabytes is sent whole again, with no retry", async () => {
+    const peer = await idleClosing();
+    try {
+      const model = new OpenAICompatibleModel({ baseURL: `${peer.url}/v1`, model: "m", retry: { maxRetries: 0 } });
+      const long = "é".repeat(2 * 1024 * 1024);
+      for (const content of ["hi", long]) {
+        const events = [];
+        for await (const event of model.stream({ messages: [{ role: "user", content }] })) events.push(event);
+        expect(events.filter((event) => event.type === "retry")).toEqual([]);
+        expect(events.find((event) => event.type === "text-delta")).toMatchObject({ text: "ok" });
+      }
+      expect(peer.connections()).toBe(2);
+      expect((JSON.parse(peer.bodies[1] ?? "") as { messages: { content: string }[] }).messages[0]?.content).toBe(long);
+    } finally {
+      await peer.close();
+    }
   });
 });
