@@ -62,20 +62,8 @@ export async function httpOpen(input: string | URL | Request, init: OpenInit = {
   const method = init.method ?? "GET";
   const request = { url, method, headers, signal };
 
-  let response: IncomingMessage;
-  try {
-    response = await sendRequest(request, body);
-  } catch (error) {
-    // A kept-alive connection the server closed as it idled, just as the request went out: Node's agent keeps one as
-    // long as a server of 5 s keep-alive does (uvicorn's, Node's). Nothing was answered and the agent has dropped that
-    // connection, so the request is sent once more, as Node's documentation advises, instead of failing the turn.
-    if (!(error instanceof StaleConnection)) throw error;
-    const again = body instanceof ReadableStream ? init.bodyAgain?.() : body;
-    if (body !== undefined && again === undefined) throw error.failure;
-    response = await sendRequest(request, again).catch((failure: unknown) => {
-      throw failure instanceof StaleConnection ? failure.failure : failure;
-    });
-  }
+  // A streamed body is sent again only if it can be made again; any other is sent as it is.
+  const response = await sendRequest(request, body, body instanceof ReadableStream ? init.bodyAgain : () => body);
 
   const location = response.headers.location;
   if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
@@ -111,18 +99,20 @@ interface RequestLine {
   signal: AbortSignal | undefined;
 }
 
-/** A request that failed on a kept-alive connection before any answer: the failure fetch would report, to send again. */
-class StaleConnection extends Error {
-  constructor(readonly failure: TypeError) {
-    super("the kept-alive connection was closed before an answer");
-  }
-}
+type RequestBody = string | Uint8Array | ReadableStream<Uint8Array> | undefined;
 
 /** What a connection the server closed while it idled fails with, as the request is written to it. */
 const CLOSED_UNDER_US = new Set(["ECONNRESET", "EPIPE"]);
 
-/** One request with `body`, to its answer's head; an answer's body is the caller's to read. */
-function sendRequest({ url, method, headers, signal }: RequestLine, body: string | Uint8Array | ReadableStream<Uint8Array> | undefined): Promise<IncomingMessage> {
+/**
+ * One request with `body`, to its answer's head; an answer's body is the caller's to read. `again` makes the body
+ * for the one resend on a stale connection: a kept-alive connection the server closed as it idled, just as the
+ * request went out (Node's agent keeps one as long as a server of 5 s keep-alive does: uvicorn's, Node's). Nothing
+ * was answered and the agent has dropped that connection, so the request is sent once more, as Node's
+ * documentation advises, instead of failing the turn.
+ */
+function sendRequest(line: RequestLine, body: RequestBody, again?: () => RequestBody): Promise<IncomingMessage> {
+  const { url, method, headers, signal } = line;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method, headers });
     const onAbort = () => req.destroy(abortReason(signal));
@@ -136,8 +126,8 @@ function sendRequest({ url, method, headers, signal }: RequestLine, body: string
     req.on("error", (error: NodeJS.ErrnoException) => {
       signal?.removeEventListener("abort", onAbort);
       if (signal?.aborted) return reject(abortReason(signal));
-      const failure = new TypeError("fetch failed", { cause: error });
-      reject(req.reusedSocket && CLOSED_UNDER_US.has(error.code ?? "") ? new StaleConnection(failure) : failure);
+      if (again && req.reusedSocket && CLOSED_UNDER_US.has(error.code ?? "")) return resolve(sendRequest(line, again()));
+      reject(new TypeError("fetch failed", { cause: error }));
     });
     if (body instanceof ReadableStream) void sendStream(body, req);
     else req.end(body);
