@@ -2,7 +2,7 @@ import type { ChatModelFunctions, GbnfJsonSchema, LlamaChat, LlamaChatResponse, 
 import { newCallId } from "./call-id.js";
 import { abortedError, LlmError } from "./errors.js";
 import { toChatHistory } from "./local-history.js";
-import { loadGguf, localRuntime } from "./local-runtime.js";
+import { loadError, loadGguf, localRuntime } from "./local-runtime.js";
 import { PushedEvents } from "./pushed-events.js";
 import { toGrammarSchema } from "./schema/grammar.js";
 import type { ChatModel, ChatRequest, FinishReason, StreamEvent, ToolDefinition } from "./types.js";
@@ -50,13 +50,19 @@ export class LocalModel implements ChatModel {
 
   static async open(options: LocalModelOptions): Promise<LocalModel> {
     const { runtime, model } = await loadGguf(options.path);
-    const context = await model.createContext({
-      contextSize: options.contextSize ?? { max: MAX_DEFAULT_CONTEXT },
-      sequences: 1,
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
-    });
-    const sequence = context.getSequence();
-    return new LocalModel(options, model, new runtime.lib.LlamaChat({ contextSequence: sequence }), sequence);
+    try {
+      const context = await model.createContext({
+        contextSize: options.contextSize ?? { max: MAX_DEFAULT_CONTEXT },
+        sequences: 1,
+        ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      });
+      const sequence = context.getSequence();
+      return new LocalModel(options, model, new runtime.lib.LlamaChat({ contextSequence: sequence }), sequence);
+    } catch (error) {
+      // A context llama.cpp cannot make (memory, a size the model cannot take) fails the load too, in one line.
+      await model.dispose().catch(() => undefined);
+      throw loadError(options.path, runtime, error);
+    }
   }
 
   /** The context window in tokens. */

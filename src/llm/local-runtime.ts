@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { configError, LlmError, oneLine } from "./errors.js";
+import { GgufHeaderError, readGgufHeader } from "./gguf-header.js";
 
 type NodeLlamaCpp = typeof import("node-llama-cpp");
 
@@ -10,8 +11,9 @@ const NODE_LLAMA_CPP = "node-llama-cpp@3.21.1";
 interface Runtime {
   lib: NodeLlamaCpp;
   llama: Llama;
-  /** llama.cpp's last error line, to say why a file did not load. */
+  /** llama.cpp's last error line since forgetError, to say why a file did not load. */
   lastError(): string | undefined;
+  forgetError(): void;
 }
 
 let runtime: Promise<Runtime> | undefined;
@@ -51,29 +53,40 @@ async function loadRuntime(): Promise<Runtime> {
         if (level === lib.LlamaLogLevel.error || level === lib.LlamaLogLevel.fatal) last = message.slice(0, 1000);
       },
     });
-    return { lib, llama, lastError: () => last };
+    return {
+      lib,
+      llama,
+      lastError: () => last,
+      forgetError: () => {
+        last = undefined;
+      },
+    };
   } catch (error) {
     throw configError(`node-llama-cpp has no llama.cpp binary for this machine (${process.platform}-${process.arch}): ${oneLine(String((error as Error).message))}`);
   }
 }
 
-/** The 4 bytes every GGUF file starts with. */
-const GGUF_MAGIC = "GGUF";
-
 /**
- * The model in a GGUF file. A missing file, one that is not a GGUF, and one llama.cpp cannot
- * load are each one line naming the file; llama.cpp reads a file only after it has passed the
- * first two checks.
+ * The model in a GGUF file. A missing file, and one whose header is not a sound GGUF (see
+ * readGgufHeader), are each one line naming the file, and llama.cpp never sees them; so is
+ * llama.cpp's own refusal of a file that passed.
  */
 export async function loadGguf(path: string): Promise<{ runtime: Runtime; model: LlamaModel }> {
   await checkGguf(path);
   const loaded = await localRuntime();
+  loaded.forgetError();
   try {
     return { runtime: loaded, model: await loaded.llama.loadModel({ modelPath: path }) };
   } catch (error) {
-    const why = loaded.lastError() ?? String((error as Error).message);
-    throw configError(`The model file ${path} could not be loaded: ${oneLine(why)}`);
+    throw loadError(path, loaded, error);
   }
+}
+
+/** A failure to load `path` (or make its context), in one line: llama.cpp's own words when it logged any. */
+export function loadError(path: string, loaded: Runtime, error: unknown): LlmError {
+  if (error instanceof LlmError) return error;
+  const why = loaded.lastError() ?? (error instanceof Error ? error.message : String(error));
+  return configError(`The model file ${path} could not be loaded: ${oneLine(why)}`);
 }
 
 async function checkGguf(path: string): Promise<void> {
@@ -86,12 +99,12 @@ async function checkGguf(path: string): Promise<void> {
     throw configError(`Cannot read the model file ${path} (${typeof code === "string" ? code : oneLine(String(error))}).`);
   }
   try {
-    if (!(await handle.stat()).isFile()) throw configError(`The model path ${path} is not a file.`);
-    const head = Buffer.alloc(GGUF_MAGIC.length);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    if (bytesRead < head.length || head.toString("latin1") !== GGUF_MAGIC) throw configError(`The model file ${path} is not a GGUF file.`);
+    const info = await handle.stat();
+    if (!info.isFile()) throw configError(`The model path ${path} is not a file.`);
+    await readGgufHeader(handle, info.size);
   } catch (error) {
     if (error instanceof LlmError) throw error;
+    if (error instanceof GgufHeaderError) throw configError(`The model file ${path} ${error.message}.`);
     throw configError(`Cannot read the model file ${path} (${oneLine(String(error))}).`);
   } finally {
     await handle.close();

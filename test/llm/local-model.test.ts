@@ -127,12 +127,19 @@ describe("a model file that cannot be run", () => {
     expect(await opened(text)).toBe(`The model file ${text} is not a GGUF file.`);
   });
 
-  it("is one line naming a GGUF cut short", async () => {
+  it("is one line naming a GGUF cut short in its metadata", async () => {
     const cut = join(dir, "cut.gguf");
     await copyFile(path, cut);
     await truncate(cut, 4000);
+    expect(await opened(cut)).toBe(`The model file ${cut} is cut short: it ends after 4000 bytes, in the value of metadata key "tokenizer.ggml.tokens".`);
+  });
+
+  it("is one line naming a GGUF cut short in its tensor data, in llama.cpp's words", async () => {
+    const cut = join(dir, "cut-data.gguf");
+    await copyFile(path, cut);
+    await truncate(cut, 100_000);
     const message = await opened(cut);
-    expect(message).toMatch(new RegExp(`^The model file ${cut.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} could not be loaded: `));
+    expect(message).toMatch(new RegExp(`^The model file ${cut.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} could not be loaded: \\S`));
     expect(message).not.toContain("\n");
   });
 
