@@ -75,7 +75,7 @@ export async function findLocalServer(
   const where = candidates.map((c) => `${c.baseURL} (${c.name})`).join(" or ");
   throw new LlmError(
     "connection",
-    `No model server found at ${where}: ${START_LOCAL_SERVER_HINT}, or give its base URL (--base-url URL, llm.baseURL in the config, or OPENAI_BASE_URL).`,
+    `No model server answers at ${where}. Either ${START_LOCAL_SERVER_HINT} (or name another with --base-url URL), or run a GGUF file already on disk (--provider local --model PATH).`,
     { url: candidates[0]?.baseURL },
   );
 }

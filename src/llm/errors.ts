@@ -187,7 +187,8 @@ function isLocalWithoutCredentials(url: string): boolean {
   }
 }
 
-function describeNetworkCause(cause: unknown): string {
+/** Why a connection failed, in a few words ("connection refused", "host not found"). */
+export function describeNetworkCause(cause: unknown): string {
   let current: unknown = cause;
   // fetch wraps the socket error: TypeError("fetch failed") { cause: Error { code: "ECONNREFUSED" } }
   for (let depth = 0; depth < 5 && current; depth++) {

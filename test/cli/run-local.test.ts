@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../support/cli.js";
+import { freePort } from "../support/free-port.js";
 import { writeTinyGguf } from "../support/tiny-gguf.js";
 
 /** `toolbridge run --provider local` end to end: the built CLI, the bundled math server, a tiny GGUF written here. */
@@ -86,6 +87,43 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
       hub.closeAllConnections();
       await new Promise((resolve) => hub.close(resolve));
     }
+  });
+
+  it("refuses a hostile GGUF from hf: in one line, before llama.cpp reads it", async () => {
+    // 2^40 strings announced in a file of a hundred bytes: node-llama-cpp's reader grew to 3.5 GB on it.
+    const u32 = (value: number) => Buffer.from(new Uint32Array([value]).buffer);
+    const u64 = (value: bigint) => Buffer.from(new BigUint64Array([value]).buffer);
+    const text = (value: string) => Buffer.concat([u64(BigInt(value.length)), Buffer.from(value)]);
+    const bytes = Buffer.concat([Buffer.from("GGUF"), u32(3), u64(0n), u64(2n), text("general.architecture"), u32(8), text("llama"), text("tokenizer.ggml.tokens"), u32(9), u32(8), u64(2n ** 40n)]);
+    const hub = createServer((_req, res) => res.writeHead(200, { "content-length": bytes.length }).end(bytes));
+    await new Promise<void>((resolve) => hub.listen(0, "127.0.0.1", resolve));
+    try {
+      const cwd = await project("hostile");
+      const cache = join(dir, "hostile-cache");
+      // A heap far below what the hostile file would take: a regression crashes instead of eating the machine.
+      const env = { HF_ENDPOINT: `http://127.0.0.1:${(hub.address() as { port: number }).port}`, XDG_CACHE_HOME: cache, NODE_OPTIONS: "--max-old-space-size=256" };
+      const run = await runCli(["run", "hi", "--provider", "local", "--model", "hf:owner/repo/evil.gguf"], { cwd, env });
+      expect(run.code).toBe(2);
+      const kept = join(cache, "toolbridge", "models", "owner--repo--evil.gguf");
+      expect(run.stderr.trim().split("\n").at(-1)).toBe(
+        `toolbridge: The model file ${kept} is not a valid GGUF: metadata key "tokenizer.ggml.tokens": array of 1099511627776 strings is larger than the file (${bytes.length} bytes).`,
+      );
+    } finally {
+      hub.closeAllConnections();
+      await new Promise((resolve) => hub.close(resolve));
+    }
+  });
+
+  it("says, offline on the first run, what was tried and the two ways on", async () => {
+    const cwd = await project("offline");
+    const hub = `http://127.0.0.1:${await freePort()}`;
+    const env = { HF_ENDPOINT: hub, XDG_CACHE_HOME: join(dir, "offline-cache") };
+    const ref = "hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf";
+    const run = await runCli(["run", "What is 17 * 23?", "--provider", "local", "--model", ref], { cwd, env });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(
+      `toolbridge: Cannot download ${ref}: ${new URL(hub).host} cannot be reached (connection refused). Use a model server instead (--base-url URL, without --provider local) or a GGUF file already on disk (--model PATH).`,
+    );
   });
 
   it("names a missing model file in one line", async () => {

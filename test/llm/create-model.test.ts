@@ -76,16 +76,17 @@ describe("createChatModel", () => {
     expect(gemini.baseURL).toBe("http://127.0.0.1:9");
   });
 
-  it("says in one line where it looked and how to start a server when none answers", async () => {
+  it("says in one line where it looked and the two ways on, a server or a model file, when none answers", async () => {
     const a = `http://127.0.0.1:${await freePort()}/v1`;
     const b = `http://127.0.0.1:${await freePort()}/v1`;
-    const err = await createChatModel({}, {}, { localServers: [{ name: "vLLM", baseURL: a }, { name: "Ollama", baseURL: b }] }).catch((e: unknown) => e);
+    // No model downloaded to stand in.
+    const env = { XDG_CACHE_HOME: "/nonexistent/toolbridge-test-cache" };
+    const err = await createChatModel({}, env, { localServers: [{ name: "vLLM", baseURL: a }, { name: "Ollama", baseURL: b }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect((err as LlmError).code).toBe("connection");
-    expect((err as LlmError).message).toContain(`${a} (vLLM) or ${b} (Ollama)`);
-    expect((err as LlmError).message).toContain("vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes");
-    expect((err as LlmError).message).toContain("ollama serve");
-    expect((err as LlmError).message).not.toContain("\n");
+    expect((err as LlmError).message).toBe(
+      `No model server answers at ${a} (vLLM) or ${b} (Ollama). Either start one with \`vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes\` or \`ollama serve\` (or name another with --base-url URL), or run a GGUF file already on disk (--provider local --model PATH).`,
+    );
   });
 
   it("picks the Anthropic and Gemini adapters with keys from apiKeyEnv or the usual variable", async () => {

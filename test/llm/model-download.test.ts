@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/errors.js";
 import { modelCacheDir, modelFile, parseHfRef } from "../../src/llm/model-download.js";
+import { freePort } from "../support/free-port.js";
 
 /** A hub on 127.0.0.1 serving one file the way huggingface.co does: resolve/main redirects to a file store, Range honoured. */
 interface Hub {
@@ -201,6 +202,15 @@ describe("a model file named hf:OWNER/REPO/FILE.gguf", () => {
     hub = await startHub();
     const error = await modelFile("hf:owner/repo/other.gguf", { cacheDir: join(dir, "models"), endpoint: hub.endpoint }).catch((e: unknown) => e);
     expect((error as LlmError).message).toBe(`Downloading hf:owner/repo/other.gguf failed: HTTP 404 from ${hub.endpoint}`);
+  });
+
+  it("says, when the hub cannot be reached, what else would do", async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const error = await modelFile(ref, { cacheDir: join(dir, "models"), endpoint }).catch((e: unknown) => e);
+    expect((error as LlmError).code).toBe("connection");
+    expect((error as LlmError).message).toBe(
+      `Cannot download ${ref}: ${new URL(endpoint).host} cannot be reached (connection refused). Use a model server instead (--base-url URL, without --provider local) or a GGUF file already on disk (--model PATH).`,
+    );
   });
 
   it("refuses names that climb out of the cache", () => {
