@@ -137,8 +137,10 @@ async function skipValue(file: Cursor, type: number, key: string): Promise<void>
     throw new GgufHeaderError(`is not a valid GGUF: metadata key ${key} is an array of ${count} ${plural}, more than the ${MAX_GGUF_ARRAY_LENGTH} allowed`);
   }
   if (element.size !== undefined) return file.skip(Number(count) * element.size, where);
-  for (let index = 0; index < Number(count); index++) {
-    file.skip(await stringLength(file, where), where);
+  // A vocabulary is some 150,000 strings: skipped a buffer at a time, not one await each.
+  for (let done = 0; done < Number(count); ) {
+    await file.fill(8, where);
+    done = file.skipStrings(done, Number(count), where);
     file.withinCap(`metadata key ${key}`);
   }
 }
@@ -172,19 +174,44 @@ class Cursor {
     return this.size - this.pos;
   }
 
+  /** Makes the buffer hold `length` bytes (at most CHUNK_BYTES) from here. */
+  async fill(length: number, what: string): Promise<void> {
+    if (length > this.left) throw this.cut(what);
+    if (this.buffered(length)) return;
+    const want = Math.min(CHUNK_BYTES, this.left);
+    const { bytesRead } = await this.handle.read(this.buffer, 0, want, this.pos);
+    this.start = this.pos;
+    this.end = this.pos + bytesRead;
+    if (bytesRead < length) throw this.cut(what);
+  }
+
   /** `length` bytes (at most CHUNK_BYTES) from here, valid until the next read. */
   async bytes(length: number, what: string): Promise<Buffer> {
-    if (length > this.left) throw this.cut(what);
-    if (this.pos < this.start || this.pos + length > this.end) {
-      const want = Math.min(CHUNK_BYTES, this.left);
-      const { bytesRead } = await this.handle.read(this.buffer, 0, want, this.pos);
-      this.start = this.pos;
-      this.end = this.pos + bytesRead;
-      if (bytesRead < length) throw this.cut(what);
-    }
+    await this.fill(length, what);
     const from = this.pos - this.start;
     this.pos += length;
     return this.buffer.subarray(from, from + length);
+  }
+
+  /**
+   * Skips the strings `done` to `count` of an array for as long as their length prefixes are in
+   * the buffer, each length checked against the file; gives how many are skipped so far.
+   */
+  skipStrings(done: number, count: number, what: string): number {
+    while (done < count && this.buffered(8)) {
+      const at = this.pos - this.start;
+      const length = this.buffer.readUInt32LE(at) + this.buffer.readUInt32LE(at + 4) * 2 ** 32;
+      this.pos += 8;
+      // Past 2^53 the sum is inexact, and far larger than any file all the same.
+      if (length > this.left) throw this.larger(`${what}: string of ${this.buffer.readBigUInt64LE(at)} bytes`);
+      this.pos += length;
+      done++;
+    }
+    return done;
+  }
+
+  private buffered(length: number): boolean {
+    return this.pos >= this.start && this.pos + length <= this.end;
   }
 
   async u32(what: string): Promise<number> {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -100,6 +100,13 @@ describe("a GGUF file's header, read before llama.cpp is given the file", () => 
   it("refuses a string longer than the file", async () => {
     const path = await file(head(0, 1), u64(2n ** 63n), Buffer.from("general"));
     expect(await refusal(path)).toBe(`The model file ${path} is not a valid GGUF: metadata key #0: string of 9223372036854775808 bytes is larger than the file (39 bytes).`);
+  });
+
+  it("refuses a string in an array longer than the file", async () => {
+    const path = await file(head(0, 2), architecture, text("tokens"), u32(ARRAY), u32(STRING), u64(2), text("a"), u64(2n ** 63n + 1n));
+    expect(await refusal(path)).toBe(
+      `The model file ${path} is not a valid GGUF: the value of metadata key "tokens": string of 9223372036854775809 bytes is larger than the file (${(await stat(path)).size} bytes).`,
+    );
   });
 
   it("refuses an array of arrays, which llama.cpp does not read", async () => {
