@@ -1,9 +1,9 @@
-import { mkdtemp, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { LlmError } from "../../src/llm/errors.js";
-import { MAX_GGUF_ARRAY_LENGTH, MAX_GGUF_HEADER_BYTES } from "../../src/llm/gguf-header.js";
+import { MAX_GGUF_ARRAY_LENGTH, MAX_GGUF_HEADER_BYTES, readGgufHeader } from "../../src/llm/gguf-header.js";
 import { LocalModel } from "../../src/llm/local-model.js";
 import { loadGguf } from "../../src/llm/local-runtime.js";
 import { tinyGguf } from "../support/tiny-gguf.js";
@@ -77,8 +77,14 @@ async function refusal(path: string): Promise<string> {
 }
 
 describe("a GGUF file's header, read before llama.cpp is given the file", () => {
-  it("lets a sound model through to llama.cpp", async () => {
+  it("lets a sound model through to llama.cpp, having read what its header says", async () => {
     const path = await file(tinyGguf());
+    const handle = await open(path);
+    try {
+      expect(await readGgufHeader(handle, (await handle.stat()).size)).toEqual({ version: 3, tensorCount: 21, keyCount: 19, architecture: "llama", headerBytes: 9683 });
+    } finally {
+      await handle.close();
+    }
     await loadGguf(path);
     expect(llama.seen).toEqual([path]);
   });
@@ -140,9 +146,16 @@ describe("a GGUF file's header, read before llama.cpp is given the file", () => 
     expect(await refusal(later)).toBe(`The model file ${later} is GGUF version 4, which llama.cpp does not read (it reads versions 2 and 3).`);
   });
 
-  it("refuses a file with no general.architecture", async () => {
+  it("refuses a file with no general.architecture, or one that is not a string", async () => {
     const path = await file(head(0, 1), text("general.name"), u32(STRING), text("nameless"));
     expect(await refusal(path)).toBe(`The model file ${path} has no general.architecture in its metadata, so llama.cpp cannot tell what model it holds.`);
+    const number = await file(head(0, 1), text("general.architecture"), u32(4), u32(7));
+    expect(await refusal(number)).toBe(`The model file ${number} is not a valid GGUF: general.architecture is a uint32, not a string.`);
+  });
+
+  it("refuses a value of a type GGUF does not have", async () => {
+    const path = await file(head(0, 2), architecture, text("odd"), u32(13), u32(0));
+    expect(await refusal(path)).toBe(`The model file ${path} is not a valid GGUF: metadata key "odd" has type 13, which is none of GGUF's.`);
   });
 
   it("refuses a tensor of more dimensions than llama.cpp has", async () => {
