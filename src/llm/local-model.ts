@@ -50,6 +50,7 @@ export class LocalModel implements ChatModel {
 
   static async open(options: LocalModelOptions): Promise<LocalModel> {
     const { runtime, model } = await loadGguf(options.path);
+    runtime.forgetError();
     try {
       const context = await model.createContext({
         contextSize: options.contextSize ?? { max: MAX_DEFAULT_CONTEXT },
