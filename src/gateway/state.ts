@@ -23,7 +23,7 @@ export interface StoredResponse {
 
 export interface ResponseStore {
   get(id: string): Promise<StoredResponse | undefined>;
-  /** Kept until the store's TTL passes. */
+  /** Kept until the store's TTL passes. Throws NotStoredError past the store's budget. */
   put(record: StoredResponse): Promise<void>;
   /** False when there was none. */
   delete(id: string): Promise<boolean>;
@@ -80,5 +80,22 @@ export interface LimitSettings {
 
 /** The store cannot be reached: the request is answered 503 with this one line. */
 export class StateUnavailableError extends Error {}
+
+/**
+ * The store cannot take this response (past its budget or its key's share): the answer goes out
+ * all the same, saying it was not stored, as when the store is away.
+ */
+export class NotStoredError extends StateUnavailableError {}
+
+/**
+ * What stored responses may take: in all, and per key (the owner), so that one key cannot fill
+ * the store for the others. A single response larger than the per-key share is never stored.
+ */
+export interface StoreBudget {
+  maxBytes: number;
+  maxBytesPerKey: number;
+}
+
+export const DEFAULT_STORE_BUDGET: StoreBudget = { maxBytes: 256 * 2 ** 20, maxBytesPerKey: 64 * 2 ** 20 };
 
 export const DEFAULT_STORE_TTL_SECONDS = 7 * 24 * 3600;
