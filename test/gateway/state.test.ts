@@ -166,7 +166,7 @@ describe("the embedded store", () => {
       { mode: 0o600 },
     );
     const log = recorder();
-    const state = await openGatewayState({ defaultDirectory: file, ttlSeconds: 60, limits, log });
+    const state = await openGatewayState({ store: `file:${file}`, defaultDirectory: "/nowhere", ttlSeconds: 60, limits, log });
     try {
       expect(log.lines).toEqual([`${file}.nedb: 2 stored responses of the older store file moved into ${file}; lines 3, 8 were not whole records and were skipped`]);
       expect(await state.responses.get("resp_old1")).toEqual(record("resp_old1"));
@@ -187,9 +187,11 @@ describe("the embedded store", () => {
     mkdirSync(toolbridge);
     chmodSync(toolbridge, 0o777);
     const victim = join(fresh(), "victim");
-    writeFileSync(victim, "precious\n");
+    // Another user's file, shaped so that an nedb store would read it in before writing over it.
+    const precious = `${JSON.stringify({ _id: "x", precious: true })}\n`;
+    writeFileSync(victim, precious);
     symlinkSync(victim, join(toolbridge, "gateway-store.db~"));
-    const open = () => openGatewayState({ defaultDirectory: join(toolbridge, "gateway-store.db"), ttlSeconds: 60, limits, log: silentLogger });
+    const open = () => openGatewayState({ store: `file:${join(toolbridge, "gateway-store.db")}`, defaultDirectory: "/nowhere", ttlSeconds: 60, limits, log: silentLogger });
     const tryStore = async () => {
       const state = await open();
       await state.responses.put(record("resp_secret"));
@@ -204,7 +206,7 @@ describe("the embedded store", () => {
     mkdirSync(shared, { mode: 0o700 });
     chmodSync(shared, 0o707);
     await expect(openGatewayState({ store: `file:${shared}`, defaultDirectory: "/nowhere", ttlSeconds: 60, limits, log: silentLogger })).rejects.toThrow(`${shared} is open to other users (mode 0707): make it private with chmod 700 after checking what it holds`);
-    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(readFileSync(victim, "utf8")).toBe(precious);
   });
 
   it("follows no symlink planted in its own directory, reading or writing", async () => {
