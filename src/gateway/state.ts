@@ -3,7 +3,7 @@ import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.
 
 /**
  * What the gateway keeps between requests, behind one interface with two homes: an embedded
- * store (a file in the state directory, limits in this process) for one gateway, and Redis for
+ * store (a directory in the state directory, limits in this process) for one gateway, and Redis for
  * replicas, which then share stored responses, per-key limits, waiting approvals and servers' questions.
  */
 
@@ -61,7 +61,7 @@ export type ApprovalRelay = AnswerRelay<ApprovalAnswer>;
 export type QuestionRelay = AnswerRelay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>;
 
 export interface GatewayState {
-  /** For logs and errors: "file /path", "memory", "redis://host:port". */
+  /** For logs and errors: "directory /path", "memory", "redis://host:port". */
   readonly description: string;
   readonly responses: ResponseStore;
   readonly limits: CallerLimits;
