@@ -67,7 +67,10 @@ export async function openEmbeddedState(options: { directory?: string; ttlSecond
         return undefined;
       }
       try {
-        return await shelf.read(id, budget.maxBytesPerKey);
+        const record = await shelf.read(id, budget.maxBytesPerKey);
+        // Its file was removed by hand: the index forgets it too.
+        if (!record) index.remove(id);
+        return record;
       } catch (error) {
         if (!(error instanceof BadRecordError)) throw new StateUnavailableError(`${directory}: ${error instanceof Error ? error.message : String(error)}`);
         warn(`${error.message}: removed; the response is no longer stored`);
@@ -131,7 +134,7 @@ async function importOlderStore(directory: string, budget: StoreBudget, warn: (l
   };
   // A record's line holds its JSON once more as a string: escaped, it may be twice as long.
   const count = await importNedbFile(file, 2 * budget.maxBytesPerKey + 4096, Date.now(), { keep, forget: async (id) => void (await responses.delete(id)) }).catch((error: unknown) => {
-    warn(`${file} (the store of an older version) could not be read: ${error instanceof Error ? error.message : String(error)}; its stored responses are dropped: remove the file`);
+    warn(`${file} (the store of an older version) could not be moved in: ${error instanceof Error ? error.message : String(error)}; it is tried again at the next start (remove it to drop what it holds)`);
     return undefined;
   });
   if (!count) return;

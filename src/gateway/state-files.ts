@@ -41,6 +41,7 @@ export class RecordDirectory {
 
   async write(id: string, entry: IndexEntry, body: string): Promise<void> {
     const header = JSON.stringify({ id, owner: entry.owner, expiresAt: entry.expiresAt, bytes: entry.bytes });
+    if (Buffer.byteLength(header) >= MAX_HEADER_BYTES) throw new BadRecordError(`the owner of ${id} is too long to be stored`);
     const partial = join(this.dir, `${id}.${randomBytes(6).toString("hex")}${PARTIAL}`);
     const handle = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600);
     try {
@@ -121,7 +122,8 @@ async function readHeader(file: string, id: string): Promise<z.infer<typeof Head
   const handle = await open(file, constants.O_RDONLY | NO_FOLLOW);
   try {
     const stat = await handle.stat();
-    checkPrivateFile(stat, file);
+    // A record copied in, or left by a wider umask, is made private.
+    if (checkPrivateFile(stat, file).narrow) await handle.chmod(0o600);
     const buffer = Buffer.alloc(Math.min(MAX_HEADER_BYTES, stat.size));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     const newline = buffer.subarray(0, bytesRead).indexOf(10);
