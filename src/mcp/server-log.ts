@@ -26,7 +26,7 @@ export function defaultStderrLogFile(env: Env = process.env): string {
 /**
  * The log every server of a hub writes to, each line tagged with toolbridge's pid and the
  * server, so that several toolbridge processes sharing the file can be told apart. The
- * directory is made private (0700) and must belong to the user; the file is opened without
+ * directory must be the user's, 0700, in a tree no one else can write (config/private-files.ts); the file is opened without
  * following a symlink, kept at 0600 and rotated by size. A file that cannot be used safely
  * is given up silently: the in-memory tail still serves the error messages.
  */
