@@ -89,7 +89,7 @@ describe("the embedded store", () => {
 
   it("answers a response past the budget all the same, with store: false, and a later previous_response_id gets a clear 404", async () => {
     const state = await openGatewayState({ store: "memory:", defaultDirectory: "/nowhere", ttlSeconds: 60, limits, budget: { maxBytes: 1 * MIB, maxBytesPerKey: 64 * 1024 }, log: silentLogger });
-    const harness = await startHarness({ replies: [{ text: "y".repeat(100_000) }], state });
+    const harness = await startHarness({ replies: [{ text: "y".repeat(100_000) }, { text: "z".repeat(100_000) }], state });
     try {
       const sdk = openaiClient(harness);
       const { data, response } = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "Write a lot." }).withResponse();
@@ -97,6 +97,12 @@ describe("the embedded store", () => {
       expect(data).toMatchObject({ store: false });
       expect(response.headers.get("x-toolbridge-not-stored")).toMatch(/^Response resp_\w+ could not be stored: it is \d+ KiB, more than a key's share of the store \(64 KiB, gateway\.storeMaxBytesPerKey\)$/);
       await expect(sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "More?", previous_response_id: data.id })).rejects.toMatchObject({ status: 404, code: "previous_response_not_found" });
+      // Streamed: the answer whole, then one error event saying it was not stored.
+      const events: { type: string; code?: string; message?: string }[] = [];
+      for await (const event of await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "Write a lot again.", stream: true })) events.push(event as (typeof events)[number]);
+      const completed = events.findIndex((event) => event.type === "response.completed");
+      expect(completed).toBeGreaterThan(-1);
+      expect(events.slice(completed + 1)).toEqual([{ type: "error", code: "store_unavailable", message: expect.stringMatching(/^Response resp_\w+ could not be stored: it is \d+ KiB, more than a key's share of the store \(64 KiB, gateway\.storeMaxBytesPerKey\)$/), param: null }]);
     } finally {
       await harness.close();
       await state.close();
