@@ -52,7 +52,7 @@ export class BudgetIndex {
   admit(id: string, entry: IndexEntry, now: number): string[] {
     const { maxBytes, maxBytesPerKey } = this.budget;
     if (entry.bytes > maxBytesPerKey) throw new NotStoredError(`it is ${mebibytes(entry.bytes)}, more than a key's share of the store (${mebibytes(maxBytesPerKey)}, gateway.storeMaxBytesPerKey)`);
-    const swept = this.fits(id, entry) ? [] : this.sweep(now);
+    const swept = this.fits(id, entry) === true ? [] : this.sweep(now);
     const misfit = this.fits(id, entry);
     if (misfit !== true) {
       throw new NotStoredError(
