@@ -198,6 +198,10 @@ export const GatewayConfigSchema = z.strictObject({
   store: z.string().min(1).optional(),
   /** How long a stored response is kept (default 7 days). */
   storeTtlSeconds: z.number().int().positive().optional(),
+  /** Bytes the embedded store may hold in all (default 256 MiB); past it a response is answered but not stored. */
+  storeMaxBytes: z.number().int().positive().optional(),
+  /** Bytes one key's stored responses may take (default 64 MiB), in any store; also the largest one response stored. */
+  storeMaxBytesPerKey: z.number().int().positive().optional(),
 });
 
 export const ConfigSchema = z.looseObject({

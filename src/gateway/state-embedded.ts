@@ -1,57 +1,147 @@
-import { chmod, mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
-import nedb from "@seald-io/nedb";
+import { lstat, rename, unlink } from "node:fs/promises";
+import { privateDirectory } from "../config/private-files.js";
+import { mebibytes } from "../mcp/json-lines.js";
 import { ConcurrencyLimit } from "./access.js";
-import type { CallerLimits, GatewayState, LimitSettings, ResponseStore, StoredResponse } from "./state.js";
+import { silentLogger, type Logger } from "./log.js";
+import { BudgetIndex, type IndexEntry } from "./state-budget.js";
+import { BadRecordError, RecordDirectory } from "./state-files.js";
+import { importNedbFile } from "./state-nedb-import.js";
+import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
 
-// The package is CommonJS whose types declare an ES default export; at run time the default import is the class.
-const Datastore = nedb as unknown as typeof nedb.default;
-
-/** Dead records are dropped from the file itself (nedb appends) this often. */
-const COMPACT_EVERY_MS = 10 * 60_000;
-
-interface Row {
-  _id: string;
-  expiresAt: Date;
-  /** The record as JSON text: nedb refuses keys with `$` or `.`, which tool schemas have. */
-  data: string;
+/** Where the records of one stored response are kept: files in a private directory, or this process's memory. */
+interface RecordShelf {
+  write(id: string, entry: IndexEntry, body: string): Promise<void>;
+  read(id: string, maxBodyBytes: number): Promise<StoredResponse | undefined>;
+  remove(id: string): Promise<void>;
 }
 
 /**
- * The state of one gateway process: stored responses in an nedb file (0600, in a 0700
- * directory), or in memory without a file; limits counted here.
+ * The state of one gateway process: stored responses in a private directory (0700, one 0600
+ * file per response, see state-files.ts) or in memory without one, within a budget in all and
+ * per key; limits counted here. Only the index (id -> owner, size, expiry) stays in memory.
  */
-export async function openEmbeddedState(options: { file?: string; ttlSeconds: number; limits: LimitSettings }): Promise<GatewayState> {
-  const { file } = options;
-  if (file !== undefined) await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Datastore<Row>(file === undefined ? {} : { filename: file, modes: { fileMode: 0o600, dirMode: 0o700 } });
-  await db.loadDatabaseAsync();
-  // A file made by an older version, or copied in, is made private too.
-  if (file !== undefined) await chmod(file, 0o600);
-  await db.ensureIndexAsync({ fieldName: "expiresAt", expireAfterSeconds: 0 });
-  if (file !== undefined) db.setAutocompactionInterval(COMPACT_EVERY_MS);
+export async function openEmbeddedState(options: { directory?: string; ttlSeconds: number; limits: LimitSettings; budget?: StoreBudget; log?: Logger }): Promise<GatewayState> {
+  const { directory } = options;
+  const budget = options.budget ?? DEFAULT_STORE_BUDGET;
+  const log = options.log ?? silentLogger;
+  const warn = (line: string) => log.log("warn", line, { store: directory ?? "memory" });
+  const index = new BudgetIndex(budget);
+  let shelf: RecordShelf;
+  if (directory === undefined) {
+    // The JSON text, not the object: what is read back is a copy the caller may change.
+    const held = new Map<string, string>();
+    shelf = {
+      write: async (id, _entry, body) => void held.set(id, body),
+      read: async (id) => {
+        const body = held.get(id);
+        return body === undefined ? undefined : (JSON.parse(body) as StoredResponse);
+      },
+      remove: async (id) => void held.delete(id),
+    };
+  } else {
+    shelf = await openDirectory(directory, index, budget, warn);
+  }
+
+  const drop = (ids: string[]) => Promise.all(ids.map((id) => shelf.remove(id).catch(() => undefined)));
+  const store = async (record: StoredResponse, expiresAt: number) => {
+    if (!RecordDirectory.canHold(record.id)) throw new NotStoredError(`its id is not one the gateway makes`);
+    const body = JSON.stringify(record);
+    const entry: IndexEntry = { owner: record.owner, bytes: Buffer.byteLength(body), expiresAt };
+    const before = index.get(record.id);
+    await drop(index.admit(record.id, entry, Date.now()));
+    try {
+      await shelf.write(record.id, entry, body);
+    } catch (error) {
+      index.remove(record.id);
+      if (before) index.add(record.id, before);
+      throw new StateUnavailableError(`${directory}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
   const responses: ResponseStore = {
     async get(id) {
-      const row = await db.findOneAsync({ _id: id });
-      return row ? (JSON.parse(row.data) as StoredResponse) : undefined;
+      const entry = index.get(id);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= Date.now()) {
+        index.remove(id);
+        await drop([id]);
+        return undefined;
+      }
+      try {
+        const record = await shelf.read(id, budget.maxBytesPerKey);
+        // Its file was removed by hand: the index forgets it too.
+        if (!record) index.remove(id);
+        return record;
+      } catch (error) {
+        if (!(error instanceof BadRecordError)) throw new StateUnavailableError(`${directory}: ${error instanceof Error ? error.message : String(error)}`);
+        warn(`${error.message}: removed; the response is no longer stored`);
+        index.remove(id);
+        await drop([id]);
+        return undefined;
+      }
     },
-    async put(record) {
-      const row: Row = { _id: record.id, expiresAt: new Date(Date.now() + options.ttlSeconds * 1000), data: JSON.stringify(record) };
-      await db.updateAsync({ _id: record.id }, row, { upsert: true });
-    },
+    put: (record) => store(record, Date.now() + options.ttlSeconds * 1000),
     async delete(id) {
-      return (await db.removeAsync({ _id: id }, {})) > 0;
+      if (!index.remove(id)) return false;
+      await shelf.remove(id);
+      return true;
     },
   };
+  if (directory !== undefined) await importOlderStore(directory, budget, warn, store, responses);
   return {
-    description: file === undefined ? "memory" : `file ${file}`,
+    description: directory === undefined ? "memory" : `directory ${directory}`,
     responses,
     limits: new LocalLimits(options.limits),
-    async close() {
-      db.stopAutocompaction();
-      if (file !== undefined) await db.compactDatafileAsync();
-    },
+    async close() {},
   };
+}
+
+/** Makes the directory private, indexes what it holds, and trims it to the budget, saying what went. */
+async function openDirectory(directory: string, index: BudgetIndex, budget: StoreBudget, warn: (line: string) => void): Promise<RecordDirectory> {
+  // Before 0.2 the store was one nedb file at this path: it is set aside, to be read once below.
+  const older = await lstat(directory).catch(() => undefined);
+  if (older?.isFile()) await rename(directory, `${directory}${OLDER_SUFFIX}`);
+  privateDirectory(directory);
+  const records = new RecordDirectory(directory);
+  for (const [id, entry] of await records.scan(warn)) index.add(id, entry);
+  const { expired, dropped } = index.fit(Date.now());
+  for (const id of [...expired, ...dropped.map((drop) => drop.id)]) await records.remove(id);
+  if (dropped.length > 0) {
+    const bytes = dropped.reduce((sum, drop) => sum + drop.entry.bytes, 0);
+    warn(
+      `${directory}: ${dropped.length} stored responses (${mebibytes(bytes)}, those expiring soonest) were removed to fit the budget ` +
+        `(${mebibytes(budget.maxBytes)} in all, gateway.storeMaxBytes; ${mebibytes(budget.maxBytesPerKey)} per key, gateway.storeMaxBytesPerKey)`,
+    );
+  }
+  return records;
+}
+
+const OLDER_SUFFIX = ".nedb";
+
+/** Copies the responses of an older version's store file into the directory once, then removes the file. */
+async function importOlderStore(directory: string, budget: StoreBudget, warn: (line: string) => void, store: (record: StoredResponse, expiresAt: number) => Promise<void>, responses: ResponseStore): Promise<void> {
+  const file = `${directory}${OLDER_SUFFIX}`;
+  if (!(await lstat(file).catch(() => undefined))) return;
+  let refused = 0;
+  const keep = async (record: StoredResponse, expiresAt: number) => {
+    try {
+      await store(record, expiresAt);
+      return true;
+    } catch (error) {
+      if (!(error instanceof NotStoredError)) throw error;
+      refused += 1;
+      return false;
+    }
+  };
+  // A record's line holds its JSON once more as a string: escaped, it may be twice as long.
+  const count = await importNedbFile(file, 2 * budget.maxBytesPerKey + 4096, Date.now(), { keep, forget: async (id) => void (await responses.delete(id)) }).catch((error: unknown) => {
+    warn(`${file} (the store of an older version) could not be moved in: ${error instanceof Error ? error.message : String(error)}; it is tried again at the next start (remove it to drop what it holds)`);
+    return undefined;
+  });
+  if (!count) return;
+  const skipped = count.skipped.length > 0 ? `; lines ${count.skipped.slice(0, 10).join(", ")}${count.skipped.length > 10 ? ", …" : ""} were not whole records and were skipped` : "";
+  const over = refused > 0 ? `; ${refused} did not fit the budget and were dropped` : "";
+  warn(`${file}: ${count.kept} stored responses of the older store file moved into ${directory}${skipped}${over}`);
+  await unlink(file);
 }
 
 /** Limits of one process: requests at once per caller, and a fixed one-minute window of requests. */

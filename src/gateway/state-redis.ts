@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 import type { ApprovalAnswer } from "../agent/approval.js";
 import { redactUrl } from "../config/redact.js";
+import { mebibytes } from "../mcp/json-lines.js";
 import type { Logger } from "./log.js";
 import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
-import { StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoredResponse } from "./state.js";
+import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
 
 const PREFIX = "toolbridge:";
 /** One Redis command may take this long before the request it serves gets its 503. */
@@ -36,13 +37,25 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
 /**
+ * A stored response no larger than ARGV[1] bytes; otherwise its size, so that a record grown
+ * past the budget (written by another program, or under a larger budget) is never read into
+ * this process. One script: the size checked is the size of what is read.
+ */
+const GET_BOUNDED = `
+local size = redis.call('STRLEN', KEYS[1])
+if size > tonumber(ARGV[1]) then return size end
+return redis.call('GET', KEYS[1])`;
+
+/**
  * State shared by every gateway replica through one Redis: stored responses (expiring with
  * the TTL), per-key limits, and web-chat approvals and servers' questions answered on any replica. Commands are
  * never queued while Redis is away: each request gets a 503 at once, and the client
  * reconnects by itself, so service resumes when Redis is back.
  */
-export async function openRedisState(options: { url: string; ttlSeconds: number; limits: LimitSettings; log: Logger }): Promise<GatewayState> {
+export async function openRedisState(options: { url: string; ttlSeconds: number; limits: LimitSettings; budget?: StoreBudget; log: Logger }): Promise<GatewayState> {
   const description = redactUrl(options.url);
+  // Redis's own maxmemory bounds it in all; here, the largest record written or read.
+  const maxRecordBytes = (options.budget ?? DEFAULT_STORE_BUDGET).maxBytesPerKey;
   const unavailable = (why: string) => new StateUnavailableError(`The gateway's store (${description}) is unavailable: ${why}`);
   const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2000);
   // The client's own command timeout (5 s from queueing) is off: ours below counts only once waiting I/O was read.
@@ -86,11 +99,19 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
 
   const responses: ResponseStore = {
     async get(id) {
-      const text = await run(() => client.get(`${PREFIX}response:${id}`));
-      return text == null ? undefined : (JSON.parse(String(text)) as StoredResponse);
+      const key = `${PREFIX}response:${id}`;
+      const found = await run(() => client.eval(GET_BOUNDED, { keys: [key], arguments: [String(maxRecordBytes)] }));
+      if (typeof found === "number") {
+        options.log.log("warn", `${key} is ${mebibytes(found)}, more than a stored response may be (${mebibytes(maxRecordBytes)}, gateway.storeMaxBytesPerKey): not read, answered as not found`, { store: description });
+        return undefined;
+      }
+      return found == null ? undefined : (JSON.parse(String(found)) as StoredResponse);
     },
     async put(record) {
-      await run(() => client.set(`${PREFIX}response:${record.id}`, JSON.stringify(record), { expiration: { type: "PX", value: options.ttlSeconds * 1000 } }));
+      const text = JSON.stringify(record);
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxRecordBytes) throw new NotStoredError(`it is ${mebibytes(bytes)}, more than a key's share of the store (${mebibytes(maxRecordBytes)}, gateway.storeMaxBytesPerKey)`);
+      await run(() => client.set(`${PREFIX}response:${record.id}`, text, { expiration: { type: "PX", value: options.ttlSeconds * 1000 } }));
     },
     async delete(id) {
       return (await run(() => client.del(`${PREFIX}response:${id}`))) > 0;

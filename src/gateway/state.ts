@@ -3,7 +3,7 @@ import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.
 
 /**
  * What the gateway keeps between requests, behind one interface with two homes: an embedded
- * store (a file in the state directory, limits in this process) for one gateway, and Redis for
+ * store (a directory in the state directory, limits in this process) for one gateway, and Redis for
  * replicas, which then share stored responses, per-key limits, waiting approvals and servers' questions.
  */
 
@@ -23,7 +23,7 @@ export interface StoredResponse {
 
 export interface ResponseStore {
   get(id: string): Promise<StoredResponse | undefined>;
-  /** Kept until the store's TTL passes. */
+  /** Kept until the store's TTL passes. Throws NotStoredError past the store's budget. */
   put(record: StoredResponse): Promise<void>;
   /** False when there was none. */
   delete(id: string): Promise<boolean>;
@@ -61,7 +61,7 @@ export type ApprovalRelay = AnswerRelay<ApprovalAnswer>;
 export type QuestionRelay = AnswerRelay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>;
 
 export interface GatewayState {
-  /** For logs and errors: "file /path", "memory", "redis://host:port". */
+  /** For logs and errors: "directory /path", "memory", "redis://host:port". */
   readonly description: string;
   readonly responses: ResponseStore;
   readonly limits: CallerLimits;
@@ -80,5 +80,22 @@ export interface LimitSettings {
 
 /** The store cannot be reached: the request is answered 503 with this one line. */
 export class StateUnavailableError extends Error {}
+
+/**
+ * The store cannot take this response (past its budget or its key's share): the answer goes out
+ * all the same, saying it was not stored, as when the store is away.
+ */
+export class NotStoredError extends StateUnavailableError {}
+
+/**
+ * What stored responses may take: in all, and per key (the owner), so that one key cannot fill
+ * the store for the others. A single response larger than the per-key share is never stored.
+ */
+export interface StoreBudget {
+  maxBytes: number;
+  maxBytesPerKey: number;
+}
+
+export const DEFAULT_STORE_BUDGET: StoreBudget = { maxBytes: 256 * 2 ** 20, maxBytesPerKey: 64 * 2 ** 20 };
 
 export const DEFAULT_STORE_TTL_SECONDS = 7 * 24 * 3600;

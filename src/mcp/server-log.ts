@@ -1,6 +1,7 @@
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, openSync, renameSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { checkPrivateFile, NO_FOLLOW, privateDirectory } from "../config/private-files.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -25,7 +26,7 @@ export function defaultStderrLogFile(env: Env = process.env): string {
 /**
  * The log every server of a hub writes to, each line tagged with toolbridge's pid and the
  * server, so that several toolbridge processes sharing the file can be told apart. The
- * directory is made private (0700) and must belong to the user; the file is opened without
+ * directory must be the user's, 0700, in a tree no one else can write (config/private-files.ts); the file is opened without
  * following a symlink, kept at 0600 and rotated by size. A file that cannot be used safely
  * is given up silently: the in-memory tail still serves the error messages.
  */
@@ -61,12 +62,10 @@ export class ServerLog {
 
   private open(): number {
     privateDirectory(dirname(this.file));
-    const fd = openSync(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600);
+    const fd = openSync(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
     try {
       const stat = fstatSync(fd);
-      if (!stat.isFile()) throw new Error(`${this.file} is not a regular file`);
-      if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${this.file} belongs to another user`);
-      if ((stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+      if (checkPrivateFile(stat, this.file).narrow) fchmodSync(fd, 0o600);
       this.size = stat.size;
       return fd;
     } catch (error) {
@@ -91,17 +90,6 @@ export class ServerLog {
     }
     this.fd = undefined;
   }
-}
-
-/**
- * Creates the directory 0700, or checks that an existing one is a directory of ours, not a
- * symlink another user planted (`$TMPDIR/toolbridge-$UID` is guessable).
- */
-function privateDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = lstatSync(dir);
-  if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
-  if (process.getuid && stat.uid !== process.getuid()) throw new Error(`${dir} belongs to another user`);
 }
 
 function safeHome(): string | undefined {

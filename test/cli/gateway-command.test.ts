@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
@@ -28,8 +28,8 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const spawned = spawn(process.execPath, [CLI, "gateway", "--config", config, ...args], {
+function start(args: string[], env: NodeJS.ProcessEnv = {}, configFile = config): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+  const spawned = spawn(process.execPath, [CLI, "gateway", "--config", configFile, ...args], {
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -56,6 +56,28 @@ describe("toolbridge gateway", () => {
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
     for (const pid of servers) expect(isAlive(pid)).toBe(false);
+  }, 120_000);
+
+  it("stores responses within gateway.storeMaxBytesPerKey (a larger one is answered with store: false), and refuses a state directory others can write into", async () => {
+    upstream = await startVllmServer({ replies: [{ text: "z".repeat(10_000) }] });
+    const budgeted = join(home, "budgeted.json");
+    writeFileSync(budgeted, JSON.stringify({ mcpServers: {}, gateway: { storeMaxBytesPerKey: 4096 } }));
+    const state = join(home, "state-budget");
+    const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], { XDG_STATE_HOME: state }, budgeted);
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
+    expect(run.stderr()).toContain(`store directory ${join(state, "toolbridge", "gateway-store.db")})`);
+    const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;
+    const response = await new OpenAI({ baseURL: `${url}/v1`, apiKey: "none", maxRetries: 0 }).responses.create({ model: DEFAULT_VLLM_MODEL, input: "Say a lot." });
+    expect(response).toMatchObject({ store: false });
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+
+    const open = join(home, "state-open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const refused = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], { XDG_STATE_HOME: open }, budgeted);
+    expect(await refused.exited).not.toBe(0);
+    expect(refused.stderr()).toContain(`${open} is writable by other users (mode 0777), who could replace ${join(open, "toolbridge", "gateway-store.db")}: use a directory of your own`);
   }, 120_000);
 
   it.each(["0.0.0.0", "127.0.0.1.attacker.example"])("refuses to listen on %s without API keys: beyond loopback, whatever its name starts with", async (host) => {

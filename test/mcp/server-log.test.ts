@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -50,6 +50,17 @@ describe("the servers' log", () => {
     log.write("evil", "token=secret");
     await log.close();
     expect(existsSync(join(elsewhere, "servers.log"))).toBe(false);
+  });
+
+  it("writes nothing when the state directory above it is writable by other users (a world-writable $XDG_STATE_HOME)", async () => {
+    const state = fresh();
+    mkdirSync(state);
+    chmodSync(state, 0o777);
+    const file = defaultStderrLogFile({ XDG_STATE_HOME: state });
+    const log = new ServerLog(file);
+    log.write("evil", "token=secret");
+    await log.close();
+    expect(existsSync(join(state, "toolbridge"))).toBe(false);
   });
 
   it("makes an existing world-readable log private", async () => {

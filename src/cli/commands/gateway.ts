@@ -34,7 +34,7 @@ export function registerGateway(program: Command): void {
 async function gateway(flags: GatewayFlags): Promise<void> {
   const env = process.env;
   // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
-  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
+  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS, DEFAULT_STORE_BUDGET }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
     import("../chat/session.js"),
     import("../open-hub.js"),
     import("../../llm/create-model.js"),
@@ -87,8 +87,12 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     try {
       state = await stateModule.openGatewayState({
         ...(store !== undefined ? { store } : {}),
-        defaultFile: join(stateDir(env), "gateway-store.db"),
+        defaultDirectory: join(stateDir(env), "gateway-store.db"),
         ttlSeconds: settings.storeTtlSeconds ?? DEFAULT_STORE_TTL_SECONDS,
+        budget: {
+          maxBytes: settings.storeMaxBytes ?? DEFAULT_STORE_BUDGET.maxBytes,
+          maxBytesPerKey: settings.storeMaxBytesPerKey ?? DEFAULT_STORE_BUDGET.maxBytesPerKey,
+        },
         limits,
         log,
       });
