@@ -61,7 +61,13 @@ export const ResponsesRequestSchema = z.looseObject({
   // Chat completions' sampling fields, as vLLM's own Responses endpoint also takes them (seed, stop, penalties, ...).
   ...SAMPLING_FIELDS,
   model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.looseObject({})).max(MAX_ITEMS)]).optional(),
+  // Counted apart from the union, whose own refusal would only say "Invalid input".
+  input: z
+    .union([z.string(), z.array(z.looseObject({}))])
+    .optional()
+    .superRefine((input, context) => {
+      if (Array.isArray(input) && input.length > MAX_ITEMS) context.addIssue({ code: "custom", message: `${input.length} items; at most ${MAX_ITEMS} are accepted` });
+    }),
   instructions: z.string().nullish(),
   tools: z.array(ToolSchema).max(1000).nullish(),
   tool_choice: z
