@@ -175,14 +175,27 @@ export class ResponseOutput {
   }
 
   /**
-   * The turn's end: calls for the client (functions to run, MCP calls to approve), then the
-   * final event. An answer cut at the token limit ends as OpenAI ends it: the open item and the
-   * response `incomplete`, `incomplete_details.reason` "max_output_tokens", `response.incomplete`.
+   * The turn's calls for the client not yet written (functions to run, MCP calls to approve).
+   * Called before finish, so that the approvals asked are recorded before the client can answer.
+   */
+  clientCalls(turn: TurnResult): void {
+    const calls = (turn.clientToolCalls ?? []).filter((call) => !this.placed.has(call.id));
+    if (calls.length > 0) this.closeText();
+    for (const call of calls) {
+      this.clientCall(call);
+      this.placed.add(call.id);
+    }
+  }
+
+  /**
+   * The turn's end: calls for the client, then the final event. An answer cut at the token
+   * limit ends as OpenAI ends it: the open item and the response `incomplete`,
+   * `incomplete_details.reason` "max_output_tokens", `response.incomplete`.
    */
   finish(turn: TurnResult): Record<string, unknown> {
     const cut = turn.status === "completed" && turn.finishReason === "length" && (turn.clientToolCalls ?? []).length === 0;
     this.closeText(cut ? "incomplete" : "completed");
-    for (const call of turn.clientToolCalls ?? []) if (!this.placed.has(call.id)) this.clientCall(call);
+    this.clientCalls(turn);
     const usage = responseUsage(turn.usage);
     if (turn.status === "failed") {
       const error = { code: "server_error", message: `Upstream model failed: ${turn.error?.message ?? "the turn failed"}` };

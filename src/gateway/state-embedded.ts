@@ -2,10 +2,13 @@ import { chmod, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import nedb from "@seald-io/nedb";
 import { ConcurrencyLimit } from "./access.js";
-import type { CallerLimits, GatewayState, LimitSettings, ResponseStore, StoredResponse } from "./state.js";
+import type { CallerLimits, GatewayState, IssuedApproval, IssuedApprovals, LimitSettings, ResponseStore, StoredResponse } from "./state.js";
 
 // The package is CommonJS whose types declare an ES default export; at run time the default import is the class.
 const Datastore = nedb as unknown as typeof nedb.default;
+
+/** Approval requests one process remembers at most; past it the oldest are forgotten (their approvals refused). */
+export const MAX_ISSUED_APPROVALS = 100_000;
 
 /** Dead records are dropped from the file itself (nedb appends) this often. */
 const COMPACT_EVERY_MS = 10 * 60_000;
@@ -47,6 +50,7 @@ export async function openEmbeddedState(options: { file?: string; ttlSeconds: nu
     description: file === undefined ? "memory" : `file ${file}`,
     responses,
     limits: new LocalLimits(options.limits),
+    issuedApprovals: new LocalIssuedApprovals(options.ttlSeconds),
     async close() {
       db.stopAutocompaction();
       if (file !== undefined) await db.compactDatafileAsync();
@@ -75,5 +79,27 @@ export class LocalLimits implements CallerLimits {
     }
     const release = this.running.acquire(caller);
     return release ? { release } : { refused: "concurrency" };
+  }
+}
+
+/**
+ * The approval requests one process issued, in memory: one process takes each once; a restart
+ * forgets them (the client is asked again).
+ */
+export class LocalIssuedApprovals implements IssuedApprovals {
+  private readonly issued = new Map<string, { approval: IssuedApproval; until: number }>();
+
+  constructor(private readonly ttlSeconds: number) {}
+
+  async put(approval: IssuedApproval): Promise<void> {
+    if (this.issued.size >= MAX_ISSUED_APPROVALS) this.issued.delete(this.issued.keys().next().value as string);
+    this.issued.set(JSON.stringify([approval.owner, approval.id]), { approval, until: Date.now() + this.ttlSeconds * 1000 });
+  }
+
+  async take(owner: string, id: string): Promise<IssuedApproval | undefined> {
+    const key = JSON.stringify([owner, id]);
+    const entry = this.issued.get(key);
+    this.issued.delete(key);
+    return entry && entry.until > Date.now() ? entry.approval : undefined;
   }
 }
