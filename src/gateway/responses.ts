@@ -8,6 +8,7 @@ import { HttpError, sendJson, turnFailure } from "./http.js";
 import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
+import { resolveReferences } from "./responses-references.js";
 import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
 import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
 import { StateUnavailableError, type IssuedApprovals, type ResponseStore, type StoredResponse } from "./state.js";
@@ -57,13 +58,14 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   const hubTool = (server: string, name: string) => byServer.get(`${server}\u0000${name}`);
   const exposedName = (server: string, name: string) => hubTool(server, name)?.name ?? name;
 
+  const id = newId("resp");
   const prior = request.previous_response_id ? await chain(context, request.previous_response_id) : [];
-  let input: Item[];
+  let sent: Item[];
   let selection;
   let clientTools: ToolDefinition[];
   let namespaced: ClientTools["namespaced"];
   try {
-    input = inputItems(request.input);
+    sent = inputItems(request.input, id);
     selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
     const functions = clientFunctionTools(request.tools);
     namespaced = functions.namespaced;
@@ -76,9 +78,9 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   } catch (error) {
     throw asBadRequest(error);
   }
+  const { items: input, origin } = await resolveReferences(sent, prior, context);
   const model = await context.model(request.model);
 
-  const id = newId("resp");
   const stream = request.stream === true;
   const output = new ResponseOutput({
     base: {
@@ -115,7 +117,7 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   });
 
   // Checked before anything is sent, so a bad conversation is a 400, not a failed stream.
-  const where = (index: number) => (index < prior.length ? `previous_response_id's item ${index}` : `input[${index - prior.length}]`);
+  const where = (index: number) => (index < prior.length ? `previous_response_id's item ${index}` : `input[${origin[index - prior.length]}]`);
   const answered = answeredApprovals([...prior, ...input], prior.length, where);
   try {
     toConversation([...prior, ...input], exposedName, where);

@@ -242,6 +242,35 @@ describe("POST /v1/responses", () => {
     expect(JSON.stringify(second.messages)).toContain("You have reached the limit of tool calls");
   });
 
+  it("resolves an item_reference among the caller's own stored responses only, and adds no item the conversation holds already", async () => {
+    harness = await startHarness({ replies: [{ text: "Hello Ada." }, { text: "Ada." }, { text: "Still Ada." }], apiKeys: ["key-alice", "key-mallory"], servers: {} });
+    const alice = openaiClient(harness, "key-alice");
+    const first = await alice.responses.create({ model: DEFAULT_VLLM_MODEL, input: "My name is Ada." });
+    const said = first.output[0]!.id!;
+    const asked = (await alice.responses.inputItems.list(first.id)).data[0]!.id!;
+    const reference = (id: string) => ({ type: "item_reference", id }) as OpenAI.Responses.ResponseInputItem.ItemReference;
+    // Another key naming alice's items learns nothing of them.
+    const other = await openaiClient(harness, "key-mallory")
+      .responses.create({ model: DEFAULT_VLLM_MODEL, input: [reference(asked), reference(said), { role: "user", content: "Who am I?" }] })
+      .catch((e: unknown) => e);
+    expect(other).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((other as Error).message).toContain(`input[0]: item_reference "${asked}" names no item of a stored response of yours`);
+    const missing = await alice.responses.create({ model: DEFAULT_VLLM_MODEL, input: [reference("msg_nope"), { role: "user", content: "hi" }] }).catch((e: unknown) => e);
+    expect((missing as Error).message).toContain('input[0]: item_reference "msg_nope" names no item');
+    expect(harness.upstream.chatRequests).toHaveLength(1);
+    // The caller's own: the items themselves, stored as such.
+    const second = await alice.responses.create({ model: DEFAULT_VLLM_MODEL, input: [reference(asked), reference(said), { role: "user", content: "Who am I?" }] });
+    expect(harness.upstream.chatRequests[1]?.body.messages).toEqual([
+      { role: "user", content: "My name is Ada." },
+      { role: "assistant", content: "Hello Ada." },
+      { role: "user", content: "Who am I?" },
+    ]);
+    expect((await alice.responses.inputItems.list(second.id, { order: "asc" })).data.map((item) => item.type)).toEqual(["message", "message", "message"]);
+    // Items the chain of previous_response_id holds already are not added again.
+    await alice.responses.create({ model: DEFAULT_VLLM_MODEL, previous_response_id: first.id, input: [reference(said), { role: "user", content: "And now?" }] });
+    expect(harness.upstream.chatRequests[2]?.body.messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "user"]);
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)
