@@ -304,7 +304,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         const mcp = parseAt(McpCallSchema, item, at);
         const requested = mcp.approval_request_id ? approvals.get(mcp.approval_request_id) : undefined;
         const id = requested?.id ?? mcp.id;
-        open = undefined;
+        // The call joins the words the model said before it, as a client's function_call does: one assistant message, roles alternating.
         call(assistant(), { id, name: exposedName(mcp.server_label, mcp.name), arguments: mcp.arguments });
         open = undefined;
         const isError = mcp.error != null && mcp.error !== "";
@@ -324,7 +324,6 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         // An approved call shows as the mcp_call that ran it; a refusal is told to the model here.
         if (answer.approve) return;
         const name = exposedName(request.server_label, request.name);
-        open = undefined;
         call(assistant(), { id: request.id, name, arguments: request.arguments });
         open = undefined;
         const refusal = refusalMessage(name, answer.reason ? { run: false, asked: true, reason: answer.reason } : { run: false, asked: true });

@@ -271,6 +271,17 @@ describe("POST /v1/responses", () => {
     expect(harness.upstream.chatRequests[2]?.body.messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "user"]);
   });
 
+  it("replays a stored turn in prompt mode with roles alternating: the words before a call and the call are one assistant message", async () => {
+    const call = 'Let me check.\n<tool_call>\n{"name": "get-date", "arguments": {"format": "date-only"}}\n</tool_call>';
+    harness = await startHarness({ replies: [{ text: call }, ANSWER, { text: "Still today." }], toolsEnabled: false });
+    const sdk = client(harness);
+    const first = await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "What is the date today?" });
+    await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "And now?", previous_response_id: first.id });
+    const messages = harness.upstream.chatRequests.at(-1)?.body.messages as { role: string; content: string }[];
+    expect(messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
+    expect(messages[2]?.content).toMatch(/^Let me check\.\n+<tool_call>/);
+  });
+
   it("answers a bad input item with 400 naming it, before any model request", async () => {
     harness = await startHarness();
     const error = await client(harness)
