@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { openEmbeddedState } from "../../src/gateway/state-embedded.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { openaiClient, startHarness, type Harness } from "./harness.js";
 
@@ -406,6 +407,29 @@ describe("OpenAI's remote-MCP tool shape", () => {
     const branch = await alice.responses.create({ model: DEFAULT_VLLM_MODEL, tools, previous_response_id: first.id, input: [{ type: "mcp_approval_response", approval_request_id: request.id!, approve: true }] }).catch((e: unknown) => e);
     expect(branch).toBeInstanceOf(OpenAI.BadRequestError);
     expect(harness.upstream.chatRequests).toHaveLength(2);
+  });
+
+  it("refuses an approval whose arguments differ from those asked, and runs nothing when the tool's definition changed since", async () => {
+    const state = await openEmbeddedState({ ttlSeconds: 60, limits: { maxConcurrentPerKey: 4 } });
+    // Once set, the gateway remembers each approval it asks as asked of the tool's earlier definition.
+    let redefined = false;
+    const remember = state.issuedApprovals.put.bind(state.issuedApprovals);
+    state.issuedApprovals.put = (approval) => remember(redefined ? { ...approval, definition: `${approval.definition}-before` } : approval);
+    harness = await startHarness({ replies: [DATE_CALL, DATE_CALL, { text: "It changed." }], state });
+    const sdk = client(harness);
+    const tools = [{ ...MCP_TOOL, require_approval: "always" as const }];
+    const ask = async () => (await sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "date?", tools })).output.find((item) => item.type === "mcp_approval_request")!;
+    const answer = (request: OpenAI.Responses.ResponseOutputItem.McpApprovalRequest) => ({ model: DEFAULT_VLLM_MODEL, tools, input: [{ role: "user" as const, content: "date?" }, request, { type: "mcp_approval_response" as const, approval_request_id: request.id, approve: true }] });
+    const first = (await ask()) as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    const altered = await sdk.responses.create(answer({ ...first, arguments: '{"format":"iso"}' })).catch((e: unknown) => e);
+    expect(altered).toBeInstanceOf(OpenAI.BadRequestError);
+    // The server's tool is redefined after the person approved what they saw.
+    redefined = true;
+    const second = (await ask()) as OpenAI.Responses.ResponseOutputItem.McpApprovalRequest;
+    const changed = await sdk.responses.create(answer(second));
+    expect(changed.output.find((item) => item.type === "mcp_call")).toMatchObject({ output: null, error: expect.stringContaining("changed its definition since the approval was asked; nothing ran") });
+    expect(await calls(harness)).not.toContain('server="time"');
+    await state.close();
   });
 
   it("asks the client even with require_approval never when the gateway's policy does not allow the tool", async () => {
