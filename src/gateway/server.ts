@@ -140,6 +140,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         runner,
         model: requireModel,
         store: state.responses,
+        approvals: state.issuedApprovals,
         servers: options.settings.servers,
         log,
         requestId,

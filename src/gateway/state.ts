@@ -29,6 +29,32 @@ export interface ResponseStore {
   delete(id: string): Promise<boolean>;
 }
 
+/**
+ * An MCP call the gateway asked a Responses client to approve (an `mcp_approval_request` it
+ * issued), as the person was shown it: an approval is honoured only for this, by this caller.
+ */
+export interface IssuedApproval {
+  id: string;
+  /** The key label of the caller it was issued to. */
+  owner: string;
+  server: string;
+  tool: string;
+  /** The tool's definition when it was asked (toolIdentity: server, name, a digest of the definition). */
+  definition: string;
+  arguments: string;
+}
+
+/** The approval requests the gateway issued, each taken once. */
+export interface IssuedApprovals {
+  /** Kept until the store's TTL passes. */
+  put(approval: IssuedApproval): Promise<void>;
+  /**
+   * The approval issued to this caller with this id, and it is gone: a second take, on any
+   * replica, finds nothing. Another caller's take neither finds it nor uses it up.
+   */
+  take(owner: string, id: string): Promise<IssuedApproval | undefined>;
+}
+
 /** Per-caller admission: requests running at once, and requests a minute. */
 export interface CallerLimits {
   /**
@@ -65,6 +91,7 @@ export interface GatewayState {
   readonly description: string;
   readonly responses: ResponseStore;
   readonly limits: CallerLimits;
+  readonly issuedApprovals: IssuedApprovals;
   /** Absent: approvals are answered only on the replica that asked (one process). */
   readonly approvals?: ApprovalRelay;
   /** Absent: servers' questions are answered only on the replica that asked. */
