@@ -45,6 +45,8 @@ export interface GatewayOptions {
   /** How long a client may take to send a request's body (default 30 s). */
   bodyTimeoutMs?: number;
   maxConcurrentPerKey?: number;
+  /** How long a web-chat approval waits for the person before its call is denied (default 10 minutes). */
+  approvalTimeoutMs?: number;
   /** Requests one key may make a minute; no limit unless given. */
   maxRequestsPerMinute?: number;
   /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
@@ -111,7 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
-  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, ...(options.questions ? { questions: options.questions } : {}) });
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
   metrics.countWebApps(() => web.appsHeld());
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];
