@@ -2,6 +2,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
+import { MAX_REQUEST_DEPTH } from "../../src/gateway/http.js";
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, isLoopback } from "../../src/gateway/server.js";
 import { MAX_PENDING_APPROVALS_PER_CLIENT, MAX_RUNNING_TURNS_PER_CLIENT, PendingApprovals } from "../../src/gateway/web-chat-turns.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
@@ -86,10 +87,30 @@ describe("bodies", () => {
     const [refused, health] = await Promise.all([post("/v1/chat/completions", deep), fetch(`${harness.gateway.url}/healthz`)]);
     expect(health.status).toBe(200);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: { message: "The request body is nested more than 512 levels deep (the limit)" } });
+    expect(await refused.json()).toMatchObject({ error: { message: `The request body is nested more than ${MAX_REQUEST_DEPTH} levels deep (the limit)` } });
     // Brackets inside strings are text, not nesting.
     const quoted = await post("/v1/chat/completions", JSON.stringify({ ...chat, messages: [{ role: "user", content: "[".repeat(10_000) }] }));
     expect(quoted.status).not.toBe(400);
+  });
+
+  it("of 8 MiB nested 500 deep are refused as they arrive: the answer comes before the rest of the body is sent", async () => {
+    harness = await startHarness({});
+    const { hostname, port } = new URL(harness.gateway.url);
+    // Objects 500 deep, one after another, up to 8 MiB; the client sends the first 64 KiB and then waits.
+    const one = `${'{"a":'.repeat(500)}1${"}".repeat(500)}`;
+    const body = Buffer.from(`{"model":"m","messages":[${Array.from({ length: Math.floor((8 * 1024 * 1024 - 64) / (one.length + 1)) }, () => one).join(",")}]}`);
+    const socket = connect(Number(port), hostname);
+    sockets.push(socket);
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    socket.on("error", () => undefined);
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    socket.write(body.subarray(0, 64 * 1024));
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain(`The request body is nested more than ${MAX_REQUEST_DEPTH} levels deep (the limit)`);
+    expect((await fetch(`${harness.gateway.url}/healthz`)).status).toBe(200);
   });
 });
 
