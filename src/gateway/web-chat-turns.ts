@@ -6,6 +6,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
+import { ConcurrencyLimit } from "./access.js";
 import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
 import type { ApprovalQuestion } from "./web-chat-questions.js";
@@ -22,6 +23,10 @@ const MAX_PENDING_APPROVALS = 256;
 /** One client (one API key; every caller, without keys) may hold this many: the others keep room to ask. */
 export const MAX_PENDING_APPROVALS_PER_CLIENT = 32;
 const MAX_RUNNING_TURNS = 256;
+/** A client's share of them, so that a few clients cannot take every turn. */
+export const MAX_RUNNING_TURNS_PER_CLIENT = 16;
+/** How long an approval waits for the person at the page before its call is denied (gateway.approvalTimeoutSeconds). */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 /** A deny reason goes back to the model; it is a sentence, not a document. */
 const MAX_REASON_CHARS = 2000;
 
@@ -35,8 +40,14 @@ export class PendingApprovals {
   private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
   private readonly perCaller = new Map<string, number>();
 
-  /** With a relay (Redis), the answer may come through any replica: it is carried to the one whose turn waits. */
-  constructor(private readonly relay?: ApprovalRelay) {
+  /**
+   * With a relay (Redis), the answer may come through any replica: it is carried to the one whose turn waits.
+   * An approval not answered within `timeoutMs` is denied, so a page left open does not hold its turn forever.
+   */
+  constructor(
+    private readonly relay?: ApprovalRelay,
+    private readonly timeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS,
+  ) {
     relay?.onAnswer((id, answer) => this.waiting.get(id)?.(answer));
   }
 
@@ -60,6 +71,7 @@ export class PendingApprovals {
         this.perCaller.set(caller, held + 1);
         const id = randomUUID();
         const settle = () => {
+          clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           if (!this.waiting.delete(id)) return;
           void this.relay?.unregister(id);
@@ -72,10 +84,16 @@ export class PendingApprovals {
           reject(signal?.reason);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
-        this.waiting.set(id, (answer) => {
+        const answered = (answer: ApprovalAnswer) => {
           settle();
           resolve(answer);
-        });
+        };
+        this.waiting.set(id, answered);
+        // The model reads this as the reason, and the page drops the question when the call ends denied.
+        const timer = setTimeout(
+          () => answered({ decision: "deny", reason: `no one answered the approval within ${Math.round(this.timeoutMs / 1000)} s, so it expired (gateway.approvalTimeoutSeconds)` }),
+          this.timeoutMs,
+        );
         const { tool } = request;
         const question = {
           type: "approval" as const,
@@ -115,13 +133,30 @@ export class PendingApprovals {
 /** Turns in progress, by id, so that Stop ends one and its partial answer still comes back in `turn-end`. */
 export class RunningTurns {
   private readonly running = new Map<string, AbortController>();
+  /** Each client's turns here. */
+  private readonly perCaller: ConcurrencyLimit;
 
-  start(signal: AbortSignal): { id: string; signal: AbortSignal; done: () => void } | undefined {
-    if (this.running.size >= MAX_RUNNING_TURNS) return undefined;
+  /**
+   * A turn may wait for a person, so a client's turns take at most half of its requests at once
+   * (`maxConcurrentPerKey`): the other half stays free for its answers to them, Stop, and the rest.
+   */
+  constructor(maxConcurrentPerKey: number) {
+    this.perCaller = new ConcurrencyLimit(Math.max(1, Math.min(MAX_RUNNING_TURNS_PER_CLIENT, Math.floor(maxConcurrentPerKey / 2))));
+  }
+
+  /** The turn, or the one line saying why there is no room for it (the gateway's turns, or `caller`'s share). */
+  start(signal: AbortSignal, caller: string): { id: string; signal: AbortSignal; done: () => void } | string {
+    if (this.running.size >= MAX_RUNNING_TURNS) return `Too many turns running at once on this gateway (at most ${MAX_RUNNING_TURNS})`;
+    const release = this.perCaller.acquire(caller);
+    if (!release) return `Too many turns running at once for this client (at most ${this.perCaller.perCaller}, half of gateway.maxConcurrentPerKey up to ${MAX_RUNNING_TURNS_PER_CLIENT})`;
     const id = randomUUID();
     const controller = new AbortController();
     this.running.set(id, controller);
-    return { id, signal: AbortSignal.any([signal, controller.signal]), done: () => this.running.delete(id) };
+    const done = () => {
+      this.running.delete(id);
+      release();
+    };
+    return { id, signal: AbortSignal.any([signal, controller.signal]), done };
   }
 
   stop(id: string): boolean {
@@ -157,10 +192,10 @@ export async function streamWebTurn(
   const send = (event: unknown) => {
     if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
   };
-  const slot = context.running.start(context.signal);
+  const slot = context.running.start(context.signal, context.caller);
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-  if (!slot) {
-    send({ type: "turn-end", status: "failed", messages: [], error: { code: "busy", message: `Too many turns running at once on this gateway (at most ${MAX_RUNNING_TURNS})` } });
+  if (typeof slot === "string") {
+    send({ type: "turn-end", status: "failed", messages: [], error: { code: "busy", message: slot } });
     res.end();
     return;
   }

@@ -47,6 +47,10 @@ export interface WebChatOptions {
   approvals?: ApprovalRelay;
   /** The same for servers' questions. */
   questionRelay?: QuestionRelay;
+  /** How long an approval waits for the person before its call is denied; DEFAULT_APPROVAL_TIMEOUT_MS unless given. */
+  approvalTimeoutMs?: number;
+  /** The gateway's limit of one client's requests at once, of which its turns take half. */
+  maxConcurrentPerKey: number;
   /** Where the hub's servers' questions come (its elicitation and sampling handlers); none: servers are not asked in the page. */
   questions?: WebServerQuestions;
 }
@@ -83,11 +87,12 @@ export class WebChat {
   readonly approvals: PendingApprovals;
   private readonly questions: WebServerQuestions;
   private readonly unwatch: () => void;
-  private readonly running = new RunningTurns();
+  private readonly running: RunningTurns;
   private readonly frames = new AppFrames();
 
   constructor(private readonly options: WebChatOptions) {
-    this.approvals = new PendingApprovals(options.approvals);
+    this.approvals = new PendingApprovals(options.approvals, options.approvalTimeoutMs);
+    this.running = new RunningTurns(options.maxConcurrentPerKey);
     const questions = (this.questions = options.questions ?? new WebServerQuestions());
     if (options.questionRelay) questions.answeredThrough(options.questionRelay);
     this.unwatch = options.hub.on?.((event) => questions.hubEvent(event)) ?? (() => undefined);

@@ -112,6 +112,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
         ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
         ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
         ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+        ...(settings.approvalTimeoutSeconds ? { approvalTimeoutMs: settings.approvalTimeoutSeconds * 1000 } : {}),
         ...limits,
         state,
         log,
