@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** A gateway with `keys` in that order, on `store`, whose model answers `replies`. */
 async function gateway(store: string, keys: string[], replies: VllmReply[] = [], maxConcurrentPerKey = 4) {
-  const state = await openGatewayState({ store, defaultFile: "/nowhere", ttlSeconds: 600, limits: { maxConcurrentPerKey }, log: silentLogger });
+  const state = await openGatewayState({ store, defaultDirectory: "/nowhere", ttlSeconds: 600, limits: { maxConcurrentPerKey }, log: silentLogger });
   const one = { harness: await startHarness({ apiKeys: keys, state, replies, maxConcurrentPerKey }), state };
   open.push(one);
   return {
