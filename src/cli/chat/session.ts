@@ -1,6 +1,5 @@
 import { Agent } from "../../agent/agent.js";
 import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
-import { toolAllowList } from "../../config/llm-config.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
 import { createChatModel, openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
@@ -13,7 +12,7 @@ import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
-import { toolSearchSettings } from "../tool-search-settings.js";
+import { sessionSettings } from "../../host/session-settings.js";
 import { ToolModeCache } from "../tool-mode-cache.js";
 import { probedModeFor } from "../tool-mode-choice.js";
 import type { ProbedMode } from "../../agent/tool-mode-probe.js";
@@ -112,19 +111,17 @@ export class AgentSession {
     // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
     const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
     if (ask) sessionApproval.ask = ask;
-    const toolSearch = toolSearchSettings(config.tools?.search, env);
+    const settings = sessionSettings(config, llm, env);
     const buildAgent = (model: ChatModel, messages: readonly Message[], probed?: ProbedMode): Agent =>
       new Agent({
         model,
         tools: hub,
         skills: hub,
-        toolFilter: toolAllowList(config),
         approval: sessionApproval,
-        toolSearch,
         messages,
         // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
         signal: opened.signal,
-        ...pickAgentSettings(llm),
+        ...settings,
         ...(probed ? { probedMode: probed } : {}),
       });
     const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, [], probedMode), prompts);
@@ -191,17 +188,6 @@ function modelOptions(toolModes: ToolModeCache | undefined, env: Env): CreateCha
     ...(toolModes ? { strictMemory: toolModes } : {}),
     onNotice: (line) => warn(line, env),
     ...(progress ? { onDownloadProgress: progress } : {}),
-  };
-}
-
-function pickAgentSettings(llm: LlmConfig) {
-  return {
-    ...(llm.systemPrompt !== undefined ? { systemPrompt: llm.systemPrompt } : {}),
-    ...(llm.maxIterations !== undefined ? { maxIterations: llm.maxIterations } : {}),
-    ...(llm.maxToolResultChars !== undefined ? { maxToolResultChars: llm.maxToolResultChars } : {}),
-    ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
-    ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
-    ...(llm.promptFormat !== undefined ? { promptFormat: llm.promptFormat } : {}),
   };
 }
 

@@ -101,7 +101,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
         hub: opened.hub,
         models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
         questions,
-        settings: turnSettings(opened.config, llm, approve),
+        settings: turnSettings(opened.config, llm, env, { ...(approve ? { approve } : {}), skills: opened.hub }),
         host: listen.host,
         port: listen.port,
         apiKeys,
