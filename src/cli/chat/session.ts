@@ -13,8 +13,8 @@ import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
-import { ToolModeCache } from "../tool-mode-cache.js";
-import { probedModeFor } from "../tool-mode-choice.js";
+import { ToolModeCache } from "../../host/tool-mode-cache.js";
+import { probedModeFor } from "../../host/tool-mode-choice.js";
 import type { ProbedMode } from "../../agent/tool-mode-probe.js";
 import { UsageMeter } from "./usage-meter.js";
 

@@ -45,7 +45,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     import("../../gateway/log.js"),
     import("../../gateway/open-state.js"),
     import("../../gateway/state.js"),
-    import("../ui/state-dir.js"),
+    import("../../host/state-dir.js"),
     import("../../gateway/web-chat-server-questions.js"),
     import("../../gateway/client-handlers.js"),
   ]);

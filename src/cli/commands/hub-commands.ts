@@ -171,7 +171,7 @@ export function registerHubCommands(program: Command): void {
         const { callClientHandlers } = await import("../call-client.js");
         const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
-        const { ToolOwners } = await import("../tool-owners.js");
+        const { ToolOwners } = await import("../../host/tool-owners.js");
         const owners = ToolOwners.open(process.env);
         // `server__tool` starts that server alone; a plain name, the servers that may offer it (see ToolOwners).
         // Returns false when the servers the index chose do not offer the name after all: every server is then started.

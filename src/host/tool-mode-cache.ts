@@ -3,7 +3,7 @@ import { z } from "zod";
 import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
 import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
-import { stateDir } from "./ui/state-dir.js";
+import { stateDir } from "./state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -5,7 +5,7 @@ import type { ServerConfig } from "../config/schema.js";
 import { plainName } from "../mcp/tool-names.js";
 import type { HubTool, ServerState } from "../mcp/types.js";
 import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
-import { stateDir } from "./ui/state-dir.js";
+import { stateDir } from "./state-dir.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
