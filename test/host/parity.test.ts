@@ -188,3 +188,26 @@ describe.each(ROWS)("$name", (row) => {
     expect(seen(upstream.chatRequests.slice(before))).toEqual(row.expected);
   }, 30_000);
 });
+
+describe("tools and servers list what the model is offered", () => {
+  const EVERYTHING = { command: process.execPath, args: [join(import.meta.dirname, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"], excludeTools: ["echo"] };
+  let upstream: VllmServer;
+  beforeAll(async () => {
+    upstream = await startVllmServer({ replies: [DONE] });
+  });
+  afterAll(async () => upstream?.close());
+
+  it("the same tools as run offers (server-everything offers more to a client that can answer sampling), none excluded, and as many as servers counts", async () => {
+    const configFile = join(dir, "everything.json");
+    writeFileSync(configFile, JSON.stringify({ mcpServers: { everything: EVERYTHING }, llm: { provider: "vllm", baseURL: upstream.url, model: DEFAULT_VLLM_MODEL } }));
+    const tools = await runCli(["tools", "--json", "--config", configFile], { cwd: dir });
+    const servers = await runCli(["servers", "--json", "--config", configFile], { cwd: dir });
+    await runCli(["run", "--config", configFile, QUESTION], { cwd: dir });
+    const listed = (JSON.parse(tools.stdout) as { name: string }[]).map((tool) => tool.name).sort();
+    const [offer] = seen(upstream.chatRequests).offers;
+    expect(listed).toEqual(offer);
+    expect(listed).toContain("trigger-sampling-request");
+    expect(listed).not.toContain("echo");
+    expect((JSON.parse(servers.stdout) as { toolCount: number }[])[0]?.toolCount).toBe(listed.length);
+  }, 60_000);
+});

@@ -24,10 +24,17 @@ import { configSource } from "../render/config-source.js";
 import { startupStatus } from "../render/startup-status.js";
 import { sanitizeName } from "../../mcp/tool-names.js";
 
-/** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
+/**
+ * The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start
+ * without them. Unless the command brings its own, servers' questions are answered as `call`
+ * answers them, so every command declares what `run` and `chat` declare (sampling,
+ * elicitation): a server may list a tool only to a client that can answer it, and `tools`
+ * must list what the model is offered.
+ */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
-  const { withHub: open } = await import("../open-hub.js");
-  return open(options, work);
+  const [{ withHub: open }, { callClientHandlers }, { PrompterSlot, terminalPrompter }] = await Promise.all([import("../open-hub.js"), import("../call-client.js"), import("../prompts/prompter.js")]);
+  const handlers = options.handlers ?? callClientHandlers({}, process.env, new PrompterSlot(terminalPrompter(process.stdin, process.stderr)));
+  return open({ ...options, handlers }, work);
 }
 
 interface ConfigOption {
