@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config/load.js";
+import { Agent, ApprovalPolicy, sessionSettings } from "../../src/index.js";
+import { parseConfig, type ResolvedConfig } from "../../src/config/load.js";
 import { webClientHandlers } from "../../src/gateway/client-handlers.js";
 import { GatewayModels } from "../../src/gateway/models.js";
 import { startGateway } from "../../src/gateway/server.js";
@@ -90,12 +91,25 @@ const ROWS: Row[] = [
 type FrontEnd = (row: Row, setup: RowSetup) => Promise<void>;
 
 interface RowSetup {
+  hub: Hub;
+  config: ResolvedConfig;
   gatewayUrl: string;
   configFile: string;
   dir: string;
 }
 
 const FRONT_ENDS: Record<string, FrontEnd> = {
+  library: async (row, { hub, config }) => {
+    const llm = config.llm ?? {};
+    const agent = new Agent({
+      model: await createChatModel(llm, {}),
+      tools: hub,
+      skills: hub,
+      approval: { policy: new ApprovalPolicy({ mode: row.approve ?? "ask", servers: config.mcpServers }) },
+      ...sessionSettings(config, llm, {}),
+    });
+    expect((await agent.send(QUESTION)).status).toBe("completed");
+  },
   run: async (row, { configFile, dir }) => {
     const done = await runCli(["run", "--config", configFile, "--approve", row.approve ?? "ask", QUESTION], { cwd: dir });
     expect(done.stderr).not.toMatch(/error/i);
@@ -170,7 +184,8 @@ describe.each(ROWS)("$name", (row) => {
     const config = parseConfig(JSON.stringify(file), { env: {} });
     const questions = new WebServerQuestions();
     const models = new GatewayModels(await createChatModel(config.llm ?? {}, {}), config.llm ?? {}, {}, {});
-    hub = await Hub.connect(config.mcpServers, webClientHandlers(questions, { approve: row.approve ?? "ask", servers: config.mcpServers, models: () => models }));
+    setup.config = config;
+    hub = setup.hub = await Hub.connect(config.mcpServers, webClientHandlers(questions, { approve: row.approve ?? "ask", servers: config.mcpServers, models: () => models }));
     const gateway = await startGateway({ port: 0, hub, models, questions, settings: turnSettings(config, config.llm ?? {}, {}, { skills: hub }) });
     setup.gatewayUrl = gateway.url;
     close = async () => {
