@@ -2,7 +2,7 @@ import { Agent } from "../../agent/agent.js";
 import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
-import { createChatModel, openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
+import { openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
 import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
@@ -13,8 +13,7 @@ import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
-import { ToolModeCache } from "../../host/tool-mode-cache.js";
-import { probedModeFor } from "../../host/tool-mode-choice.js";
+import { openSessionModel } from "../../host/session-model.js";
 import type { ProbedMode } from "../../agent/tool-mode-probe.js";
 import { UsageMeter } from "./usage-meter.js";
 
@@ -76,7 +75,6 @@ export class AgentSession {
     let sessionReady: (session: AgentSession) => void = () => undefined;
     const ready = new Promise<AgentSession>((resolve) => (sessionReady = resolve));
     const prompts = new PrompterSlot();
-    const toolModes = ToolModeCache.open(env);
     let probedMode: ProbedMode | undefined;
     // The servers start while the model server is asked which model it serves.
     const opened = await openHub(
@@ -102,9 +100,9 @@ export class AgentSession {
       },
       async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        const model = await createChatModel(llm, env, modelOptions(toolModes, env));
-        probedMode = await probedModeFor(model, llm, toolModes, (line) => warn(line, env));
-        return model;
+        const opened = await openSessionModel(llm, env, modelOptions(env));
+        probedMode = opened.probedMode;
+        return opened.model;
       },
     );
     const { hub, config } = opened;
@@ -170,10 +168,8 @@ export class AgentSession {
 
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
-    const toolModes = ToolModeCache.open(this.env);
-    const next = await createChatModel({ ...this.llm, model }, this.env, modelOptions(toolModes, this.env));
-    const probed = await probedModeFor(next, this.llm, toolModes, (line) => warn(line, this.env));
-    this.agent = this.buildAgent(next, this.agent.messages, probed);
+    const next = await openSessionModel({ ...this.llm, model }, this.env, modelOptions(this.env));
+    this.agent = this.buildAgent(next.model, this.agent.messages, next.probedMode);
   }
 
   close(): Promise<void> {
@@ -181,11 +177,11 @@ export class AgentSession {
   }
 }
 
-/** Where strict refusals are kept, a line when the local model stands in, and a progress bar for one being downloaded. */
-function modelOptions(toolModes: ToolModeCache | undefined, env: Env): CreateChatModelOptions {
+/** On the terminal: the probe's lines and a notice when the local model stands in on stderr, and a progress bar for one being downloaded. */
+function modelOptions(env: Env): Omit<CreateChatModelOptions, "strictMemory"> & { say: (line: string) => void } {
   const progress = downloadProgress();
   return {
-    ...(toolModes ? { strictMemory: toolModes } : {}),
+    say: (line) => warn(line, env),
     onNotice: (line) => warn(line, env),
     ...(progress ? { onDownloadProgress: progress } : {}),
   };
