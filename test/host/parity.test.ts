@@ -12,6 +12,7 @@ import { WebServerQuestions } from "../../src/gateway/web-chat-server-questions.
 import { createChatModel } from "../../src/llm/create-model.js";
 import { Hub } from "../../src/mcp/hub.js";
 import { runCli } from "../support/cli.js";
+import { webChatEvents } from "../support/web-chat-events.js";
 import { fixture } from "../mcp/processes.js";
 import { DEFAULT_VLLM_MODEL, startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../support/vllm-server.js";
 
@@ -126,17 +127,9 @@ const FRONT_ENDS: Record<string, FrontEnd> = {
   "web chat": async (_row, { gatewayUrl }) => {
     // The page is asked about a tool the policy does not allow: the person here says no.
     const response = await fetch(`${gatewayUrl}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: QUESTION }) });
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = JSON.parse(buffer.slice(6, end)) as { type: string; id?: string };
-        buffer = buffer.slice(end + 2);
-        if (event.type === "approval") await post(`${gatewayUrl}/api/approvals`, { id: event.id, decision: "deny" });
-      }
-    }
+    await webChatEvents(response, async (event) => {
+      if (event.type === "approval") await post(`${gatewayUrl}/api/approvals`, { id: event.id, decision: "deny" });
+    });
   },
 };
 
