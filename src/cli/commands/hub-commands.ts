@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hub } from "../../mcp/hub.js";
-import type { Progress } from "../../mcp/types.js";
+import type { ResolvedConfig } from "../../config/load.js";
+import type { ClientHandlers, Progress } from "../../mcp/types.js";
 import type { CallFlags } from "../call-client.js";
 import { action, ReportedFailure, UsageError } from "../errors.js";
 import { renderToolDetail } from "../render/tool-detail.js";
@@ -32,9 +33,22 @@ import { sanitizeName } from "../../mcp/tool-names.js";
  * must list what the model is offered.
  */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
-  const [{ withHub: open }, { callClientHandlers }, { PrompterSlot, terminalPrompter }] = await Promise.all([import("../open-hub.js"), import("../call-client.js"), import("../prompts/prompter.js")]);
-  const handlers = options.handlers ?? callClientHandlers({}, process.env, new PrompterSlot(terminalPrompter(process.stdin, process.stderr)));
-  return open({ ...options, handlers }, work);
+  const { withHub: open } = await import("../open-hub.js");
+  return open({ ...options, handlers: options.handlers ?? callHandlersOnUse }, work);
+}
+
+/** `call`'s handlers, loaded when a server first asks: a listing declares them without loading the model's code and the prompts. */
+function callHandlersOnUse(config: ResolvedConfig): Required<ClientHandlers> {
+  let loading: Promise<Required<ClientHandlers>> | undefined;
+  const load = () =>
+    (loading ??= Promise.all([import("../call-client.js"), import("../prompts/prompter.js")]).then(
+      ([{ callClientHandlers }, { PrompterSlot, terminalPrompter }]) => callClientHandlers({}, process.env, new PrompterSlot(terminalPrompter(process.stdin, process.stderr)))(config),
+    ));
+  return {
+    onSampling: async (...args) => (await load()).onSampling(...args),
+    onElicitation: async (...args) => (await load()).onElicitation(...args),
+    onUrlElicitation: async (...args) => (await load()).onUrlElicitation(...args),
+  };
 }
 
 interface ConfigOption {
