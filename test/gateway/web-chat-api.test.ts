@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { appPolicy } from "../../src/gateway/web-chat-apps.js";
 import { startHarness, type Harness } from "./harness.js";
+import { webChatEvents } from "../support/web-chat-events.js";
 
 /** The web chat's API without a browser: Stop, approval answers, app frames and an app's own tool calls, bounds. */
 
@@ -22,20 +23,7 @@ describe("the web chat API", () => {
   /** The turn's events, in order, as the page reads them; `onEvent` may act on each. */
   async function turn(input: string, onEvent: (event: { type: string; id?: string; text?: string }) => void = () => undefined) {
     const response = await post("/api/chat", { model: "Qwen/Qwen3-8B", history: [], input });
-    const events: { type: string; [key: string]: unknown }[] = [];
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = JSON.parse(buffer.slice(6, end)) as { type: string };
-        buffer = buffer.slice(end + 2);
-        events.push(event);
-        onEvent(event);
-      }
-    }
-    return events;
+    return webChatEvents(response, onEvent);
   }
 
   it("Stop ends the turn and its turn-end carries what had arrived", async () => {

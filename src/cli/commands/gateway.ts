@@ -45,7 +45,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
     import("../../gateway/log.js"),
     import("../../gateway/open-state.js"),
     import("../../gateway/state.js"),
-    import("../ui/state-dir.js"),
+    import("../../host/state-dir.js"),
     import("../../gateway/web-chat-server-questions.js"),
     import("../../gateway/client-handlers.js"),
   ]);
@@ -105,7 +105,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
         hub: opened.hub,
         models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
         questions,
-        settings: turnSettings(opened.config, llm, approve),
+        settings: turnSettings(opened.config, llm, env, { ...(approve ? { approve } : {}), skills: opened.hub }),
         host: listen.host,
         port: listen.port,
         apiKeys,

@@ -1,9 +1,7 @@
-import { join } from "node:path";
 import { z } from "zod";
 import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
-import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
-import { stateDir } from "./ui/state-dir.js";
+import { newestEntries, readStateFile, stateFilePath, writeStateFile } from "./state-file.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -36,11 +34,8 @@ export class ToolModeCache implements StrictToolsMemory {
 
   /** The cache in the user's state directory; undefined when that cannot be made (no home, read-only). */
   static open(env: Env): ToolModeCache | undefined {
-    try {
-      return new ToolModeCache(join(stateDir(env), "tool-modes.json"));
-    } catch {
-      return undefined;
-    }
+    const file = stateFilePath(env, "tool-modes.json");
+    return file === undefined ? undefined : new ToolModeCache(file);
   }
 
   /** The probe's table for this server and model, when one was made. */
