@@ -180,13 +180,13 @@ describe("an approval for the session at the web chat", () => {
       const parts = buffered.split("\n\n");
       buffered = parts.pop() ?? "";
       for (const part of parts) {
-        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string };
+        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string; fingerprint: string };
         if (event.type === "tool-call-finished") finished.push(event);
         if (event.type !== "approval") continue;
         approvals.push(event);
         // Always for alpha's read-only sync; then alpha drops it and beta adds a destructive one.
         const decision = event.server === "alpha" ? "allow-session" : "deny";
-        await post("/api/approvals", JSON.stringify({ id: event.id, decision }));
+        await post("/api/approvals", JSON.stringify({ id: event.id, fingerprint: event.fingerprint, decision }));
         if (event.server === "alpha") {
           await hub.callTool("alpha__set-sync", { kind: "none" });
           await hub.callTool("beta__set-sync", { kind: "destructive" });

@@ -108,6 +108,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
         ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
         ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
         ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+        ...(settings.appCspAllowLocal ? { appCspAllowLocal: true } : {}),
         ...limits,
         state,
         log,
