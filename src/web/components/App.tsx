@@ -17,7 +17,7 @@ import {
   type TurnEvent,
 } from "../api.js";
 import { messageWith, type Attachment } from "../attachment.js";
-import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
+import { historyOf, loadConversations, MAX_KEPT_RESULT_CHARS, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
 import { tearDownApps, whenPageGoes } from "./AppFrame.js";
@@ -104,7 +104,9 @@ export function App() {
     const sorted = [...next].sort((a, b) => b.updatedAt - a.updatedAt);
     conversationsRef.current = sorted;
     setConversations(sorted);
-    if (!saveConversations(sorted)) setNotice("This browser's storage is full: delete old conversations so new ones are kept.");
+    const { saved, cut } = saveConversations(sorted);
+    if (!saved) setNotice("This browser's storage is full: delete old conversations so new ones are kept.");
+    else if (cut > 0) setNotice(`${cut} tool result${cut === 1 ? " is" : "s are"} longer than ${MAX_KEPT_RESULT_CHARS / 1024} kB: saved in this browser cut to that (marked where cut); the rest is shown until the page reloads.`);
   };
   const update = (id: string, change: (conversation: Conversation) => Conversation) => {
     persist(conversationsRef.current.map((c) => (c.id === id ? { ...change(c), updatedAt: Date.now() } : c)));
