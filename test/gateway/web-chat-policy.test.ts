@@ -14,6 +14,7 @@ import { startHarness, type Harness } from "./harness.js";
  */
 
 const APP_SERVER = join(import.meta.dirname, "../fixtures/servers/app-server.mjs");
+const SHIFTING = join(import.meta.dirname, "../fixtures/servers/shifting-tool.mjs");
 const KEY_A = "web-chat-key-a-0123456789abcdef";
 const KEY_B = "web-chat-key-b-0123456789abcdef";
 const PAGE_A = "a".repeat(32);
@@ -53,7 +54,7 @@ describe("the web chat under one caller policy, with two keys", () => {
 
   beforeAll(async () => {
     harness = await startHarness({
-      servers: { time: { ...bundledServer("time"), trust: false }, counter: { command: process.execPath, args: [APP_SERVER], autoApprove: ["show-counter"] } },
+      servers: { time: { ...bundledServer("time"), trust: false }, counter: { command: process.execPath, args: [APP_SERVER], autoApprove: ["show-counter"] }, shifty: { command: process.execPath, args: [SHIFTING, "--name", "shifty", "--sync", "destructive"] } },
       approve: "ask",
       apiKeys: [KEY_A, KEY_B],
     });
@@ -151,6 +152,15 @@ describe("the web chat under one caller policy, with two keys", () => {
     expect((await json(KEY_A, "/api/app-tool", { page: PAGE_A, frame, name: "add-one", arguments: { n: 1 }, approved: pick(next) })).status).toBe(404);
     // Another server's tool is not the app's to call, trusted or not.
     expect((await json(KEY_A, "/api/app-tool", { page: PAGE_A, frame, name: "get-date", arguments: {} })).status).toBe(403);
+  });
+
+  it("tells the page that a tool its server marks destructive may change or delete data, as the terminal says", async () => {
+    harness.upstream.push({ toolCalls: [{ name: "sync", arguments: {} }] }, { text: "not synced" });
+    const events = await turn(KEY_A, "sync it", async (event) => {
+      if (event.type === "approval") await post(KEY_A, "/api/approvals", { id: event.id, fingerprint: event.fingerprint, decision: "deny" });
+    });
+    expect(events.find((event) => event.type === "approval")).toMatchObject({ tool: "sync", server: "shifty", destructive: true });
+    expect(events.find((event) => event.type === "tool-call-finished")).toMatchObject({ outcome: "denied" });
   });
 
   it("leaves wildcard and local hosts out of an app's CSP, naming each, unless the config allows them", () => {
