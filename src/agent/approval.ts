@@ -126,6 +126,20 @@ export function toolIdentity(tool: HubTool): string {
   return `${tool.server}\u0000${tool.originalName}\u0000${createHash("sha256").update(definition).digest("base64url")}`;
 }
 
+/**
+ * An opaque id of what a person was shown and decides on, for a page to send back with its
+ * answer: whoever holds the question can then answer only what was shown, never what it
+ * became since (another definition, other arguments, another server).
+ */
+export function shownFingerprint(shown: unknown): string {
+  return createHash("sha256").update(canonicalJson(shown)).digest("hex").slice(0, 32);
+}
+
+/** What one tool call's approval binds to: the server, the tool and its definition (toolIdentity), and the arguments. */
+export function callFingerprint(tool: HubTool, args: Record<string, unknown>): string {
+  return shownFingerprint(["tool", toolIdentity(tool), args]);
+}
+
 /** JSON with object keys sorted, so that the same definition hashes the same however the server orders it. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

@@ -188,6 +188,8 @@ export const GatewayConfigSchema = z.strictObject({
   /** Which tools run for API clients, who cannot be asked: ask (trusted and listed only), readonly, all. */
   approve: z.enum(["ask", "readonly", "all"]).optional(),
   maxRequestBytes: z.number().int().positive().optional(),
+  /** An MCP App's declared CSP may name wildcard hosts (`http://*`) and loopback, private or link-local ones; refused unless true. */
+  appCspAllowLocal: z.boolean().optional(),
   /** Requests one key (or, without keys, everyone) may have running at once. */
   maxConcurrentPerKey: z.number().int().positive().optional(),
   /** Extra model names clients may ask for, mapped to the upstream's. */

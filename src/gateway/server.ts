@@ -47,6 +47,8 @@ export interface GatewayOptions {
   maxConcurrentPerKey?: number;
   /** How long a web-chat approval waits for the person before its call is denied (default 10 minutes). */
   approvalTimeoutMs?: number;
+  /** An MCP App's declared CSP may name wildcard hosts and local (loopback, private, link-local) ones (`gateway.appCspAllowLocal`). */
+  appCspAllowLocal?: boolean;
   /** Requests one key may make a minute; no limit unless given. */
   maxRequestsPerMinute?: number;
   /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
@@ -102,7 +104,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
   // Its tasks (the tasks extension) outlive the request that started them, so the store is the gateway's.
   const tasks = new TaskStore();
-  const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings, tasks), { maxRequestBodySize: maxBytes });
+  // The caller (known from the key) comes to the factory as the request's auth, set by the /mcp route.
+  const mcp = createMcpHandler((ctx) => createHubServer(options.hub, options.settings, tasks, ctx.authInfo?.clientId ?? "anonymous"), { maxRequestBodySize: maxBytes });
   // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's handler knows nothing of.
   const serveMcp = toNodeHandler(withTaskListens(mcp, tasks), { maxRequestBodySize: maxBytes });
   // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
@@ -113,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
-  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, ...(options.settings.toolFilter ? { toolFilter: options.settings.toolFilter } : {}), ...(options.appCspAllowLocal ? { appCspAllowLocal: true } : {}), maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
   metrics.countWebApps(() => web.appsHeld());
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];
@@ -149,7 +152,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         caller,
       });
     },
-    "POST /mcp": async (req, res) => serveMcp(req, res, await readJsonBody(req, maxBytes)),
+    "POST /mcp": async (req, res, { caller }) => serveMcp(Object.assign(req, { auth: { token: "", clientId: caller, scopes: [] } }), res, await readJsonBody(req, maxBytes)),
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     ...web.routes(),

@@ -215,7 +215,7 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
       },
     };
   }
-  const approvals = relay<ApprovalAnswer, true>("approval");
+  const approvals = relay<ApprovalAnswer, { caller: string; fingerprint: string }>("approval");
   const questions = relay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>("question");
 
   // Requests are served once Redis answers, or after a short wait (then with 503s until it does).

@@ -82,7 +82,8 @@ export interface AnswerRelay<Answer, Held = true> {
   onAnswer(deliver: (id: string, answer: Answer) => void): void;
 }
 
-export type ApprovalRelay = AnswerRelay<ApprovalAnswer>;
+/** An approval waits with the client whose turn asked, and the fingerprint of what its page was shown. */
+export type ApprovalRelay = AnswerRelay<ApprovalAnswer, { caller: string; fingerprint: string }>;
 /** A server's question waits with the client whose turn was asked, and the question as the page was shown it. */
 export type QuestionRelay = AnswerRelay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>;
 

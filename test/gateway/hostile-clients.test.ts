@@ -125,7 +125,7 @@ describe("the address to listen on", () => {
 
 describe("approvals waiting at the web chat", () => {
   const KEYS = ["tb-client-one-0123456789", "tb-client-two-0123456789"];
-  type WebEvent = { type: string; outcome?: string; id?: string };
+  type WebEvent = { type: string; outcome?: string; id?: string; fingerprint?: string };
 
   /** Starts a web chat turn as `key` and collects its events until `until` holds. */
   async function turn(key: string, until: (events: WebEvent[]) => boolean) {
@@ -193,7 +193,7 @@ describe("approvals waiting at the web chat", () => {
       expect(refused.events.at(-1)).toMatchObject({ type: "turn-end", status: "failed", error: { code: "busy", message: `Too many turns running at once for this client (at most ${MAX_RUNNING_TURNS_PER_CLIENT}, half of gateway.maxConcurrentPerKey up to ${MAX_RUNNING_TURNS_PER_CLIENT})` } });
     }
     const approval = waiting[0]?.events.find((event) => event.type === "approval");
-    const answered = await post("/api/approvals", JSON.stringify({ id: approval?.id, decision: "deny" }), { authorization: `Bearer ${KEYS[0]}` });
+    const answered = await post("/api/approvals", JSON.stringify({ id: approval?.id, fingerprint: approval?.fingerprint, decision: "deny" }), { authorization: `Bearer ${KEYS[0]}` });
     expect(answered.status).toBe(200);
     const other = await turn(KEYS[1] as string, (events) => count(events, "approval") === 1);
     expect(count(other.events, "approval")).toBe(1);
@@ -226,13 +226,13 @@ describe("an approval for the session at the web chat", () => {
       const parts = buffered.split("\n\n");
       buffered = parts.pop() ?? "";
       for (const part of parts) {
-        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string };
+        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string; fingerprint: string };
         if (event.type === "tool-call-finished") finished.push(event);
         if (event.type !== "approval") continue;
         approvals.push(event);
         // Always for alpha's read-only sync; then alpha drops it and beta adds a destructive one.
         const decision = event.server === "alpha" ? "allow-session" : "deny";
-        await post("/api/approvals", JSON.stringify({ id: event.id, decision }));
+        await post("/api/approvals", JSON.stringify({ id: event.id, fingerprint: event.fingerprint, decision }));
         if (event.server === "alpha") {
           await hub.callTool("alpha__set-sync", { kind: "none" });
           await hub.callTool("beta__set-sync", { kind: "destructive" });

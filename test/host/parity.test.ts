@@ -128,7 +128,7 @@ const FRONT_ENDS: Record<string, FrontEnd> = {
     // The page is asked about a tool the policy does not allow: the person here says no.
     const response = await fetch(`${gatewayUrl}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: QUESTION }) });
     await webChatEvents(response, async (event) => {
-      if (event.type === "approval") await post(`${gatewayUrl}/api/approvals`, { id: event.id, decision: "deny" });
+      if (event.type === "approval") await post(`${gatewayUrl}/api/approvals`, { id: event.id, fingerprint: event["fingerprint"], decision: "deny" });
     });
   },
 };

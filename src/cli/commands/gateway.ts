@@ -113,6 +113,7 @@ async function gateway(flags: GatewayFlags): Promise<void> {
         ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
         ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
         ...(settings.approvalTimeoutSeconds ? { approvalTimeoutMs: settings.approvalTimeoutSeconds * 1000 } : {}),
+        ...(settings.appCspAllowLocal ? { appCspAllowLocal: true } : {}),
         ...limits,
         state,
         log,
