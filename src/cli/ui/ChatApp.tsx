@@ -81,13 +81,13 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (key.kind === "enter" && !key.shift && empty && controller.resumeQueue()) return;
     if (key.kind === "up" && empty && current.queue.length > 0) {
       const last = controller.unqueueLast();
-      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last) } });
+      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last.shown), pastes: last.pastes } });
       return;
     }
     const step = applyKey(ui.get().prompt, key, history.all);
     change({ prompt: step.state, exitArmed: false });
     if (step.submit !== undefined) {
-      history.add(step.submit);
+      history.add(step.submit.text);
       controller.submit(step.submit);
     }
   });

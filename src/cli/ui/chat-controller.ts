@@ -14,6 +14,7 @@ import { progressText } from "../render/progress-text.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 import { PersonTime, type ClockMark } from "./dialog-clock.js";
+import { plainSubmission, type Submission } from "./prompt-editor.js";
 import { ServerQuestions } from "./server-questions.js";
 import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
@@ -77,7 +78,7 @@ export interface ChatState {
   items: readonly ChatItem[];
   live: LiveTurn | undefined;
   /** Messages typed during a turn, sent in order after it. */
-  queue: readonly string[];
+  queue: readonly Submission[];
   /** The turn was cancelled with messages queued: they wait until the person sends them (or drops them). */
   queuePaused: boolean;
   approval: PendingApproval | undefined;
@@ -183,9 +184,10 @@ export class ChatController {
   }
 
   /** A message or a /command from the prompt: run now, or queued behind the turn in progress (a paused queue goes on with it). */
-  submit(text: string): void {
-    if (text.trim() === "") return;
-    this.update({ queue: [...this.state.queue, text], queuePaused: false });
+  submit(message: string | Submission): void {
+    const submission = typeof message === "string" ? plainSubmission(message) : message;
+    if (submission.text.trim() === "") return;
+    this.update({ queue: [...this.state.queue, submission], queuePaused: false });
     void this.drain();
   }
 
@@ -219,7 +221,7 @@ export class ChatController {
   }
 
   /** Takes back the last queued message (to edit it), if any. */
-  unqueueLast(): string | undefined {
+  unqueueLast(): Submission | undefined {
     const last = this.state.queue.at(-1);
     if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1), queuePaused: this.state.queuePaused && this.state.queue.length > 1 });
     return last;
@@ -254,9 +256,9 @@ export class ChatController {
         const next = this.state.queue[0];
         if (next === undefined || this.state.exiting || this.state.queuePaused) break;
         this.update({ queue: this.state.queue.slice(1) });
-        if (next.trim().startsWith("/")) {
-          this.show({ kind: "user", text: cleanTerminalText(next) });
-          const input = await slashInput(next, this.session, this.colors).catch((error: unknown) => {
+        if (next.text.trim().startsWith("/")) {
+          this.show({ kind: "user", text: cleanTerminalText(next.shown) });
+          const input = await slashInput(next.text, this.session, this.colors).catch((error: unknown) => {
             this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
             return undefined;
           });
@@ -266,7 +268,7 @@ export class ChatController {
           } else if (input) {
             // Esc / Ctrl-C cancels a command that waits on the model (/compact), as it cancels a turn.
             this.turn = new AbortController();
-            const result = await runSlashCommand(next.trim(), {
+            const result = await runSlashCommand(next.text.trim(), {
               session: this.session,
               colors: this.colors,
               print: (text) => this.show({ kind: "output", text }),
@@ -289,8 +291,8 @@ export class ChatController {
   }
 
   /** Sends a message (with the resources it mentions), or a prompt command's messages (`prompt`). */
-  private async runTurn(text: string, prompt?: { before: Message[]; input: string | ContentPart[] | null }): Promise<void> {
-    if (!prompt) this.show({ kind: "user", text: cleanTerminalText(text) });
+  private async runTurn(message: Submission, prompt?: { before: Message[]; input: string | ContentPart[] | null }): Promise<void> {
+    if (!prompt) this.show({ kind: "user", text: cleanTerminalText(message.shown) });
     this.turn = new AbortController();
     this.cleaner = new TerminalTextCleaner();
     this.reasoningCleaner = new TerminalTextCleaner();
@@ -311,7 +313,7 @@ export class ChatController {
       let input: string | ContentPart[] | null;
       if (prompt) input = beginPromptTurn(this.session, prompt);
       else {
-        const { content, attachments } = await messageInput(text, this.session);
+        const { content, attachments } = await messageInput(message.text, this.session);
         for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
