@@ -128,7 +128,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     <Box flexDirection="column">
       <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
-      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} />}
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} paused={state.approval !== undefined || asking.current !== undefined} />}
       <QueuedView queue={state.queue} paused={state.queuePaused} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>

@@ -43,6 +43,8 @@ export interface LiveTurn {
   waitingFor: readonly string[];
   /** Whether anything of the model's answer (text, thinking or a tool call) has come yet. */
   answered: boolean;
+  /** When the model's answer last moved (a piece of text or thinking, a tool call): a stream that stops is shown stalled. */
+  lastHeardAt: number;
   /** The part of the answer not yet moved to the static region. */
   text: string;
   reasoning: string;
@@ -297,7 +299,7 @@ export class ChatController {
     this.cleaner = new TerminalTextCleaner();
     this.reasoningCleaner = new TerminalTextCleaner();
     const signal = this.turn.signal;
-    this.update({ live: { startedAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
+    this.update({ live: { startedAt: Date.now(), lastHeardAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
     try {
       // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
       if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
@@ -338,7 +340,7 @@ export class ChatController {
       case "model-request":
         break;
       case "reasoning-delta":
-        this.updateSoon({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
+        this.updateSoon({ live: { ...live, answered: true, lastHeardAt: Date.now(), reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
         break;
       case "text-delta": {
         let reasoning = live.reasoning;
@@ -348,7 +350,7 @@ export class ChatController {
         }
         const { finished, rest } = splitFinishedMarkdown(live.text + this.cleaner.push(event.text));
         if (finished !== "") this.show({ kind: "answer", text: finished });
-        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
+        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, lastHeardAt: Date.now(), reasoning, text: rest } });
         break;
       }
       case "tool-call-started": {
@@ -356,7 +358,7 @@ export class ChatController {
         const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
         const current = this.state.live ?? live;
         const call: RunningCall = { id: event.id, name: cleanTerminalText(event.name), args, started: this.dialogs.mark() };
-        this.update({ live: { ...current, answered: true, running: [...current.running, call] } });
+        this.update({ live: { ...current, answered: true, lastHeardAt: Date.now(), running: [...current.running, call] } });
         break;
       }
       case "tool-progress": {
@@ -380,7 +382,7 @@ export class ChatController {
           durationMs: event.durationMs,
           denied: event.outcome === "denied" || event.outcome === "not-approved",
         });
-        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
+        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now(), lastHeardAt: Date.now() } });
         break;
       }
       case "usage":
