@@ -362,10 +362,13 @@ async function statusError(response: Response): Promise<APIError> {
  * started without --api-key accept anything; the SDK insists on some key), the configured
  * headers over it, and Basic auth over both.
  */
+const SECRET_QUERY_NAME = /key|token|secret|sig|pass|auth|cred|session/i;
+
 function clientSettings(baseURL: string, apiKey: string | undefined, headers: Record<string, string> | undefined): { url: string; headers: Record<string, string> } {
   const { url, basic } = credentialsApart(baseURL);
-  // A query's values (a gateway's `?key=…`) are as secret as the key: never printed.
-  for (const value of new URL(url).searchParams.values()) registerSecret(value);
+  // A query's credential (a gateway's `?key=…`) is as secret as the key: never printed. Only those: a
+  // registered value is masked everywhere, tool results too, and `api-version=2024-06-01` is a date.
+  for (const [name, value] of new URL(url).searchParams) if (SECRET_QUERY_NAME.test(name)) registerSecret(value);
   const merged = new Headers({ authorization: `Bearer ${apiKey || "not-needed"}` });
   for (const [name, value] of Object.entries(headers ?? {})) merged.set(name, value);
   if (basic) merged.set("authorization", basic);

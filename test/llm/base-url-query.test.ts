@@ -43,4 +43,12 @@ describe("a base URL with a query", () => {
     expect(err.message).toContain("no route for /v1/chat/completions?key=");
     expect(err.message).not.toContain(SECRET);
   });
+
+  it("masks a credential in the query, but not a version", async () => {
+    const { base } = await echoingServer();
+    const model = new OpenAICompatibleModel({ baseURL: `${base}&api-version=2031-02-03`, model: "m", retry: { maxRetries: 0 } });
+    const err = (await failure(model.stream({ messages: [{ role: "user", content: "hi" }] }))) as Error;
+    expect(err.message).toContain("api-version=2031-02-03");
+    expect(err.message).not.toContain(SECRET);
+  });
 });
