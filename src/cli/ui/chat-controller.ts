@@ -320,7 +320,8 @@ export class ChatController {
         input = content;
       }
       this.personTime.startTurn();
-      await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
+      const turn = await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
+      this.dropUnanswered(turn);
     } catch (error) {
       this.flushLive();
       this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
@@ -328,6 +329,18 @@ export class ChatController {
       this.turn = undefined;
       this.update({ live: undefined });
     }
+  }
+
+  /**
+   * A turn that failed before the model said anything is taken out of the conversation: left in,
+   * the message is sent again with the next one (twice, when the person sends it again). The
+   * input history still has it.
+   */
+  private dropUnanswered(turn: TurnResult): void {
+    if (turn.status !== "failed" || turn.text !== "" || turn.reasoning !== "" || turn.toolCalls.length > 0 || turn.messages.length === 0) return;
+    const messages = this.session.agent.messages;
+    this.session.agent.replaceMessages(messages.slice(0, messages.length - turn.messages.length));
+    this.show({ kind: "notice", tone: "info", text: "the message is not kept in the conversation: ↑ brings it back to send again" });
   }
 
   private onEvent(received: AgentEvent): void {
