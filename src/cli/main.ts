@@ -9,6 +9,7 @@ import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelsCommands } from "./commands/models.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
+import { addHelpExamples } from "./help-examples.js";
 import { routeLibraryConsole } from "./library-console.js";
 
 routeLibraryConsole();
@@ -25,5 +26,6 @@ registerModelsCommands(program);
 registerServe(program);
 registerGateway(program);
 reportUsageErrors(program);
+addHelpExamples(program);
 
 await program.parseAsync(process.argv);

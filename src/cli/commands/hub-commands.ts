@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hub } from "../../mcp/hub.js";
 import type { ResolvedConfig } from "../../config/load.js";
+import { HubError } from "../../mcp/errors.js";
 import type { ClientHandlers, Progress } from "../../mcp/types.js";
 import type { CallFlags } from "../call-client.js";
 import { action, ReportedFailure, UsageError } from "../errors.js";
@@ -218,6 +219,10 @@ export function registerHubCommands(program: Command): void {
             const progress = progressLine();
             const result = await hub
               .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
+              // A name no server offers is the caller's mistake, as `tools NAME` says: exit 2, with the tools there are.
+              .catch((error: unknown) => {
+                throw error instanceof HubError && error.code === "unknown-tool" ? new UsageError(error.message) : error;
+              })
               .finally(progress.clear);
             if (options.json) printJson(result);
             else if (result.isError) {

@@ -28,11 +28,14 @@ export function ApprovalDialogView({ pending, state, shown, view }: { pending: P
         <Text bold>{cleanTerminalText(tool.server)}</Text>
         <Text>?</Text>
       </Text>
-      {visible.map((line, index) => (
-        <Text key={state.scroll + index} dimColor>
-          {line}
-        </Text>
-      ))}
+      {visible.map((line, index) => {
+        const tone = shown.tones[(scrolls ? state.scroll : 0) + index];
+        return (
+          <Text key={state.scroll + index} dimColor={tone === undefined} color={tone === "removed" ? "red" : tone === "added" ? "green" : undefined}>
+            {line}
+          </Text>
+        );
+      })}
       {scrolls && (
         <Text color="cyan">
           {state.scroll > 0 ? `↑ ${state.scroll} above · ` : ""}
