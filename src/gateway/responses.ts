@@ -29,7 +29,7 @@ export interface ResponsesContext {
   servers: Readonly<Record<string, { url?: string }>>;
   log: Logger;
   requestId: string;
-  /** The key label of the caller: stored responses are theirs alone. */
+  /** The caller's id (Caller.id): stored responses are theirs alone. */
   caller: string;
 }
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
-import { ApiKeys, corsHeaders } from "./access.js";
+import { ANONYMOUS, ApiKeys, corsHeaders, type Caller } from "./access.js";
 import { anthropicErrorBody } from "./anthropic-wire.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } from "./chat-completions.js";
 import { handleCountTokens, handleMessages } from "./messages.js";
@@ -61,7 +61,7 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-/** A route's work once the caller is known and admitted. */
+/** A route's work once the caller is known and admitted; `caller` is its id (Caller.id), what it owns is held under. */
 type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
 /** A stateless MCP endpoint has no stream to open and no session to end. */
@@ -164,7 +164,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, signal: AbortSignal): Promise<string> {
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, signal: AbortSignal): Promise<Caller> {
     const origin = req.headers.origin;
     const allowedOrigin = origin !== undefined && cors.has(origin);
     for (const [name, value] of Object.entries(corsHeaders(origin, cors))) res.setHeader(name, value);
@@ -177,16 +177,16 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     if (req.method === "OPTIONS") {
       res.writeHead(allowedOrigin ? 204 : 403);
       res.end();
-      return "anonymous";
+      return ANONYMOUS;
     }
     const key = `${req.method ?? "GET"} ${path}`;
     const free = open[key];
     if (free) {
-      await free(req, res, { requestId, signal, caller: "anonymous" });
-      return "anonymous";
+      await free(req, res, { requestId, signal, caller: ANONYMOUS.id });
+      return ANONYMOUS;
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
-    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return "anonymous";
+    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return ANONYMOUS;
     const route: Route | undefined = Object.hasOwn(routes, key)
       ? routes[key]
       : path.startsWith("/v1/responses/")
@@ -204,7 +204,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     }
     // The body first, within its time: a client that trickles it holds a connection, not a slot.
     if (req.method === "POST") await readJsonBody(req, maxBytes, bodyTimeoutMs);
-    const admitted = await state.limits.admit(caller);
+    const admitted = await state.limits.admit(caller.id);
     if ("refused" in admitted) {
       throw admitted.refused === "rate"
         ? new HttpError(429, `Too many requests this minute for this key (at most ${limits.maxRequestsPerMinute}; gateway.maxRequestsPerMinute)`, "rate_limit_error", "rate_limit", { "retry-after": String(60 - (Math.floor(Date.now() / 1000) % 60)) })
@@ -213,7 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     // The place is free before the client sees the end: its next request, on any replica, must not find it taken.
     endAfter(res, admitted.release);
     try {
-      await route(req, res, { requestId, signal, caller });
+      await route(req, res, { requestId, signal, caller: caller.id });
     } finally {
       await admitted.release();
     }
@@ -248,7 +248,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         }
         // The Messages API's clients read Anthropic's error shape.
         else sendError(res, failure, route.startsWith("POST /v1/messages") ? (e) => anthropicErrorBody(e.status, e.message) : undefined);
-        return "unknown";
+        return undefined;
       })
       .then((caller) => {
         const known = route in routes || route in open ? route : "other";
@@ -258,7 +258,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
           method: req.method,
           path,
           status: res.statusCode,
-          caller,
+          caller: caller?.label ?? "unknown",
           durationMs: Math.round(performance.now() - started),
           ...(controller.signal.aborted ? { disconnected: true } : {}),
         });

@@ -10,7 +10,7 @@ import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.
 /** One stored response of the Responses API; the conversation is the chain of `previous` links. */
 export interface StoredResponse {
   id: string;
-  /** The key label that made it; only it may read, continue or delete it. */
+  /** The id of the caller that made it (Caller.id, its key's, not its place in the list); only it may read, continue or delete it. */
   owner: string;
   previous?: string;
   /** The response object as the client got it. */
