@@ -23,7 +23,7 @@ export interface LimitedFetchOptions {
  */
 export function limitedFetch(options: LimitedFetchOptions): FetchLike {
   const { maxMessageBytes: limit } = options;
-  const base = ownSignals(options.fetch ?? fetch);
+  const base = options.fetch ?? fetch;
   return async (url, init) => {
     const response = await base(url, init);
     if (!response.body) return response;
@@ -47,40 +47,6 @@ export function limitedFetch(options: LimitedFetchOptions): FetchLike {
       throw new MessageTooLargeError(declared, limit);
     }
     return rebuild(response, response.body.pipeThrough(byteLimit(limit)));
-  };
-}
-
-/**
- * `base` with each answer and notification given an abort signal of its own. The SDK gives every one of
- * them the transport's one signal, and undici keeps a listener on a request's signal until the request is
- * garbage-collected: a server that sent a thousand requests at once (sampling, elicitation) had a
- * thousand answers pile a listener each on that one signal, past Node's leak warning. Here that signal
- * has one listener, which aborts the answers under way. Requests of ours get a signal of their own from
- * the SDK already.
- */
-function ownSignals(base: FetchLike): FetchLike {
-  // Per transport signal (the SDK makes a new one when the transport starts again): the answers under way.
-  const underWay = new WeakMap<AbortSignal, Set<AbortController>>();
-  const follow = (signal: AbortSignal): { own: AbortController; done: () => void } => {
-    let answers = underWay.get(signal);
-    if (!answers) {
-      const created = new Set<AbortController>();
-      signal.addEventListener("abort", () => created.forEach((answer) => answer.abort(signal.reason)), { once: true });
-      underWay.set(signal, created);
-      answers = created;
-    }
-    const own = new AbortController();
-    answers.add(own);
-    return { own, done: () => answers.delete(own) };
-  };
-  return async (url, init) => {
-    if (init?.method !== "POST" || !init.signal || init.signal.aborted || requestIds(init).length > 0) return base(url, init);
-    const { own, done } = follow(init.signal);
-    try {
-      return await base(url, { ...init, signal: own.signal });
-    } finally {
-      done();
-    }
   };
 }
 

@@ -1,14 +1,11 @@
 // A hostile server that sends a thousand requests at once (sampling, elicitation): every one is answered, and the
 // answers pile up no listeners on the way out (Node's MaxListenersExceededWarning would print into the chat).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
-import { readBody } from "../support/read-body.js";
 
 const FLOOD = 1000;
 
@@ -80,43 +77,6 @@ function handle(message) {
 it("answers a stdio server's flood of requests while it does not read, with no listener piled up per answer", async () => {
   writeFileSync(join(dir, "flood.mjs"), STDIO_SERVER);
   const hub = await Hub.connect({ flood: { command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log") });
-  cleanups.push(() => hub.close());
-  expect(hub.servers()[0]?.status).toBe("connected");
-  const result = await hub.callTool("flood", {});
-  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
-}, 180_000);
-
-/** Over Streamable HTTP: the flood on the POST stream of the tools/call, each answer POSTed back (202). */
-async function floodingHttpServer(): Promise<{ url: string; server: Server }> {
-  let answers = 0;
-  let stream: { id: unknown; end: (text: string) => void } | undefined;
-  const json = (body: object) => JSON.stringify(body);
-  const server = createServer(async (req, res) => {
-    if (req.method !== "POST") return void res.writeHead(405).end();
-    const message = JSON.parse(await readBody(req)) as { id?: unknown; method?: string; params?: { protocolVersion?: string } };
-    const reply = (result: object) => void res.writeHead(200, { "content-type": "application/json" }).end(json({ jsonrpc: "2.0", id: message.id, result }));
-    if (message.method === "initialize") return reply({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flood", version: "1" } });
-    if (message.method === "tools/list") return reply({ tools: [{ name: "flood", inputSchema: { type: "object" } }] });
-    if (message.method === "tools/call") {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(floodRequests(FLOOD).map((request) => `data: ${json(request)}\n\n`).join(""));
-      stream = { id: message.id, end: (text) => res.end(`data: ${json({ jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text }] } })}\n\n`) };
-      return;
-    }
-    res.writeHead(202).end();
-    if (message.method === undefined && ++answers === 2 * FLOOD) stream?.end(`${answers} answers`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
-}
-
-it("answers an HTTP server's flood of requests with no listener piled up on the transport's signal", async () => {
-  const { url, server } = await floodingHttpServer();
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
-  // Two thousand answers take a while on a loaded machine: the call is given as long as the test.
-  const hub = await Hub.connect({ flood: { url, protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log"), defaultToolTimeoutMs: 170_000 });
   cleanups.push(() => hub.close());
   expect(hub.servers()[0]?.status).toBe("connected");
   const result = await hub.callTool("flood", {});
