@@ -96,7 +96,7 @@ describe("values typed by the tool's schema", () => {
   };
 
   it("reads a Python-style True and a bare number as the boolean and integer the schema says, whole, per character and in chunks", () => {
-    // Gemma 4 writes bare words for non-strings; a model trained on Python writes True (vLLM tests/tool_parsers/test_gemma4_tool_parser.py).
+    // Gemma 4 writes bare words for non-strings, so a model used to Python writes True there (a constructed case).
     const text = `<|tool_call>call:set_alarm{loud:True,minutes:15,label:<|"|>True<|"|>}<tool_call|>`;
     const expected = [{ type: "tool-call", name: "set_alarm", arguments: { loud: true, minutes: 15, label: "True" } }];
     expect(calls([text])).toEqual(expected);
