@@ -180,9 +180,9 @@ export function toolWords(text: string): string[] {
 
 /**
  * `#general` names a channel: its word is a name, not what the task is about (and Porter
- * stems "general" as "generate"), so it searches as "channel".
+ * stems "general" as "generate"), so it searches as "channel". `#42` is a number, left alone.
  */
-const channelsNamed = (query: string): string => query.replace(/(^|\s)#[\w.-]+/g, "$1channel");
+const channelsNamed = (query: string): string => query.replace(/(^|\s)#[A-Za-z][\w.-]*/g, "$1channel");
 
 /** A text's index terms: its words, stop words dropped, each reduced to its Porter stem. */
 function searchTerms(text: string): string[] {

@@ -34,6 +34,7 @@ describe("ToolSearchIndex", () => {
       { name: "generate_chart", server: "chart", description: "Generate a bar chart.", parameters: { type: "object" } },
     ]);
     expect(await twice.search("post to #general", 5)).toEqual(["post"]);
+    expect(twice.lexical("generate #42", 5).map((h) => h.name)).toEqual(["generate_chart"]);
   });
 
   it("returns at most the limit, and nothing for words no tool has", async () => {
