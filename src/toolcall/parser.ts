@@ -131,6 +131,8 @@ interface Container {
   region?: RegionParser;
   /** A region whose body must start (after whitespace) with a character this matches; anything else is prose that mentioned the opener. */
   start?: RegExp;
+  /** A region whose first tag must match this as soon as it is written; anything else is given back at once, not held to the closer. */
+  head?: RegExp;
 }
 
 type MatchResult =
@@ -194,6 +196,8 @@ const list = (open: string, closer: string | null): readonly [string, MatchResul
 ];
 const HARMONY_HEADER: Container = { kind: "harmony-header", tagged: true, closer: "<|message|>" };
 const HARMONY_START = "<|start|>";
+/** The tags llama.cpp reads a call's JSON in inside a fence (```xml then <response>). */
+const FENCED_CALL_TAG = /^\s*<(?:response|tool_call|function_call|tools?|json|JSON|xml)>/;
 /** An analysis message ends at `<|end|>`, or where the next message starts when the end token was left out. */
 const HARMONY_REASONING_CLOSERS: readonly string[] = ["<|end|>", HARMONY_START];
 const DROP: MatchResult = { kind: "drop" };
@@ -395,6 +399,8 @@ class StreamParser implements ToolCallParser {
   private reopenAt = 0;
   private trailerSpace = "";
   private regionLength = 0;
+  /** The region's first tag matched its `head`. */
+  private headSeen = false;
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -593,6 +599,16 @@ class StreamParser implements ToolCallParser {
     } else if (this.container?.kind === "harmony-header" && this.regionLength > MAX_HEADER) {
       this.giveBack(this.leadRaw + this.parts.join(""));
       this.parts = [];
+    } else if (this.container?.head !== undefined && !this.headSeen) {
+      // Before the first `>` the body is at most MAX_LITERAL long, so joining it again is bounded.
+      const text = this.parts.join("");
+      const end = text.indexOf(">");
+      if (end >= 0 && this.container.head.test(text)) this.headSeen = true;
+      else if (end >= 0 || text.length > MAX_LITERAL) {
+        // A code block of real XML: text now, not held back to its closing fence.
+        this.giveBack(this.leadRaw + text);
+        this.parts = [];
+      }
     }
     return j;
   }
@@ -731,7 +747,7 @@ class StreamParser implements ToolCallParser {
     }
     // A fence holding a tag around the JSON (```xml then <response>): read whole up to the closing fence.
     if (c.kind === "fence" && ch === "<") {
-      this.container = { ...c, region: callsFromFencedTag };
+      this.container = { ...c, region: callsFromFencedTag, head: FENCED_CALL_TAG };
       this.startRegion();
       return false;
     }
@@ -871,6 +887,7 @@ class StreamParser implements ToolCallParser {
     this.parts = [];
     this.closerAt = 0;
     this.regionLength = 0;
+    this.headSeen = false;
     this.state = State.Xml;
   }
 
