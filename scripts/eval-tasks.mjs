@@ -14,7 +14,6 @@ const pick = (list) => list[Math.floor(rand() * list.length)];
 const dec = (lo, hi, places) => Number((lo + rand() * (hi - lo)).toFixed(places));
 const clean = (n) => Number(n.toPrecision(12));
 
-const MATH = ["add", "subtract", "multiply", "divide", "power", "square_root", "batch_calculate"];
 const OPS = {
   add: { args: (a, b) => ({ a, b }), value: (a, b) => a + b, say: [(a, b) => `What is ${a} plus ${b}?`, (a, b) => `Add ${a} and ${b}.`, (a, b) => `I spent ${a} and then ${b}; how much in total?`, (a, b) => `What do ${a} and ${b} sum to?`] },
   subtract: { args: (a, b) => ({ a, b }), value: (a, b) => a - b, say: [(a, b) => `What is ${a} minus ${b}?`, (a, b) => `Take ${b} away from ${a}.`, (a, b) => `I had ${a} and gave away ${b}. How many are left?`, (a, b) => `How much is ${b} less than ${a}?`] },
@@ -41,8 +40,10 @@ function add(category, task) {
   counters[category] = (counters[category] ?? 0) + 1;
   tasks.push({ id: `${category}-${String(counters[category]).padStart(3, "0")}`, category, ...task });
 }
+// A task's accepted tools: those of its reference, and batch_calculate, which computes any of it as well.
 function valueTask(category, tools, prompt, reference, values, options = {}) {
-  add(category, { prompt, tools, expect: { kind: "value", values, accept: options.accept ?? MATH, ...(options.partials ? { partials: options.partials } : {}) }, reference });
+  const accept = options.accept ?? [...new Set([...reference.flat().map((call) => call.tool), "batch_calculate"])];
+  add(category, { prompt, tools, expect: { kind: "value", values, accept, ...(options.partials ? { partials: options.partials } : {}) }, reference });
 }
 function single(op, a, b, sayIndex) {
   const args = OPS[op].args(a, b);
@@ -77,14 +78,15 @@ for (let i = 0; i < 24; i++) {
     const b = dec(1, 99, 3);
     valueTask("types", "math", `Add ${a} and ${b}, exactly.`, [[{ tool: "add", arguments: { a, b } }]], [clean(a + b)]);
   } else {
-    const base = int(2, 9);
-    const exponent = -int(1, 3);
+    const base = 2 + Math.floor(i / 4);
+    const exponent = -(1 + (i % 3));
     valueTask("types", "math", `What is ${base} raised to the power of ${exponent}?`, [[{ tool: "power", arguments: { base, exponent } }]], [clean(base ** exponent)]);
   }
 }
 const ZONES = [["Tokyo", "Asia/Tokyo"], ["New York", "America/New_York"], ["London", "Europe/London"], ["Berlin", "Europe/Berlin"], ["Sydney", "Australia/Sydney"], ["Kolkata", "Asia/Kolkata"], ["Los Angeles", "America/Los_Angeles"], ["Taipei", "Asia/Taipei"], ["São Paulo", "America/Sao_Paulo"], ["Johannesburg", "Africa/Johannesburg"]];
+const STAMPS = ["What is the current Unix timestamp in milliseconds?", "Give me the time right now as milliseconds since the epoch.", "How many milliseconds have passed since 1 January 1970 UTC, right now?", "I need a millisecond timestamp of this moment.", "What's the epoch time now, in ms?", "Current time as a Unix timestamp (milliseconds), please."];
 for (let i = 0; i < 6; i++) {
-  add("types", { prompt: pick(["What is the current Unix timestamp in milliseconds?", "Give me the time right now as milliseconds since the epoch.", "How many milliseconds have passed since 1 January 1970 UTC, right now?"]), tools: "time", expect: { kind: "date", format: "timestamp" }, reference: [[{ tool: "get-date", arguments: { format: "timestamp" } }]] });
+  add("types", { prompt: STAMPS[i], tools: i % 2 ? "all" : "time", expect: { kind: "date", format: "timestamp" }, reference: [[{ tool: "get-date", arguments: { format: "timestamp" } }]] });
 }
 
 // distractor: both servers' tools offered; near neighbours (add/subtract, power/multiply, square_root/power) and argument order matter.
@@ -131,7 +133,8 @@ for (let i = 0; i < 40; i++) {
 for (let i = 0; i < 20; i++) {
   const [place, zone] = ZONES[i % ZONES.length];
   const asDate = i % 2 === 0;
-  const prompt = asDate ? pick([`What is today's date in ${place}?`, `Which day is it now in ${place}?`]) : pick([`What time is it in ${place} right now?`, `Tell me the current local time in ${place}.`]);
+  const wording = Math.floor(i / ZONES.length);
+  const prompt = asDate ? [`What is today's date in ${place}?`, `Which day is it now in ${place}?`][wording] : [`What time is it in ${place} right now?`, `Tell me the current local time in ${place}.`][wording];
   const format = asDate ? "date-only" : "time-only";
   add("time", { prompt, tools: i % 3 ? "time" : "all", expect: { kind: "date", timezone: zone, format }, reference: [[{ tool: "get-date", arguments: { timezone: zone, format } }]] });
 }
@@ -153,8 +156,8 @@ for (let i = 0; i < 30; i++) {
 // long-list: the bundled tools among 60 decoys, with tool search on: the right tool must be found, then called.
 for (let i = 0; i < 30; i++) {
   if (i % 5 === 4) {
-    const [place, zone] = pick(ZONES);
-    add("long-list", { prompt: `What is today's date in ${place}?`, tools: "all+decoys", expect: { kind: "date", timezone: zone, format: "date-only" }, reference: [[{ tool: "get-date", arguments: { timezone: zone, format: "date-only" } }]] });
+    const [place, zone] = ZONES[Math.floor(i / 5)];
+    add("long-list", { prompt: `I need today's date in ${place}, please.`, tools: "all+decoys", expect: { kind: "date", timezone: zone, format: "date-only" }, reference: [[{ tool: "get-date", arguments: { timezone: zone, format: "date-only" } }]] });
     continue;
   }
   const op = ops[(i * 7 + 3) % ops.length];
@@ -207,6 +210,9 @@ for (const [name, description, props] of DECOY_TOPICS) {
   }
 }
 
+// Prompts are unique: a task is found by its prompt (the tests' scripted model does so).
+const prompts = new Set(tasks.map((task) => task.prompt));
+if (prompts.size !== tasks.length) throw new Error(`two tasks have the same prompt: ${tasks.map((t) => t.prompt).filter((p, i, all) => all.indexOf(p) !== i).join("; ")}`);
 const file = { version: 1, decoys, tasks };
 writeFileSync(new URL("../src/agent/eval/tasks.json", import.meta.url), `${JSON.stringify(file, null, 1)}\n`);
 console.log(`${tasks.length} tasks, ${decoys.length} decoys: ${Object.entries(counters).map(([k, v]) => `${k} ${v}`).join(", ")}`);

@@ -42,7 +42,8 @@ export function evalResponder(set: TaskSet, faults: Record<string, EvalFault> = 
   return (body) => {
     const user = body.messages.find((message) => message.role === "user");
     const asked = text(user?.content);
-    const task = set.tasks.find((candidate) => asked.includes(candidate.prompt));
+    // The longest prompt the message holds: "Quick one: What is…" holds "What is…" too.
+    const task = set.tasks.filter((candidate) => asked.includes(candidate.prompt)).sort((a, b) => b.prompt.length - a.prompt.length)[0];
     if (!task) return { kind: "error", status: 400, message: `scripted eval model: no task for ${asked.slice(0, 80)}` };
     const native = Array.isArray(body.tools) && body.tools.length > 0;
     const step = body.messages.filter((message) => message.role === "assistant").length;
