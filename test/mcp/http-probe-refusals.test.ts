@@ -58,7 +58,7 @@ it("asks a 2025 server that answers the server/discover probe with HTTP 500 with
 
 it("reports a server whose Host allow-list refuses it (403) with its status and words, and no talk of authentication", async () => {
   // The SDK's allowedHosts check (DNS-rebinding protection) as it answers.
-  const { url } = await serve((message, res, req) => {
+  const { url } = await serve((_message, res, req) => {
     res.writeHead(403, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `Invalid Host: ${req.headers.host}` }, id: null }));
   });
   const hub = await connect(url);

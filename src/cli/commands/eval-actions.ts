@@ -15,7 +15,7 @@ import { progressBar } from "../download-progress.js";
 import { ReportedFailure, UsageError, warn } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { renderTable, type Column } from "../render/table.js";
-import { ToolModeCache } from "../tool-mode-cache.js";
+import { ToolModeCache } from "../../host/tool-mode-cache.js";
 
 export interface EvalFlags {
   baseUrl?: string;
