@@ -12,7 +12,7 @@ import type { VllmReply } from "./vllm-server.js";
 export type EvalFault =
   /** Calls subtract with the reference's arguments, then gives up. */
   | "wrong-tool"
-  /** Calls the reference tool with its first argument as a string, then gives up. */
+  /** Calls the reference tool with its first argument as text no schema typing makes a number of, then gives up. */
   | "wrong-type"
   /** Calls add on a task that needs no tool, then answers rightly. */
   | "false-call"
@@ -59,7 +59,7 @@ export function evalResponder(set: TaskSet, faults: Record<string, EvalFault> = 
       case "wrong-type": {
         if (step > 0 || !reference) return say("I could not work it out.");
         const [key, value] = Object.entries(reference.arguments)[0] ?? ["a", 0];
-        return reply([{ name: reference.tool, arguments: { ...reference.arguments, [key]: String(value) } }]);
+        return reply([{ name: reference.tool, arguments: { ...reference.arguments, [key]: `${String(value)} units` } }]);
       }
       case "false-call":
         return step === 0 ? reply([{ name: "add", arguments: { a: 1, b: 2 } }]) : say(rightAnswer(task, body));
