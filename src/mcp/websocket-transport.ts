@@ -48,17 +48,16 @@ export class WebSocketClientTransport implements Transport {
       });
       this.socket = socket;
       let opened = false;
+      // ws fails the handshake of a server that agrees to no subprotocol, or another.
       socket.once("open", () => {
         opened = true;
-        if (socket.protocol === SUBPROTOCOL) return resolve();
-        reject(new Error(`the server did not agree to the WebSocket subprotocol "${SUBPROTOCOL}"`));
-        socket.terminate();
+        resolve();
       });
       socket.on("message", (data, isBinary) => this.receive(data, isBinary));
       socket.on("error", (error: Error & { code?: string }) => {
         if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
           // ws closes the socket (1009) on such a frame: the waiting requests fail with this line, not "closed".
-          this.closeReason = new MessageTooLargeError(this.options.maxMessageBytes + 1, this.options.maxMessageBytes, false).message;
+          this.closeReason = new MessageTooLargeError(this.options.maxMessageBytes, this.options.maxMessageBytes, false).message;
           this.onerror?.(new Error(this.closeReason));
           return;
         }
