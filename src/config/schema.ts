@@ -86,15 +86,13 @@ export const RemoteServerSchema = z
    * ws:// or wss:// url) speaks one JSON-RPC message per text frame, subprotocol "mcp".
    */
   type: z.enum(["http", "streamable-http", "streamableHttp", "sse", "websocket"]).optional(),
-  /** `transport` is what some hosts call `type`; "websocket" is the one value read from it. */
-  transport: z.string().optional(),
   url: serverUrl,
   headers: z.record(z.string(), z.string()).optional(),
   /** OAuth 2.1 settings; without them a server that asks for a login is still discovered and logged in to. */
   oauth: OAuthConfigSchema.optional(),
   ...toolFilter,
   })
-  .refine((server) => (isWebSocketUrl(server.url) ? server.type === undefined || server.type === "websocket" : server.type !== "websocket" && server.transport !== "websocket"), {
+  .refine((server) => (isWebSocketUrl(server.url) ? server.type === undefined || server.type === "websocket" : server.type !== "websocket"), {
     message: 'a WebSocket server needs a ws:// or wss:// url, and a ws:// or wss:// url needs "type": "websocket" or no type',
     path: ["url"],
   });
@@ -260,7 +258,7 @@ function isWebSocketUrl(url: string): boolean {
   return /^wss?:/i.test(url);
 }
 
-/** A remote server spoken to over WebSocket: `"type"` or `"transport": "websocket"`, or a ws:// or wss:// url. */
+/** A remote server spoken to over WebSocket: a ws:// or wss:// url (which `"type": "websocket"` requires). */
 export function isWebSocketServer(server: RemoteServerConfig): boolean {
   return isWebSocketUrl(server.url);
 }
