@@ -614,10 +614,11 @@ export class Connection {
     // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
     transport.onerror = (error) => {
       if (!isUnparsableOutput(error)) return;
-      this.options.log.write(this.name, `stdout is not JSON-RPC: ${describe(error)}`);
+      const where = transport instanceof WebSocketClientTransport ? "a WebSocket frame" : "stdout";
+      this.options.log.write(this.name, `${where} is not JSON-RPC: ${describe(error)}`);
       // Some servers print a banner before they start speaking JSON-RPC; give them a moment.
       garbageTimer ??= setTimeout(() => {
-        if (!initialized) startup.abort(new HubError("server-error", `wrote something that is not JSON-RPC on stdout (${describe(error)})`));
+        if (!initialized) startup.abort(new HubError("server-error", `wrote something that is not JSON-RPC ${where === "stdout" ? "on stdout" : "in a WebSocket frame"} (${describe(error)})`));
       }, GARBAGE_GRACE_MS);
     };
     client.onclose = () => {

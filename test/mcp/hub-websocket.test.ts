@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { ServerState } from "../../src/mcp/types.js";
 import { restartLine } from "../../src/cli/render/server-restart.js";
@@ -30,11 +31,12 @@ class ServerSocketTransport implements Transport {
 }
 
 /** A WebSocket MCP server: subprotocol "mcp" only; tools echo, big (a reply of `bytes`), whoami (whether the handshake carried the token). */
-async function webSocketServer(): Promise<{ url: string; wss: WebSocketServer; connections: () => number }> {
+async function webSocketServer(banner?: string): Promise<{ url: string; wss: WebSocketServer; connections: () => number }> {
   let connections = 0;
   const wss = new WebSocketServer({ port: 0, host: "127.0.0.1", handleProtocols: (protocols) => (protocols.has("mcp") ? "mcp" : false) });
   wss.on("connection", (socket, request) => {
     connections++;
+    if (banner !== undefined) socket.send(banner);
     const server = new McpServer({ name: "ws-server", version: "1.0.0" });
     const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
     server.registerTool("echo", { inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text: value }) => text(value));
@@ -103,6 +105,14 @@ describe("a WebSocket server", () => {
     expect(restartLine(state)?.text).toBe("server ws restarted (the connection closed), tools back");
     expect(textOf(await hub.callTool("echo", { text: "again" }))).toBe("again");
     expect(server.connections()).toBe(2);
+  });
+
+  it("logs a frame that is not JSON-RPC as a WebSocket frame's, and connects when the server then speaks MCP", async () => {
+    const server = await webSocketServer("welcome to the socket");
+    wss = server.wss;
+    const hub = await hubs.connect({ ws: { url: server.url } });
+    expect(textOf(await hub.callTool("echo", { text: "hi" }))).toBe("hi");
+    expect(readFileSync(hubs.stderrLogFile, "utf8")).toMatch(/\[ws\] a WebSocket frame is not JSON-RPC: /);
   });
 
   it("fails with one line when the server does not agree to the mcp subprotocol", async () => {
