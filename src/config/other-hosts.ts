@@ -13,5 +13,7 @@ export function adoptOtherHostKeys(entry: Record<string, unknown>): Record<strin
   }
   // Older Cline: `transportType: "sse" | "stdio"` where newer versions write `type`.
   if (out.type === undefined && out.transportType === "sse" && out.url !== undefined) out.type = "sse";
+  // `"transport": "websocket"`, as some hosts write it.
+  if (out.type === undefined && out.transport === "websocket") out.type = "websocket";
   return out;
 }

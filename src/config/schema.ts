@@ -10,6 +10,8 @@ import { OAuthConfigSchema } from "./oauth.js";
 
 /** Only http(s): the hub speaks Streamable HTTP and SSE, and `z.url()` alone takes `file:` too. */
 const httpUrl = z.url({ protocol: /^https?$/ });
+/** A server's URL: http(s) for Streamable HTTP and SSE, ws(s) for WebSocket. */
+const serverUrl = z.url({ protocol: /^(https?|wss?)$/ });
 
 /** A root: a directory, or a file: URI (a server is only ever offered local directories). */
 const rootEntry = z
@@ -39,6 +41,11 @@ const toolFilter = {
   maxToolTimeMs: z.number().int().positive().optional(),
   /** The most bytes one message from the server may take (default 64 MiB). */
   maxMessageBytes: z.number().int().positive().optional(),
+  /**
+   * How many times in a row a server that exited (or whose connection dropped) is started again, waiting 1 s,
+   * 2 s, 4 s ... up to 30 s before each, before it is left down (default 5; 0 never restarts it).
+   */
+  maxRestarts: z.number().int().min(0).max(100).optional(),
   /** This server's roots (directories or file: URIs), instead of the top-level `roots`. */
   roots: z.array(rootEntry).optional(),
   /** The least severe server log message we ask for (logging/setLevel); default "warning". */
@@ -72,15 +79,23 @@ export const StdioServerSchema = z.looseObject({
   ...toolFilter,
 });
 
-export const RemoteServerSchema = z.looseObject({
-  /** "http" tries Streamable HTTP and falls back to legacy SSE; "sse" goes straight to SSE. */
-  type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
-  url: httpUrl,
+export const RemoteServerSchema = z
+  .looseObject({
+  /**
+   * "http" tries Streamable HTTP and falls back to legacy SSE; "sse" goes straight to SSE; "websocket" (or a
+   * ws:// or wss:// url) speaks one JSON-RPC message per text frame, subprotocol "mcp".
+   */
+  type: z.enum(["http", "streamable-http", "streamableHttp", "sse", "websocket"]).optional(),
+  url: serverUrl,
   headers: z.record(z.string(), z.string()).optional(),
   /** OAuth 2.1 settings; without them a server that asks for a login is still discovered and logged in to. */
   oauth: OAuthConfigSchema.optional(),
   ...toolFilter,
-});
+  })
+  .refine((server) => (isWebSocketUrl(server.url) ? server.type === undefined || server.type === "websocket" : server.type !== "websocket"), {
+    message: 'a WebSocket server needs a ws:// or wss:// url, and a ws:// or wss:// url needs "type": "websocket" or no type',
+    path: ["url"],
+  });
 
 export const ServerConfigSchema = z.union([StdioServerSchema, RemoteServerSchema]);
 
@@ -240,6 +255,15 @@ export type ToolSearchConfig = z.infer<typeof ToolSearchConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;
 export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 export type ProtocolSetting = z.infer<typeof ProtocolSettingSchema>;
+
+function isWebSocketUrl(url: string): boolean {
+  return /^wss?:/i.test(url);
+}
+
+/** A remote server spoken to over WebSocket: a ws:// or wss:// url (which `"type": "websocket"` requires). */
+export function isWebSocketServer(server: RemoteServerConfig): boolean {
+  return isWebSocketUrl(server.url);
+}
 
 export function isStdioServer(server: ServerConfig): server is StdioServerConfig {
   return "command" in server && typeof server.command === "string";

@@ -45,7 +45,8 @@ function describeIssue(issue: Issue, base: readonly JsonPathSegment[], root: unk
       return { path, reason: `expected ${article(issue.expected)}, got ${kindOf(value)}` };
     }
     case "invalid_format":
-      if (issue.format === "url") return { path, reason: `not a valid http(s) URL: ${JSON.stringify(value)}` };
+      // A server's url may be a WebSocket's too; every other URL in the file is an HTTP one.
+      if (issue.format === "url") return { path, reason: `not a valid ${path[0] === "mcpServers" ? "http(s) or ws(s)" : "http(s)"} URL: ${JSON.stringify(value)}` };
       return { path, reason: `${issue.format} expected, got ${JSON.stringify(value)}` };
     case "invalid_value":
       return { path, reason: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${JSON.stringify(value)}` };

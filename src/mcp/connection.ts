@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
 import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { CallToolRequestOptions, CallToolRequestParams, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
 import { redactSecrets, registerSecret } from "../config/redact.js";
-import { isStdioServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
+import { isStdioServer, isWebSocketServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
 import { keepArrivalOrder } from "./arrival-order.js";
 import { usableHints } from "./cache-hints.js";
 import { watchResponseStreams } from "./cut-streams.js";
@@ -17,6 +18,7 @@ import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 import { withTimeout } from "./time-limit.js";
+import { WebSocketClientTransport } from "./websocket-transport.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
 import type { ToolTaskProtocol } from "./tasks.js";
@@ -43,11 +45,14 @@ export interface ConnectionOptions {
   tasks: TaskMode;
   /** Where remote servers' OAuth tokens are kept; without it no server is logged in to. */
   tokens?: TokenStore;
+  /** The wait before the first restart after a drop; each next one waits twice as long, at most MAX_RESTART_DELAY_MS. */
+  restartBackoffMs: number;
 }
 
-/** Consecutive restarts without one successful request in between before the hub gives up. */
-const MAX_RESTARTS = 3;
-const RESTART_BACKOFF_MS = 200;
+/** Consecutive restarts without one successful request in between before the hub gives up, unless the config says. */
+const DEFAULT_MAX_RESTARTS = 5;
+export const RESTART_BACKOFF_MS = 1000;
+const MAX_RESTART_DELAY_MS = 30_000;
 /** The SDK's own defaults for resuming a Streamable HTTP event stream. */
 const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 /**
@@ -75,7 +80,7 @@ type BoundedOptions = RequestOptions & { timeout: number };
 /** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
 const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
 
-type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport;
+type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport | WebSocketClientTransport;
 /** The lists a server keeps: resources stand for their templates and skills too. */
 export type ListKind = "tools" | "resources" | "prompts";
 
@@ -99,6 +104,8 @@ export class Connection {
   /** Aborts the startup under way (timeout, garbage on stdout, close()). */
   private startup: AbortController | undefined;
   private everConnected = false;
+  /** Aborted by close(): a restart's wait ends at once. */
+  private readonly stopped = new AbortController();
   private restartFailures = 0;
   private gaveUp = false;
   private closing = false;
@@ -159,7 +166,7 @@ export class Connection {
     this.tasks = new ToolTasks(name, options.emit, () => this.taskProtocol);
     this.state = {
       name,
-      transport: isStdioServer(config) ? "stdio" : config.type === "sse" ? "sse" : "streamable-http",
+      transport: isStdioServer(config) ? "stdio" : isWebSocketServer(config) ? "websocket" : config.type === "sse" ? "sse" : "streamable-http",
       status: config.disabled ? "disabled" : "connecting",
       toolCount: 0,
       resourceCount: 0,
@@ -187,6 +194,11 @@ export class Connection {
   /** The protocol revision this server is spoken to in: "auto" negotiates it. */
   get protocol(): ProtocolSetting {
     return this.config.protocol ?? (this.modernOnly ? MODERN : "auto");
+  }
+
+  /** How many restarts in a row (without a request answered between) before the server is left down. */
+  get maxRestarts(): number {
+    return this.config.maxRestarts ?? DEFAULT_MAX_RESTARTS;
   }
 
   /** The most bytes one message from the server may take. */
@@ -383,6 +395,7 @@ export class Connection {
    */
   async close(terminate = false): Promise<void> {
     this.closing = true;
+    this.stopped.abort();
     if (terminate) this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
     await this.starting?.catch(() => undefined);
@@ -393,6 +406,7 @@ export class Connection {
   /** For process 'exit' handlers, where nothing asynchronous runs any more. */
   killSync(): void {
     this.closing = true;
+    this.stopped.abort();
     if (this.transport instanceof ProcessGroupTransport) this.transport.killSync();
   }
 
@@ -434,6 +448,7 @@ export class Connection {
         needsLogin: undefined,
         pid: transport instanceof ProcessGroupTransport ? transport.pid : undefined,
         stderrTail: undefined,
+        restarting: undefined,
       });
     } catch (error) {
       const client = this.client;
@@ -482,6 +497,7 @@ export class Connection {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
       ...(this.auth ? { authProvider: this.auth.provider } : {}),
     };
+    if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
     // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for.
     const fetch = limitedFetch({
       maxMessageBytes: this.maxMessageBytes,
@@ -548,6 +564,31 @@ export class Connection {
     }
   }
 
+  /** A WebSocket server: its headers on the handshake, maxMessageBytes on every frame; one that closes on the probe is spoken to in 2025-11-25. */
+  private async openWebSocket(url: URL, config: RemoteServerConfig, startup: AbortController): Promise<{ client: Client; transport: Transport }> {
+    const connect = async (prior?: PriorDiscovery): Promise<{ client: Client; transport: Transport }> => {
+      const transport = new WebSocketClientTransport(url, {
+        ...(config.headers ? { headers: config.headers } : {}),
+        maxMessageBytes: this.maxMessageBytes,
+        handshakeTimeoutMs: this.startupTimeoutMs,
+      });
+      try {
+        return { client: await this.connectClient(transport, startup, prior), transport };
+      } catch (error) {
+        await closeTransport(transport);
+        throw error;
+      }
+    };
+    try {
+      return await connect(this.legacyOnly ? LEGACY : undefined);
+    } catch (error) {
+      if (this.legacyOnly || this.protocol !== "auto" || startup.signal.aborted || !exitedOnProbe(error)) throw error;
+      this.legacyOnly = true;
+      this.options.log.write(this.name, "closed the WebSocket on the server/discover probe (2026-07-28): connected again speaking 2025-11-25");
+      return connect(LEGACY);
+    }
+  }
+
   private spawn(config: StdioServerConfig): ProcessGroupTransport {
     const transport = new ProcessGroupTransport({
       command: config.command,
@@ -590,10 +631,11 @@ export class Connection {
     // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
     transport.onerror = (error) => {
       if (!isUnparsableOutput(error)) return;
-      this.options.log.write(this.name, `stdout is not JSON-RPC: ${describe(error)}`);
+      const where = transport instanceof WebSocketClientTransport ? "a WebSocket frame" : "stdout";
+      this.options.log.write(this.name, `${where} is not JSON-RPC: ${describe(error)}`);
       // Some servers print a banner before they start speaking JSON-RPC; give them a moment.
       garbageTimer ??= setTimeout(() => {
-        if (!initialized) startup.abort(new HubError("server-error", `wrote something that is not JSON-RPC on stdout (${describe(error)})`));
+        if (!initialized) startup.abort(new HubError("server-error", `wrote something that is not JSON-RPC ${where === "stdout" ? "on stdout" : "in a WebSocket frame"} (${describe(error)})`));
       }, GARBAGE_GRACE_MS);
     };
     client.onclose = () => {
@@ -888,11 +930,8 @@ export class Connection {
       if (this.state.status === "disabled") {
         throw new HubError("server-unavailable", `server "${this.name}" is disabled in the config`, { server: this.name });
       }
-      if (!this.everConnected || this.gaveUp || this.restartFailures >= MAX_RESTARTS) {
-        if (this.everConnected && !this.gaveUp) {
-          this.gaveUp = true;
-          this.setState({ error: `${this.state.error ?? "stopped"} (gave up after ${MAX_RESTARTS} restarts)` });
-        }
+      if (!this.everConnected || this.gaveUp || this.restartFailures >= this.maxRestarts) {
+        if (this.everConnected && !this.gaveUp) this.giveUp();
         throw new HubError("server-unavailable", `server "${this.name}" is unavailable: ${this.state.error ?? this.state.status}`, {
           server: this.name,
         });
@@ -903,10 +942,40 @@ export class Connection {
     }
   }
 
+  /** Settles when the restarts under way (if any) have ended: the server is back, or left down. */
+  settled(): Promise<void> {
+    return this.starting ?? Promise.resolve();
+  }
+
+  /**
+   * Starts again, at once and with backoff, a server whose live connection dropped, until it is back or maxRestarts
+   * tries in a row failed; its tools stay listed meanwhile (a call waits for the restart), and go when it is left down.
+   */
+  private async recover(): Promise<void> {
+    while (!this.closing && this.restartFailures < this.maxRestarts) {
+      await this.restart();
+      if (this.state.status === "connected") return;
+    }
+    if (!this.closing) this.giveUp();
+  }
+
+  /** Left down for good: its lists leave the registry, and its state says why in one line. */
+  private giveUp(): void {
+    this.gaveUp = true;
+    this.tools = [];
+    this.resources = [];
+    this.resourceTemplates = [];
+    this.prompts = [];
+    this.skills = [];
+    const tries = `${this.maxRestarts} ${this.maxRestarts === 1 ? "try" : "tries"}`;
+    this.setState({ toolCount: 0, resourceCount: 0, promptCount: 0, restarting: undefined, error: `${this.state.error ?? "stopped"} (gave up after ${tries} to restart it)` });
+    for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
+  }
+
   private async restart(): Promise<void> {
-    const delay = RESTART_BACKOFF_MS * 2 ** this.restartFailures;
+    const delay = Math.min(this.options.restartBackoffMs * 2 ** Math.min(this.restartFailures, 16), MAX_RESTART_DELAY_MS);
     this.restartFailures++;
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await sleep(delay, undefined, { signal: this.stopped.signal }).catch(() => undefined);
     if (this.closing) return;
     this.setState({ restarts: this.state.restarts + 1 });
     await this.attempt();
@@ -1014,7 +1083,9 @@ export class Connection {
 
   private onClosed(client: Client): void {
     if (this.client !== client) return;
-    this.closeReason = this.transport instanceof ProcessGroupTransport ? this.transport.closeReason : undefined;
+    const transport = this.transport;
+    this.closeReason = transport instanceof ProcessGroupTransport || transport instanceof WebSocketClientTransport ? transport.closeReason : undefined;
+    const wasLive = this.state.status === "connected";
     this.client = undefined;
     this.transport = undefined;
     if (this.closing) return;
@@ -1024,12 +1095,21 @@ export class Connection {
       return;
     }
     const what = this.closeReason ?? `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`;
+    // A live server that dropped is started again now, not at its next call: its tools are offered again meanwhile.
+    const restart = wasLive && !this.starting && !this.gaveUp && this.maxRestarts > 0;
     this.setState({
       status: "failed",
       error: `${what}${tail ? `; stderr: ${tail}` : ""}`,
       stderrTail: this.tail.lines(),
       pid: undefined,
+      ...(wasLive ? { dropped: dropReason(transport, this.closeReason) } : {}),
+      restarting: restart || undefined,
     });
+    if (restart) {
+      this.starting = this.recover().finally(() => {
+        this.starting = undefined;
+      });
+    }
   }
 
   private async shutdown(): Promise<void> {
@@ -1088,6 +1168,18 @@ export class Connection {
       this.options.emit({ type: "server-status", state: { ...this.state } });
     }
   }
+}
+
+/** Why a live connection ended, in a few words: how the process exited, or the limit a message passed. */
+function dropReason(transport: Transport | undefined, closeReason: string | undefined): string {
+  if (closeReason !== undefined) return "a message over maxMessageBytes";
+  if (transport instanceof ProcessGroupTransport) return transport.exit ?? "the process exited";
+  return "the connection closed";
+}
+
+/** Whether a request failed because the server's connection dropped under it (not a refusal, a timeout or a close of ours). */
+export function droppedDuring(error: unknown): error is HubError {
+  return error instanceof HubError && error.code === "server-unavailable" && isConnectionClosed(error.cause);
 }
 
 async function closeTransport(transport: Transport): Promise<void> {

@@ -5,7 +5,7 @@ import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
-import { Connection, type ListKind } from "./connection.js";
+import { Connection, droppedDuring, RESTART_BACKOFF_MS, type ListKind } from "./connection.js";
 import type { CreatedTask, RemoteTask } from "./ext-tasks.js";
 import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
@@ -70,6 +70,11 @@ export interface HubOptions {
    * kept, one 0600 file per server. Without it no server is logged in to: a 401 is reported.
    */
   oauthDir?: string;
+  /**
+   * The wait before a dropped server's first restart, doubling for each next one up to 30 s (each server's
+   * maxRestarts bounds how many). Default 1000 ms.
+   */
+  restartBackoffMs?: number;
 }
 
 /** Every connected server's tools under their exposed names, and the other names a caller may use. */
@@ -140,6 +145,7 @@ export class Hub {
           emit: (event) => this.onConnectionEvent(event),
           handlers,
           tasks: options.tasks ?? "auto",
+          restartBackoffMs: options.restartBackoffMs ?? RESTART_BACKOFF_MS,
           ...(rootList ? { roots: () => rootList.for(name) } : {}),
           ...(tokens ? { tokens } : {}),
         }),
@@ -254,7 +260,39 @@ export class Hub {
     // Written out, not spread from options: on Node 20 each key added after a spread costs about a microsecond.
     const withProgress: CallToolOptions = { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: this.progressOf(tool, options.onProgress) };
     const result = round ? connection.relayToolCall(tool.originalName, args, round, withProgress) : connection.callTool(tool.originalName, args, withProgress);
-    return result.then(maskedToolResult);
+    return result.then(maskedToolResult, (error: unknown) => {
+      if (!droppedDuring(error)) throw error;
+      return this.afterDrop(connection, tool, args, withProgress, round, error);
+    });
+  }
+
+  /**
+   * A call whose server dropped under it, once the server's restarts have ended: a read-only tool
+   * (annotations.readOnlyHint) is called once more on the server come back; any other is not, since it may
+   * have run, and the model reads so in the result instead of an error that reads like a refusal.
+   */
+  private async afterDrop(
+    connection: Connection,
+    tool: HubTool,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+    round: RelayedRound | undefined,
+    drop: HubError,
+  ): Promise<CallToolResult | InputRequiredResult | CreatedTask> {
+    await (options.signal ? untilAborted(connection.settled(), options.signal) : connection.settled());
+    const state = connection.state;
+    const back = state.status === "connected";
+    if (back && tool.annotations?.readOnlyHint === true) {
+      const again = round ? connection.relayToolCall(tool.originalName, args, round, options) : connection.callTool(tool.originalName, args, options);
+      return maskedToolResult(await again);
+    }
+    const why = state.dropped ?? "the connection closed";
+    // What the process wrote last, as the drop's error quoted it: often why the call ended it.
+    const stderr = /; stderr: (.*)$/.exec(drop.message)?.[1];
+    const text = back
+      ? `server "${tool.server}" restarted (${why}${stderr ? `; stderr: ${stderr}` : ""}) during this call of ${tool.name}: it may or may not have run. Check before calling it again.`
+      : `server "${tool.server}" stopped (${why}) during this call of ${tool.name}, which may or may not have run, and is down: ${state.error ?? state.status}`;
+    return maskedToolResult({ isError: true, content: [{ type: "text", text }] });
   }
 
   /**

@@ -68,6 +68,13 @@ export class ProcessGroupTransport implements Transport {
     return this.child?.pid;
   }
 
+  /** How the server's process ended ("exit 1", "SIGKILL"), once it has. */
+  get exit(): string | undefined {
+    const child = this.child;
+    if (child?.signalCode) return child.signalCode;
+    return child?.exitCode !== null && child?.exitCode !== undefined ? `exit ${child.exitCode}` : undefined;
+  }
+
   start(): Promise<void> {
     if (this.child) throw new Error("ProcessGroupTransport already started");
     return new Promise((resolve, reject) => {

@@ -85,7 +85,7 @@ export type ServerStatus = "connecting" | "connected" | "failed" | "disabled" | 
 
 export interface ServerState {
   name: string;
-  transport: "stdio" | "streamable-http" | "sse";
+  transport: "stdio" | "streamable-http" | "sse" | "websocket";
   status: ServerStatus;
   /** serverInfo from initialize */
   serverName?: string;
@@ -106,6 +106,13 @@ export interface ServerState {
   pid?: number;
   /** How many times the hub restarted the server after it died. */
   restarts: number;
+  /**
+   * Why the server's last live connection ended ("exit 1", "SIGKILL", "the connection closed"): set when it drops,
+   * kept once it is back, so that "server fs restarted (exit 1), tools back" can be said.
+   */
+  dropped?: string;
+  /** Between a drop and the end of its restarts (back, or given up after maxRestarts tries). */
+  restarting?: boolean;
   /** The server wants an OAuth login (Hub.login) before it can be used (again). */
   needsLogin?: boolean;
 }

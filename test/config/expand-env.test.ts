@@ -75,6 +75,6 @@ describe("${VAR} expansion", () => {
   });
 
   it("validates the url after expansion", () => {
-    expect(() => parse({ mcpServers: { a: { url: "${BASE}/mcp" } } }, { BASE: "nonsense" })).toThrow(`${FILE}: mcpServers.a.url: not a valid http(s) URL: "nonsense/mcp"`);
+    expect(() => parse({ mcpServers: { a: { url: "${BASE}/mcp" } } }, { BASE: "nonsense" })).toThrow(`${FILE}: mcpServers.a.url: not a valid http(s) or ws(s) URL: "nonsense/mcp"`);
   });
 });

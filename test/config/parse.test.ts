@@ -31,11 +31,13 @@ describe("a bad config file gets one line naming the file, the JSON path and the
     ["an empty command", { mcpServers: { a: { command: "" } } }, `${FILE}: mcpServers.a.command: must not be empty`],
     ["an env value that is not a string", { mcpServers: { a: { command: "x", env: { PORT: 80 } } } }, `${FILE}: mcpServers.a.env.PORT: expected a string, got the number 80`],
     ["args that are not an array", { mcpServers: { a: { command: "x", args: "--stdio" } } }, `${FILE}: mcpServers.a.args: expected an array, got a string ("--stdio")`],
-    ["a url that is not a URL", { mcpServers: { a: { url: "localhost:3000" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) URL: "localhost:3000"`],
-    ["a url that is not http(s)", { mcpServers: { a: { url: "file:///etc/passwd" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) URL: "file:///etc/passwd"`],
+    ["a url that is not a URL", { mcpServers: { a: { url: "localhost:3000" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) or ws(s) URL: "localhost:3000"`],
+    ["a url that is not http(s)", { mcpServers: { a: { url: "file:///etc/passwd" } } }, `${FILE}: mcpServers.a.url: not a valid http(s) or ws(s) URL: "file:///etc/passwd"`],
     ["a tool choice that is neither a mode nor {name}", { llm: { toolChoice: "always" } }, `${FILE}: llm.toolChoice: expected one of "auto", "required", "none", got "always"`],
     ["a named tool choice without a name", { llm: { toolChoice: {} } }, `${FILE}: llm.toolChoice.name: missing (expected a string)`],
-    ["an unknown transport type", { mcpServers: { a: { url: "http://h/", type: "ws" } } }, `${FILE}: mcpServers.a.type: expected one of "http", "streamable-http", "streamableHttp", "sse", got "ws"`],
+    ["an unknown transport type", { mcpServers: { a: { url: "http://h/", type: "ws" } } }, `${FILE}: mcpServers.a.type: expected one of "http", "streamable-http", "streamableHttp", "sse", "websocket", got "ws"`],
+    ["a WebSocket url under another transport", { mcpServers: { a: { url: "ws://h/mcp", type: "http" } } }, `${FILE}: mcpServers.a.url: a WebSocket server needs a ws:// or wss:// url, and a ws:// or wss:// url needs "type": "websocket" or no type`],
+    ["a WebSocket server with an http url", { mcpServers: { a: { url: "http://h/mcp", transport: "websocket" } } }, `${FILE}: mcpServers.a.url: a WebSocket server needs a ws:// or wss:// url, and a ws:// or wss:// url needs "type": "websocket" or no type`],
     ["a server entry that is a string", { mcpServers: { a: "npx server" } }, `${FILE}: mcpServers.a: expected an object, got a string ("npx server")`],
     ["mcpServers as an array", { mcpServers: [] }, `${FILE}: mcpServers: expected an object, got an array`],
     ["an empty server name", { mcpServers: { "": { command: "x" } } }, `${FILE}: mcpServers: invalid key "": must not be empty`],
@@ -130,5 +132,17 @@ describe("keys JSON.parse would drop without a word", () => {
     expect(() => parse('{"mcpServers": {"__proto__": {"command": "x"}, "b": {"command": "y"}}}')).toThrow(
       `${FILE}: mcpServers: "__proto__" cannot be a server name: choose another`,
     );
+  });
+});
+
+describe("WebSocket servers", () => {
+  it('reads a ws:// url alone, "type": "websocket" and "transport": "websocket" alike', () => {
+    const config = parseConfig(
+      JSON.stringify({ mcpServers: { a: { url: "ws://h/mcp" }, b: { url: "wss://h/mcp", type: "websocket" }, c: { url: "wss://h/mcp", transport: "websocket" } } }),
+      { env: {} },
+    );
+    expect(config.mcpServers?.a).toMatchObject({ url: "ws://h/mcp" });
+    expect(config.mcpServers?.b).toMatchObject({ url: "wss://h/mcp", type: "websocket" });
+    expect(config.mcpServers?.c).toMatchObject({ url: "wss://h/mcp", type: "websocket" });
   });
 });

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import { colorsFor } from "../render/colors.js";
 import { oneLine } from "../render/one-line.js";
+import { restartLine } from "../render/server-restart.js";
 import { TurnView } from "../render/turn-view.js";
 import type { ContentPart } from "../../llm/types.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
@@ -45,6 +46,9 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
   const stopServerNotes = session.hub.on((event) => {
     if (event.type === "log" && options.verbose) {
       io.stderr.write(`${errColors.dim(`[${event.server}${event.pid !== undefined ? ` pid ${event.pid}` : ""}] ${event.level}: ${oneLine(event.text)}`)}\n`);
+    } else if (event.type === "server-status") {
+      const line = restartLine(event.state);
+      if (line) io.stderr.write(`${line.ok ? errColors.dim(line.text) : errColors.red(line.text)}\n`);
     } else if (event.type === "elicitation-complete") {
       io.stderr.write(`${errColors.dim(`server "${event.server}": the page you opened reports it is done`)}\n`);
     }

@@ -11,6 +11,7 @@ import { loadHighlighter } from "../render/code-highlight.js";
 import type { Colors } from "../render/colors.js";
 import { describeMediaIn, summaryBesideMedia } from "../render/media.js";
 import { progressText } from "../render/progress-text.js";
+import { restartLine } from "../render/server-restart.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 import { PersonTime, type ClockMark } from "./dialog-clock.js";
@@ -157,12 +158,17 @@ export class ChatController {
    * and keeps `starting` current. Returns the unsubscribe function.
    */
   watchServers(): () => void {
-    const reported = new Map<string, ServerState["status"]>();
+    const reported = new Map<string, string>();
     const report = (state: ServerState): void => {
-      if (reported.get(state.name) === state.status) return;
-      reported.set(state.name, state.status);
+      // A restart's failures come with the same status: the line comes when they end.
+      const key = `${state.status}${state.restarting ? " restarting" : ""}`;
+      if (reported.get(state.name) === key) return;
+      reported.set(state.name, key);
       const name = cleanTerminalText(state.name);
-      if (state.status === "connected") {
+      if (state.dropped !== undefined) {
+        const line = restartLine(state);
+        if (line) this.show({ kind: "server", ...line });
+      } else if (state.status === "connected") {
         const ms = state.connectMs === undefined ? "" : ` · ${Math.round(state.connectMs)} ms`;
         this.show({ kind: "server", ok: true, text: `${name}: ${state.toolCount} tool${state.toolCount === 1 ? "" : "s"}${ms}` });
       } else if (state.status === "failed") {
