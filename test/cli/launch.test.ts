@@ -174,6 +174,42 @@ describe("toolbridge launch", () => {
     expect(await term.history()).toContain("got SIGINT");
   });
 
+  it("runs real Claude Code interactively on the terminal: the question typed, the hub's multiply run inside, Ctrl-C twice ends it and toolbridge", { timeout: 120_000 }, async () => {
+    // Claude Code also asks on the side (titles, topics): those get a plain answer; the question gets the call, then the answer.
+    upstream = await startVllmServer({
+      respond: (body) => {
+        const last = body.messages.at(-1) as { role: string; content?: unknown };
+        // 42 only if the math server's answer came back.
+        if (last.role === "tool") return { text: String(last.content).includes('"result":42') ? "6 times 7 is 42." : "the tool failed" };
+        const offered = ((body as { tools?: { function: { name: string } }[] }).tools ?? []).map((tool) => tool.function.name);
+        return offered.includes("multiply") && JSON.stringify(last).includes("What is 6 times 7?") ? { toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] } : { text: "ok" };
+      },
+    });
+    const bin = binDir("claude", { target: CLAUDE });
+    // As after Claude Code's first run: onboarding done, this directory trusted.
+    writeFileSync(join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, projects: { [home]: { hasTrustDialogAccepted: true } } }));
+    term = await Tmux.start([process.execPath, CLI, "launch", "claude", ...MODEL_FLAGS()], {
+      cwd: home,
+      columns: 120,
+      rows: 40,
+      env: { HOME: home, XDG_CONFIG_HOME: home, TERM: "xterm-256color", PATH: [bin, dirname(process.execPath), "/usr/bin", "/bin"].join(":"), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", DISABLE_AUTOUPDATER: "1" },
+    });
+    const toolbridge = await term.pid();
+    // Its banner names the model it was pointed at.
+    await term.waitFor(new RegExp(`${DEFAULT_VLLM_MODEL.replace(/[/.]/g, "\\$&")}`));
+    await term.waitFor(/❯/);
+    await expect.poll(() => childPids(toolbridge).length, { timeout: 30_000 }).toBeGreaterThan(1);
+    const started = childPids(toolbridge);
+    await term.type("What is 6 times 7?");
+    await term.press("Enter");
+    await term.waitFor(/6 times 7 is 42\./);
+    await term.press("C-c");
+    await term.waitFor(/again to exit/i);
+    await term.press("C-c");
+    expect(await term.exitCode()).toBe(0);
+    for (const pid of started) expect(isAlive(pid)).toBe(false);
+  });
+
   it("on SIGTERM asks the tool to stop too, and waits for it", { timeout: 120_000 }, async () => {
     upstream = await startVllmServer({ replies: [] });
     const run = launch(["claude", ...MODEL_FLAGS()], binDir("claude", { text: STAND_IN }), { STAND_IN_EXIT: "wait" });
