@@ -32,7 +32,7 @@ const key = env.ANTHROPIC_AUTH_TOKEN;
 const status = (headers) => fetch(url + "/v1/models", { headers }).then((r) => r.status);
 const withKey = await status({ authorization: "Bearer " + key });
 const without = await status({});
-console.log(JSON.stringify({ argv: process.argv.slice(2), url, key, apiKey: env.ANTHROPIC_API_KEY, model: env.ANTHROPIC_MODEL, haiku: env.ANTHROPIC_DEFAULT_HAIKU_MODEL, withKey, without }));
+console.log(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), url, key, apiKey: env.ANTHROPIC_API_KEY, model: env.ANTHROPIC_MODEL, haiku: env.ANTHROPIC_DEFAULT_HAIKU_MODEL, withKey, without }));
 if (env.STAND_IN_EXIT === "wait") {
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { console.log("got " + signal); process.exit(100); });
   console.log(\`ready (terminal: \${Boolean(process.stdin.isTTY && process.stdout.isTTY)})\`);
@@ -216,6 +216,17 @@ describe("toolbridge launch", () => {
     await expect.poll(run.stdout, { timeout: 60_000 }).toContain("ready (terminal: false)");
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(100);
+    expect(run.stdout()).toContain("got SIGTERM");
+  });
+
+  it.runIf(process.platform === "linux" && existsSync("/usr/bin/perl"))("ends the tool when toolbridge is killed outright (SIGKILL runs no handler)", { timeout: 120_000 }, async () => {
+    upstream = await startVllmServer({ replies: [] });
+    const run = launch(["claude", ...MODEL_FLAGS()], binDir("claude", { text: STAND_IN }), { STAND_IN_EXIT: "wait" });
+    await expect.poll(run.stdout, { timeout: 60_000 }).toContain("ready (terminal: false)");
+    const tool = JSON.parse(run.stdout().split("\n")[0] as string).pid as number;
+    run.child.kill("SIGKILL");
+    await run.exited;
+    await expect.poll(() => isAlive(tool), { timeout: 30_000 }).toBe(false);
     expect(run.stdout()).toContain("got SIGTERM");
   });
 

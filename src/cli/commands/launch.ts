@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { Argument, type Command } from "commander";
 import type { AgentFlags } from "../chat/session.js";
+import { hasPerl, PERL } from "../../mcp/group-spawn.js";
 import { action, UsageError } from "../errors.js";
 import { findOnPath, LAUNCH_RECIPES, type LaunchClient } from "../launch-clients.js";
 import { startGatewayCommand } from "./gateway.js";
@@ -57,7 +58,8 @@ async function launch(client: LaunchClient, args: string[], flags: AgentFlags): 
  */
 function runInForeground(binary: string, args: string[], env: NodeJS.ProcessEnv, stop: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: "inherit", env });
+    const [command, commandArgs] = endingWithUs(binary, args);
+    const child = spawn(command, commandArgs, { stdio: "inherit", env });
     // toolbridge was asked to stop (SIGTERM, SIGHUP): so is the tool, and the gateway serves it until it has.
     const onStop = () => child.kill("SIGTERM");
     // toolbridge exits first all the same (a second signal): the tool does not outlive it.
@@ -77,4 +79,20 @@ function runInForeground(binary: string, args: string[], env: NodeJS.ProcessEnv,
       resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
     });
   });
+}
+
+/** Linux's prctl system call, per architecture (x86-64, arm64). */
+const PRCTL: Partial<Record<string, number>> = { x64: 157, arm64: 167 };
+
+/**
+ * Killed outright (SIGKILL, the OOM killer), toolbridge runs no handler, and the tool would go on without its
+ * gateway. Where Linux allows it, perl asks the kernel to send the tool SIGTERM when toolbridge dies
+ * (prctl PR_SET_PDEATHSIG, kept across exec), gives up if toolbridge is already gone, then execs the tool in place:
+ * same pid, terminal and process group. Elsewhere, the tool is started as it is.
+ */
+function endingWithUs(binary: string, args: string[]): [string, string[]] {
+  const prctl = process.platform === "linux" ? PRCTL[process.arch] : undefined;
+  if (prctl === undefined || !hasPerl()) return [binary, args];
+  const script = `syscall(${prctl}, 1, 15); getppid() == ${process.pid} or exit 143; exec { $ARGV[0] } @ARGV; print STDERR "toolbridge: cannot run $ARGV[0]: $!\\n"; exit 127`;
+  return [PERL, ["-e", script, "--", binary, ...args]];
 }
