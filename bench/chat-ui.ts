@@ -7,6 +7,7 @@
  *   - the time from starting `toolbridge chat` to its prompt, with a server that hangs;
  *   - the time from Ctrl-D to the shell reading the next line typed, with the bundled time
  *     server, beside a bare node that exits on Ctrl-D in the same kind of pane;
+ *   - the delay from a keystroke to its echo after a 1 MB paste (shown as one label) in the box;
  *   - the time `toolbridge --version` takes.
  * Needs tmux and Linux's /proc. BENCH_CHAT_TOKENS overrides the answer's length.
  */
@@ -94,6 +95,32 @@ async function streaming(home: string, config: string): Promise<void> {
     const first = rows[0]!;
     const last = rows.at(-1)!;
     console.log(`last/first: CPU ${(last.cpu / first.cpu).toFixed(2)}, writes/s ${(last.fps / first.fps).toFixed(2)}, KiB/s ${(last.kbps / first.kbps).toFixed(2)}, echo ${(last.echoMs / first.echoMs).toFixed(2)}`);
+  } finally {
+    await term.close();
+    await server.close();
+  }
+}
+
+/** Median keystroke→echo ms of 5 keystrokes typed after a 1 MB paste of 10,000 lines. */
+export async function pasteEcho(home: string, config: string): Promise<void> {
+  const file = join(home, "paste.txt");
+  writeFileSync(file, Array.from({ length: 10_000 }, (_, i) => `line ${i} `.padEnd(99, "x")).join("\n"));
+  const server = await startVllmServer({ replies: [] });
+  const term = await Tmux.start([process.execPath, CLI, "chat", "--base-url", server.url, "--config", config], {
+    env: { HOME: home, PATH: process.env.PATH, TERM: "xterm-256color", XDG_STATE_HOME: join(home, "state"), LANG: "C.UTF-8" },
+    cwd: home,
+    columns: 120,
+    rows: 40,
+  });
+  try {
+    await term.waitFor(/toolbridge chat ·/);
+    const start = performance.now();
+    await term.pasteFile(file);
+    await term.waitFor(/\[pasted [^\]]*10,000 lines\]/, "the paste's label");
+    const pasteMs = performance.now() - start;
+    const echoes: number[] = [];
+    for (let i = 1; i <= 5; i++) echoes.push(await echoDelay(term, ` p${i}x`));
+    console.log(`\nchat after a 1 MB paste (10,000 lines): paste→label ${pasteMs.toFixed(0)} ms; keystroke→echo median ${median(echoes).toFixed(0)} ms of 5 (max ${Math.max(...echoes).toFixed(0)} ms)`);
   } finally {
     await term.close();
     await server.close();
@@ -196,6 +223,7 @@ export async function run(): Promise<void> {
       versionTime();
       await promptTime(home);
       await quitTime(home, config);
+      await pasteEcho(home, config);
     }
     await streaming(home, config);
   } finally {

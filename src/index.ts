@@ -55,6 +55,7 @@ export { createSamplingHandler, type SamplingOptions } from "./agent/sampling.js
 export { DEFAULT_SAMPLING_LIMITS, type SamplingLimits } from "./agent/sampling-limits.js";
 export { samplingRejected } from "./mcp/client-features.js";
 export type { ToolSearchMode, ToolSearchSettings } from "./agent/tool-offer.js";
+export { sessionSettings, type SessionSettings } from "./host/session-settings.js";
 export { EmbeddingRanker, ToolSearchIndex, SEARCH_TOOL, type Embed, type SearchableTool } from "./toolcall/tool-search.js";
 export { detectPromptFormat, type PromptFormat } from "./toolcall/prompt-families.js";
 export {

@@ -126,6 +126,20 @@ export function toolIdentity(tool: HubTool): string {
   return `${tool.server}\u0000${tool.originalName}\u0000${createHash("sha256").update(definition).digest("base64url")}`;
 }
 
+/**
+ * An opaque id of what a person was shown and decides on, for a page to send back with its
+ * answer: whoever holds the question can then answer only what was shown, never what it
+ * became since (another definition, other arguments, another server).
+ */
+export function shownFingerprint(shown: unknown): string {
+  return createHash("sha256").update(canonicalJson(shown)).digest("hex").slice(0, 32);
+}
+
+/** What one tool call's approval binds to: the server, the tool and its definition (toolIdentity), and the arguments. */
+export function callFingerprint(tool: HubTool, args: Record<string, unknown>): string {
+  return shownFingerprint(["tool", toolIdentity(tool), args]);
+}
+
 /** JSON with object keys sorted, so that the same definition hashes the same however the server orders it. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -169,11 +183,38 @@ export async function decideApproval(approval: Approval, request: ToolApprovalRe
   return decided;
 }
 
-/** The same decision for a sampling request. */
+// Sampling questions still waiting for the person, per policy and server: "always for this server" withdraws them.
+const waitingSampling = new WeakMap<ApprovalPolicy, Map<string, Set<AbortController>>>();
+
+/**
+ * The same decision for a sampling request. Its questions are asked side by side (a front end queues
+ * them); once the person allows a server for the session, the questions of that server still waiting
+ * are withdrawn (their ask aborted) and answered by that rule at once.
+ */
 export async function decideSampling(approval: Approval, request: SamplingApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
-  if (approval.policy.samplingVerdict(request.server).allowed) return { run: true };
+  const { policy } = approval;
+  if (policy.samplingVerdict(request.server).allowed) return { run: true };
   const ask = approval.askSampling;
-  return settle(ask && (() => ask(request, signal)), () => approval.policy.allowSamplingForSession(request.server));
+  if (!ask) return { run: false, asked: false };
+  const byServer = waitingSampling.get(policy) ?? new Map<string, Set<AbortController>>();
+  waitingSampling.set(policy, byServer);
+  const waiting = byServer.get(request.server) ?? new Set<AbortController>();
+  byServer.set(request.server, waiting);
+  const withdrawn = new AbortController();
+  waiting.add(withdrawn);
+  try {
+    const outcome = await settle(
+      () => ask(request, signal ? AbortSignal.any([signal, withdrawn.signal]) : withdrawn.signal),
+      () => {
+        policy.allowSamplingForSession(request.server);
+        for (const other of waiting) other.abort();
+      },
+    );
+    return withdrawn.signal.aborted && !signal?.aborted ? { run: true } : outcome;
+  } finally {
+    waiting.delete(withdrawn);
+    if (waiting.size === 0 && byServer.get(request.server) === waiting) byServer.delete(request.server);
+  }
 }
 
 async function settle(ask: (() => Promise<ApprovalAnswer>) | undefined, allowForSession: () => void): Promise<ApprovalOutcome> {

@@ -65,8 +65,8 @@ export class ToolOffer {
     const definitions = catalog.toolDefinitions;
     if (this.index === undefined || this.indexedFrom !== definitions) {
       const tools: SearchableTool[] = definitions.map((d, i) => {
-        const title = catalog.tools[i]?.title;
-        return title === undefined ? d : { ...d, title };
+        const tool = catalog.tools[i];
+        return { ...d, ...(tool?.title !== undefined ? { title: tool.title } : {}), ...(tool !== undefined ? { server: tool.server } : {}) };
       });
       this.index = new ToolSearchIndex(tools, this.settings.embeddings);
       this.indexedFrom = definitions;

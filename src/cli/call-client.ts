@@ -15,7 +15,7 @@ export type CallFlags = Pick<AgentFlags, "approve" | "baseUrl" | "model" | "prov
  * For a command without an agent (`call`): servers' sampling requests go to the config's
  * model (or the flags'), made on the first request, under `--approve`.
  */
-export function callClientHandlers(flags: CallFlags, env: Readonly<Record<string, string | undefined>>, slot: PrompterSlot): (config: ResolvedConfig) => ClientHandlers {
+export function callClientHandlers(flags: CallFlags, env: Readonly<Record<string, string | undefined>>, slot: PrompterSlot): (config: ResolvedConfig) => Required<ClientHandlers> {
   const mode = approvalMode(flags.approve);
   return (config) => {
     const llm = applyFlags(config.llm ?? {}, flags);

@@ -28,7 +28,7 @@ export interface ClientHandlerInputs {
  * approval policy (asking on the terminal), elicitation on the terminal, or declined with one
  * line on stderr when there is no terminal.
  */
-export function cliClientHandlers(inputs: ClientHandlerInputs): ClientHandlers {
+export function cliClientHandlers(inputs: ClientHandlerInputs): Required<ClientHandlers> {
   const { config, slot, colors } = inputs;
   const approval: Approval = { ...inputs.approval, askSampling: terminalSamplingApproval(slot, colors, inputs.warn) };
   const knownModels = [

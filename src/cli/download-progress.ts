@@ -16,10 +16,13 @@ export function downloadProgress(stream: NodeJS.WriteStream = process.stderr): (
     if (!done && now - drawn < FRAME_MS) return;
     drawn = now;
     const share = total > 0 ? received / total : 0;
-    const width = 24;
-    const filled = Math.round(share * width);
-    const bar = `${"█".repeat(filled)}${"░".repeat(width - filled)}`;
-    stream.write(`\r\x1b[Kdownloading the model ${bar} ${(received / MIB).toFixed(1)} / ${(total / MIB).toFixed(1)} MiB ${Math.floor(share * 100)}%`);
+    stream.write(`\r\x1b[Kdownloading the model ${progressBar(share)} ${(received / MIB).toFixed(1)} / ${(total / MIB).toFixed(1)} MiB ${Math.floor(share * 100)}%`);
     if (done) stream.write("\r\x1b[K");
   };
+}
+
+/** A bar of `width` cells, filled to `share` (0 to 1). */
+export function progressBar(share: number, width = 24): string {
+  const filled = Math.round(Math.min(1, Math.max(0, share)) * width);
+  return `${"█".repeat(filled)}${"░".repeat(width - filled)}`;
 }

@@ -8,8 +8,10 @@ import { registerLaunch } from "./commands/launch.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelsCommands } from "./commands/models.js";
+import { registerEvalCommand } from "./commands/eval.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
+import { addHelpExamples } from "./help-examples.js";
 import { routeLibraryConsole } from "./library-console.js";
 
 routeLibraryConsole();
@@ -23,9 +25,11 @@ registerAgentCommands(program);
 registerAuthCommands(program);
 registerMcpCommands(program);
 registerModelsCommands(program);
+registerEvalCommand(program);
 registerServe(program);
 registerGateway(program);
 registerLaunch(program);
 reportUsageErrors(program);
+addHelpExamples(program);
 
 await program.parseAsync(process.argv);

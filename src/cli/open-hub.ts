@@ -7,7 +7,7 @@ import { Hub, type HubOptions } from "../mcp/hub.js";
 import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
-import { ToolOwners } from "./tool-owners.js";
+import { ToolOwners } from "../host/tool-owners.js";
 
 export interface OpenHubOptions {
   /** `--config FILE`. */

@@ -188,10 +188,14 @@ export const GatewayConfigSchema = z.strictObject({
   /** Which tools run for API clients, who cannot be asked: ask (trusted and listed only), readonly, all. */
   approve: z.enum(["ask", "readonly", "all"]).optional(),
   maxRequestBytes: z.number().int().positive().optional(),
+  /** An MCP App's declared CSP may name wildcard hosts (`http://*`) and loopback, private or link-local ones; refused unless true. */
+  appCspAllowLocal: z.boolean().optional(),
   /** Requests one key (or, without keys, everyone) may have running at once. */
   maxConcurrentPerKey: z.number().int().positive().optional(),
   /** Extra model names clients may ask for, mapped to the upstream's. */
   modelAliases: z.record(z.string().min(1), z.string().min(1)).optional(),
+  /** How long a web-chat approval waits for the person before its call is denied (default 600); at most an hour, as long as Redis keeps one. */
+  approvalTimeoutSeconds: z.number().int().positive().max(3600).optional(),
   /** Requests one key (or, without keys, everyone) may make a minute; no limit unless given. */
   maxRequestsPerMinute: z.number().int().positive().optional(),
   /** Where stored responses and shared limits live: redis://host:port (replicas), file:/path, memory:; a file in the state directory unless given. */

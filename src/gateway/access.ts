@@ -2,33 +2,59 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 /**
+ * A caller as the gateway knows it: `id` owns what it stores (responses, web-chat pages and
+ * questions) and is counted by the limits; `label` (`key-1`, ...) names it in logs. The id is
+ * the key's, so revoking a key, adding one or listing them in another order on a replica does
+ * not hand one client's state to another; the label follows the list and means nothing else.
+ */
+export interface Caller {
+  id: string;
+  label: string;
+}
+
+/** Every caller when the gateway has no keys (loopback only): one identity. */
+export const ANONYMOUS: Caller = { id: "anonymous", label: "anonymous" };
+
+/**
  * Who may call the gateway. Keys are kept only as SHA-256 digests and compared in constant
- * time; a caller is known by a label (`key-1`, ...) in logs and limits, never by its key.
+ * time; a caller is known by an id derived from its key, and by a label in logs.
  */
 export class ApiKeys {
-  private readonly digests: { label: string; digest: Buffer }[];
+  private readonly digests: { caller: Caller; digest: Buffer }[];
 
   constructor(keys: readonly string[]) {
-    this.digests = keys.map((key, index) => ({ label: `key-${index + 1}`, digest: sha256(key) }));
+    this.digests = keys.map((key, index) => ({ caller: { id: callerId(key), label: `key-${index + 1}` }, digest: sha256(key) }));
   }
 
   get required(): boolean {
     return this.digests.length > 0;
   }
 
-  /** The caller's label; "anonymous" when no keys are configured; undefined when the key is missing or wrong. */
-  identify(headers: IncomingHttpHeaders): string | undefined {
-    if (!this.required) return "anonymous";
+  /** The caller; ANONYMOUS when no keys are configured; undefined when the key is missing or wrong. */
+  identify(headers: IncomingHttpHeaders): Caller | undefined {
+    if (!this.required) return ANONYMOUS;
     // Anthropic's clients send the key as x-api-key.
     const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? "");
     const given = match?.[1] ?? headers["x-api-key"];
     if (typeof given !== "string" || given === "") return undefined;
     const digest = sha256(given);
     // Every key is compared, so the time taken does not tell which one nearly matched.
-    let found: string | undefined;
-    for (const entry of this.digests) if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.label;
+    let found: Caller | undefined;
+    for (const entry of this.digests) if (timingSafeEqual(entry.digest, digest) && found === undefined) found = entry.caller;
     return found;
   }
+}
+
+/**
+ * A key's caller id: SHA-256 of the key under a name of its own, in hex. Not an HMAC with a
+ * secret of this installation: replicas sharing Redis must derive the same id, so the secret
+ * would have to be shared too, and the one place they share is the store the ids sit beside.
+ * A plain digest suffices because an API key is long and random: its digest, read from the
+ * store, gives no way back to it. The prefix keeps the id apart from the digest compared above,
+ * and from the digest anyone else may keep of the same key.
+ */
+function callerId(key: string): string {
+  return `key:${createHash("sha256").update(`toolbridge caller\0${key}`, "utf8").digest("hex")}`;
 }
 
 function sha256(text: string): Buffer {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TurnError } from "../agent/events.js";
-import { jsonNestedDeeperThan, tooDeep } from "../mcp/json-depth.js";
+import { JsonDepthScan, tooDeep } from "../mcp/json-depth.js";
 import { errorBody } from "./openai-wire.js";
 
 /** An answer in OpenAI's error format: `{error: {message, type, param, code}}`. */
@@ -39,6 +39,11 @@ export function sendError(res: ServerResponse, error: HttpError, shape: ErrorSha
 
 /** How long a client may take to send its whole body. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/**
+ * How deeply a request body may nest. A request's own shapes stay within a dozen levels and a
+ * tool's schema within a few dozen; a body of 8 MiB nested 500 deep held the event loop 3.4 s.
+ */
+export const MAX_REQUEST_DEPTH = 128;
 
 const bodies = new WeakMap<IncomingMessage, Promise<unknown>>();
 
@@ -47,7 +52,8 @@ const bodies = new WeakMap<IncomingMessage, Promise<unknown>>();
  * reads it before the route runs, so that a slow sender holds a connection, not a slot).
  * Refused with 415 unless sent as application/json (a page elsewhere can send text/plain
  * without asking the browser first), 413 past `maxBytes` (before reading when Content-Length
- * says so), 408 when it takes longer than `timeoutMs`, 400 when nested too deep to parse safely.
+ * says so), 408 when it takes longer than `timeoutMs`, 400 once nested past MAX_REQUEST_DEPTH:
+ * size and depth are checked as each piece arrives, so reading stops there, before any parsing.
  */
 export function readJsonBody(req: IncomingMessage, maxBytes: number, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): Promise<unknown> {
   let body = bodies.get(req);
@@ -66,6 +72,7 @@ async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numbe
   const declared = Number(req.headers["content-length"]);
   const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes (gateway.maxRequestBytes)`, "invalid_request_error", "request_too_large", { connection: "close" });
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const depth = new JsonDepthScan(MAX_REQUEST_DEPTH);
   const bytes = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -81,6 +88,8 @@ async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numbe
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) stop(tooLarge());
+      // JSON.parse and every walk after it would take seconds over a body made of brackets.
+      else if (depth.deeperAfter(chunk)) stop(new HttpError(400, tooDeep("The request body", MAX_REQUEST_DEPTH), "invalid_request_error", "request_too_deep", { connection: "close" }));
       else chunks.push(chunk);
     };
     const onEnd = () => {
@@ -95,8 +104,6 @@ async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numbe
     );
     req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });
-  // JSON.parse and every walk after it would take seconds over a body made of brackets.
-  if (jsonNestedDeeperThan(bytes)) throw new HttpError(400, tooDeep("The request body"), "invalid_request_error");
   try {
     return JSON.parse(bytes.toString("utf8"));
   } catch {

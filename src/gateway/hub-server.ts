@@ -1,7 +1,8 @@
 import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
 import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
-import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
+import { CallerPolicy, type PolicySubject } from "../host/caller-policy.js";
 import { HubError } from "../mcp/errors.js";
 import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/ext-tasks.js";
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
@@ -24,6 +25,7 @@ export interface HubServerPolicy {
  * registry's exposed names (the allow-list applied), resources and prompts of the servers the
  * policy lets be read, prompts under their own names (or `server__name` where two servers
  * offer the same). A call is judged again when it comes: the registry may have changed.
+ * `caller` is who asks (the gateway's caller, from its key; "stdio" for `serve hub`).
  *
  * It serves the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`) from `tasks`, the store of the
  * endpoint (one for every server instance it makes). A server behind it that declares the extension decides, as it
@@ -32,23 +34,27 @@ export interface HubServerPolicy {
  * client's answers go back to it), as is its -32021 for a task-only tool called without the extension. A call of a
  * SEP-1686 server's task tool that declares the extension runs in the background as a task of the hub's.
  */
-export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore): McpServer {
+export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio"): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
-  const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
+  // The one policy every route takes (src/host/caller-policy.ts); nobody can be asked here, so "ask" is a refusal.
+  const policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}) });
+  const allows = (subject: PolicySubject) => policy.allowsUnasked(caller, subject);
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
-  const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
+  const readable = <T extends { server: string; uri?: string; uriTemplate?: string }>(items: readonly T[]): T[] =>
+    items.filter((item) => allows({ kind: "resource", server: item.server, uri: item.uri ?? item.uriTemplate ?? "" }));
+  const promptable = (items: readonly HubPrompt[]): HubPrompt[] => items.filter((item) => allows({ kind: "prompt", server: item.server, name: item.name }));
 
   server.setRequestHandler('tools/list', async () => {
     await hub.currentTools();
-    return { tools: offered().filter((tool) => policy.verdict(tool).allowed).map(toMcpTool) };
+    return { tools: offered().filter((tool) => allows({ kind: "tool", tool })).map(toMcpTool) };
   });
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const params = request.params;
     const tool = offered().find((candidate) => candidate.name === params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-    if (!policy.verdict(tool).allowed) {
+    if (!allows({ kind: "tool", tool })) {
       return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
     }
     const args = params.arguments ?? {};
@@ -103,10 +109,10 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   });
 
   server.setRequestHandler('prompts/list', async () => ({
-    prompts: promptNames(readable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
+    prompts: promptNames(promptable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
   server.setRequestHandler('prompts/get', async (request, ctx) => {
-    const entry = promptNames(readable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
+    const entry = promptNames(promptable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     const round = relayedRound(server, ctx);
     try {

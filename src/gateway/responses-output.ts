@@ -6,7 +6,7 @@ import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
 import { sealBlock, ThinkingBlocks, type ThinkingBlock } from "./thinking-blocks.js";
 import { signatureField } from "./openai-wire.js";
 import { signedCallId } from "./signed-call-id.js";
-import { newId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
+import { itemId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
 
 /**
  * The output of one response, built from the agent's events, and (when streamed) the event
@@ -59,6 +59,10 @@ export class ResponseOutput {
 
   constructor(private readonly options: OutputOptions) {}
 
+  private itemId(prefix: string): string {
+    return itemId(prefix, String(this.options.base.id));
+  }
+
   /** The response as it stands. */
   response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
     return { ...this.options.base, status, output: this.visible, ...extra };
@@ -70,7 +74,7 @@ export class ResponseOutput {
   }
 
   listTools(label: string, tools: readonly HubTool[]): void {
-    const item: Item = { id: newId("mcpl"), type: "mcp_list_tools", server_label: label, tools: [] };
+    const item: Item = { id: this.itemId("mcpl"), type: "mcp_list_tools", server_label: label, tools: [] };
     const index = this.add(item, true);
     this.emit("response.mcp_list_tools.in_progress", { item_id: item.id, output_index: index });
     item.tools = tools.map((tool) => ({
@@ -85,7 +89,7 @@ export class ResponseOutput {
 
   /** A call the gateway ran on the client's approval, before the model goes on. */
   approvedCall(request: { id: string; server_label: string; name: string; arguments: string }, result: CallOutput): void {
-    const item: Item = { id: newId("mcp"), type: "mcp_call", server_label: request.server_label, name: request.name, arguments: request.arguments, approval_request_id: request.id, output: null, error: null, status: "calling" };
+    const item: Item = { id: this.itemId("mcp"), type: "mcp_call", server_label: request.server_label, name: request.name, arguments: request.arguments, approval_request_id: request.id, output: null, error: null, status: "calling" };
     const index = this.add(item, true);
     this.finishCall(item, index, result);
   }
@@ -111,7 +115,7 @@ export class ResponseOutput {
       case "reasoning-delta": {
         if (!this.reasoning) {
           this.closeMessage();
-          const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
+          const item: Item = { id: this.itemId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
           const index = this.add(item, true);
           this.reasoning = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "reasoning_text", text: "" } });
@@ -126,7 +130,7 @@ export class ResponseOutput {
       case "text-delta": {
         if (!this.message) {
           this.closeReasoning();
-          const item: Item = { id: newId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
+          const item: Item = { id: this.itemId("msg"), type: "message", status: "in_progress", role: "assistant", content: [] };
           const index = this.add(item, true);
           this.message = { item, index, text: "", logprobs: [] };
           this.emit("response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
@@ -149,7 +153,7 @@ export class ResponseOutput {
         this.closeText();
         const tool = this.options.hubTool(event.name);
         const args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
-        const item: Item = { id: newId("mcp"), type: "mcp_call", server_label: tool?.server ?? "toolbridge", name: tool?.originalName ?? event.name, arguments: "", output: null, error: null, status: "in_progress" };
+        const item: Item = { id: this.itemId("mcp"), type: "mcp_call", server_label: tool?.server ?? "toolbridge", name: tool?.originalName ?? event.name, arguments: "", output: null, error: null, status: "in_progress" };
         const shown = this.options.showToolCalls;
         const index = this.add(item, shown);
         this.calls.set(event.id, { item, index: shown ? index : undefined });
@@ -175,14 +179,27 @@ export class ResponseOutput {
   }
 
   /**
-   * The turn's end: calls for the client (functions to run, MCP calls to approve), then the
-   * final event. An answer cut at the token limit ends as OpenAI ends it: the open item and the
-   * response `incomplete`, `incomplete_details.reason` "max_output_tokens", `response.incomplete`.
+   * The turn's calls for the client not yet written (functions to run, MCP calls to approve).
+   * Called before finish, so that the approvals asked are recorded before the client can answer.
+   */
+  clientCalls(turn: TurnResult): void {
+    const calls = (turn.clientToolCalls ?? []).filter((call) => !this.placed.has(call.id));
+    if (calls.length > 0) this.closeText();
+    for (const call of calls) {
+      this.clientCall(call);
+      this.placed.add(call.id);
+    }
+  }
+
+  /**
+   * The turn's end: calls for the client, then the final event. An answer cut at the token
+   * limit ends as OpenAI ends it: the open item and the response `incomplete`,
+   * `incomplete_details.reason` "max_output_tokens", `response.incomplete`.
    */
   finish(turn: TurnResult): Record<string, unknown> {
     const cut = turn.status === "completed" && turn.finishReason === "length" && (turn.clientToolCalls ?? []).length === 0;
     this.closeText(cut ? "incomplete" : "completed");
-    for (const call of turn.clientToolCalls ?? []) if (!this.placed.has(call.id)) this.clientCall(call);
+    this.clientCalls(turn);
     const usage = responseUsage(turn.usage);
     if (turn.status === "failed") {
       const error = { code: "server_error", message: `Upstream model failed: ${turn.error?.message ?? "the turn failed"}` };
@@ -209,7 +226,7 @@ export class ResponseOutput {
     }
     this.closeText();
     // Announced as every item is, in progress; the done event carries what it holds.
-    const item: Item = { id: newId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
+    const item: Item = { id: this.itemId("rs"), type: "reasoning", summary: [], content: [], status: "in_progress" };
     const index = this.add(item, true);
     item.encrypted_content = sealBlock(block);
     item.status = "completed";
@@ -219,13 +236,13 @@ export class ResponseOutput {
   private clientCall(call: ToolCall): void {
     const tool = this.options.needApproval.get(call.name);
     if (tool) {
-      const item: Item = { id: newId("mcpr"), type: "mcp_approval_request", server_label: tool.server, name: tool.originalName, arguments: call.arguments };
+      const item: Item = { id: this.itemId("mcpr"), type: "mcp_approval_request", server_label: tool.server, name: tool.originalName, arguments: call.arguments };
       this.done(item, this.add(item, true));
       return;
     }
     // A namespace's function goes back under its own name and its namespace, as OpenAI sends it.
     const { name, namespace } = this.options.namespaced.get(call.name) ?? { name: call.name };
-    const item: Item = { id: newId("fc"), type: "function_call", call_id: signedCallId(call), name, ...(namespace ? { namespace } : {}), arguments: "", ...signatureField(call), status: "in_progress" };
+    const item: Item = { id: this.itemId("fc"), type: "function_call", call_id: signedCallId(call), name, ...(namespace ? { namespace } : {}), arguments: "", ...signatureField(call), status: "in_progress" };
     const index = this.add(item, true);
     this.emit("response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: call.arguments });
     this.emit("response.function_call_arguments.done", { item_id: item.id, output_index: index, name, arguments: call.arguments });

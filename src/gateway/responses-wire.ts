@@ -61,7 +61,13 @@ export const ResponsesRequestSchema = z.looseObject({
   // Chat completions' sampling fields, as vLLM's own Responses endpoint also takes them (seed, stop, penalties, ...).
   ...SAMPLING_FIELDS,
   model: z.string().min(1),
-  input: z.union([z.string(), z.array(z.looseObject({})).max(MAX_ITEMS)]).optional(),
+  // Counted apart from the union, whose own refusal would only say "Invalid input".
+  input: z
+    .union([z.string(), z.array(z.looseObject({}))])
+    .optional()
+    .superRefine((input, context) => {
+      if (Array.isArray(input) && input.length > MAX_ITEMS) context.addIssue({ code: "custom", message: `${input.length} items; at most ${MAX_ITEMS} are accepted` });
+    }),
   instructions: z.string().nullish(),
   tools: z.array(ToolSchema).max(1000).nullish(),
   tool_choice: z
@@ -173,14 +179,30 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomHex(16)}`;
 }
 
-/** The request's input as items, each with an id (what the input-items listing shows). */
-export function inputItems(input: ResponsesRequest["input"]): Item[] {
+/**
+ * The id of an item of a response: it names the response (`msg_<the response's hex><its own>`),
+ * so that an `item_reference` to it finds the stored response it is kept in.
+ */
+export function itemId(prefix: string, responseId: string): string {
+  return `${prefix}_${responseId.slice("resp_".length)}${randomHex(8)}`;
+}
+
+/** The response an item id made by itemId names; undefined for any other id. */
+export function responseOfItem(id: string): string | undefined {
+  const match = /^[a-z]+_([0-9a-f]{32})[0-9a-f]{16}$/.exec(id);
+  return match ? `resp_${match[1]}` : undefined;
+}
+
+/** OpenAI's `{"type": "item_reference", "id"}`: an item of an earlier response, named instead of sent again. */
+export const ItemReferenceSchema = z.looseObject({ type: z.literal("item_reference"), id: z.string().min(1).max(200) });
+
+/** The request's input as items, each with an id (what the input-items listing shows); item references stay as they are. */
+export function inputItems(input: ResponsesRequest["input"], responseId: string): Item[] {
   if (input === undefined) return [];
   const items: Item[] = typeof input === "string" ? [{ type: "message", role: "user", content: [{ type: "input_text", text: input }] }] : input;
-  return items.map((item, index) => {
+  return items.map((item) => {
     const type = typeof item.type === "string" ? item.type : "message";
-    if (type === "item_reference") throw new WireError(`input[${index}]: item references are not supported; send the item itself or use previous_response_id`);
-    return typeof item.id === "string" ? { ...item, type } : { id: newId(type === "message" ? "msg" : "item"), ...item, type };
+    return typeof item.id === "string" || type === "item_reference" ? { ...item, type } : { id: itemId(type === "message" ? "msg" : "item", responseId), ...item, type };
   });
 }
 
@@ -282,7 +304,7 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         const mcp = parseAt(McpCallSchema, item, at);
         const requested = mcp.approval_request_id ? approvals.get(mcp.approval_request_id) : undefined;
         const id = requested?.id ?? mcp.id;
-        open = undefined;
+        // The call joins the words the model said before it, as a client's function_call does: one assistant message, roles alternating.
         call(assistant(), { id, name: exposedName(mcp.server_label, mcp.name), arguments: mcp.arguments });
         open = undefined;
         const isError = mcp.error != null && mcp.error !== "";
@@ -302,7 +324,6 @@ export function toConversation(items: readonly Item[], exposedName: ExposedName,
         // An approved call shows as the mcp_call that ran it; a refusal is told to the model here.
         if (answer.approve) return;
         const name = exposedName(request.server_label, request.name);
-        open = undefined;
         call(assistant(), { id: request.id, name, arguments: request.arguments });
         open = undefined;
         const refusal = refusalMessage(name, answer.reason ? { run: false, asked: true, reason: answer.reason } : { run: false, asked: true });

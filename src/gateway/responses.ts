@@ -1,14 +1,17 @@
 import type { ServerResponse } from "node:http";
 import type { TurnResult } from "../agent/events.js";
 import type { ChatModel, ToolDefinition } from "../llm/types.js";
+import { toolIdentity } from "../agent/approval.js";
 import { toToolDefinition } from "../agent/tool-host.js";
+import type { HubTool } from "../mcp/types.js";
 import { HttpError, sendJson, turnFailure } from "./http.js";
 import type { Logger } from "./log.js";
 import { WireError } from "./openai-wire.js";
 import { selectMcpTools } from "./responses-mcp.js";
+import { resolveReferences } from "./responses-references.js";
 import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
 import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
-import { StateUnavailableError, type ResponseStore, type StoredResponse } from "./state.js";
+import { StateUnavailableError, type IssuedApprovals, type ResponseStore, type StoredResponse } from "./state.js";
 import { turnLogFields, type TurnRunner } from "./turns.js";
 
 /** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
@@ -26,10 +29,12 @@ export interface ResponsesContext {
   runner: TurnRunner;
   model: (name: string) => Promise<ChatModel>;
   store: ResponseStore;
+  /** The approval requests the gateway issued: an approval is honoured only for one of these, once. */
+  approvals: IssuedApprovals;
   servers: Readonly<Record<string, { url?: string }>>;
   log: Logger;
   requestId: string;
-  /** The key label of the caller: stored responses are theirs alone. */
+  /** The caller's id (Caller.id): stored responses are theirs alone. */
   caller: string;
 }
 
@@ -50,15 +55,17 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   const offered = runner.offered();
   const byServer = new Map(offered.map((tool) => [`${tool.server}\u0000${tool.originalName}`, tool]));
   const byName = new Map(offered.map((tool) => [tool.name, tool]));
-  const exposedName = (server: string, name: string) => byServer.get(`${server}\u0000${name}`)?.name ?? name;
+  const hubTool = (server: string, name: string) => byServer.get(`${server}\u0000${name}`);
+  const exposedName = (server: string, name: string) => hubTool(server, name)?.name ?? name;
 
+  const id = newId("resp");
   const prior = request.previous_response_id ? await chain(context, request.previous_response_id) : [];
-  let input: Item[];
+  let sent: Item[];
   let selection;
   let clientTools: ToolDefinition[];
   let namespaced: ClientTools["namespaced"];
   try {
-    input = inputItems(request.input);
+    sent = inputItems(request.input, id);
     selection = selectMcpTools(request.tools, offered, context.servers, runner.policy());
     const functions = clientFunctionTools(request.tools);
     namespaced = functions.namespaced;
@@ -71,9 +78,9 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   } catch (error) {
     throw asBadRequest(error);
   }
+  const { items: input, origin } = await resolveReferences(sent, prior, context);
   const model = await context.model(request.model);
 
-  const id = newId("resp");
   const stream = request.stream === true;
   const output = new ResponseOutput({
     base: {
@@ -110,22 +117,27 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
   });
 
   // Checked before anything is sent, so a bad conversation is a 400, not a failed stream.
-  const where = (index: number) => (index < prior.length ? `previous_response_id's item ${index}` : `input[${index - prior.length}]`);
-  const approvals = answeredApprovals([...prior, ...input], prior.length, where);
+  const where = (index: number) => (index < prior.length ? `previous_response_id's item ${index}` : `input[${origin[index - prior.length]}]`);
+  const answered = answeredApprovals([...prior, ...input], prior.length, where);
   try {
     toConversation([...prior, ...input], exposedName, where);
   } catch (error) {
     throw asBadRequest(error);
   }
+  // Without an `mcp` tool in the request (no filter) no approval runs anything: the request offers no MCP call to approve.
+  const offeredTool = (server: string, name: string) => {
+    const tool = hubTool(server, name);
+    return tool && selection.filter?.(tool) ? tool : undefined;
+  };
+  const approvals = await honouredApprovals(answered, { ...context, offered: offeredTool });
 
   if (stream) res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
   output.start();
   const listed = new Set([...prior, ...input].filter((item) => item.type === "mcp_list_tools").map((item) => item.server_label));
   for (const server of selection.servers) if (!listed.has(server.label)) output.listTools(server.label, server.tools);
-  for (const approved of approvals) {
-    const tool = byServer.get(`${approved.server_label}\u0000${approved.name}`);
-    if (!tool || (selection.filter && !selection.filter(tool))) {
-      output.approvedCall(approved, { error: `"${approved.name}" of server "${approved.server_label}" is not offered to this request; nothing ran` });
+  for (const { request: approved, tool, refused } of approvals) {
+    if (!tool) {
+      output.approvedCall(approved, { error: refused });
       continue;
     }
     const record = await runner.runApproved({ id: approved.id, name: tool.name, arguments: approved.arguments }, context.signal);
@@ -171,6 +183,8 @@ export async function handleCreateResponse(body: unknown, context: ResponsesCont
     return;
   }
   if (!stream && turn.status === "failed") throw turnFailure(turn.error);
+  output.clientCalls(turn);
+  await issueApprovals(output.items, context, hubTool);
   const response = output.finish(turn);
   if (request.store !== false && turn.status === "completed") {
     const record: StoredResponse = { id, owner: context.caller, response, input, output: output.items };
@@ -208,10 +222,12 @@ async function chain(context: ResponsesContext, id: string): Promise<Item[]> {
   return links.reverse().flatMap((record) => [...record.input, ...record.output]);
 }
 
-/** The approval requests the new input answers with approve: true, each once. */
+type ApprovalRequest = { id: string; server_label: string; name: string; arguments: string };
+
+/** The approval requests the new input answers with approve: true, each once, with where the answer is. */
 function answeredApprovals(items: readonly Item[], firstNew: number, where: (index: number) => string) {
-  const requests = new Map<string, { id: string; server_label: string; name: string; arguments: string }>();
-  const approved: { id: string; server_label: string; name: string; arguments: string }[] = [];
+  const requests = new Map<string, ApprovalRequest>();
+  const approved: { request: ApprovalRequest; at: string }[] = [];
   const ran = new Set(items.filter((item) => item.type === "mcp_call" && typeof item.approval_request_id === "string").map((item) => item.approval_request_id));
   items.forEach((item, index) => {
     if (item.type === "mcp_approval_request") {
@@ -223,10 +239,51 @@ function answeredApprovals(items: readonly Item[], firstNew: number, where: (ind
     if (!answer.success || !answer.data.approve) return;
     const request = requests.get(answer.data.approval_request_id);
     if (!request) throw new HttpError(400, `${where(index)}: approval_request_id "${answer.data.approval_request_id}" answers no mcp_approval_request of this conversation`, "invalid_request_error");
-    if (ran.has(request.id) || approved.some((entry) => entry.id === request.id)) return;
-    approved.push(request);
+    if (ran.has(request.id) || approved.some((entry) => entry.request.id === request.id)) return;
+    approved.push({ request, at: where(index) });
   });
   return approved;
+}
+
+/**
+ * The approvals that may run: each must answer a request the gateway itself issued to this
+ * caller, for the same server, tool, definition and arguments, and is then used up. One that
+ * does not is refused (400) before anything runs; one whose tool this request does not offer,
+ * or whose definition changed, runs nothing and says why.
+ */
+async function honouredApprovals(
+  answered: readonly { request: ApprovalRequest; at: string }[],
+  context: ResponsesContext & { offered: (server: string, name: string) => HubTool | undefined },
+): Promise<{ request: ApprovalRequest; tool?: HubTool; refused?: string }[]> {
+  const honoured: { request: ApprovalRequest; tool?: HubTool; refused?: string }[] = [];
+  for (const { request, at } of answered) {
+    const tool = context.offered(request.server_label, request.name);
+    if (!tool) {
+      honoured.push({ request, refused: `"${request.name}" of server "${request.server_label}" is not offered to this request; nothing ran` });
+      continue;
+    }
+    const issued = await context.approvals.take(context.caller, request.id);
+    if (!issued || issued.server !== request.server_label || issued.tool !== request.name || issued.arguments !== request.arguments) {
+      throw new HttpError(400, `${at}: approval_request_id "${request.id}" answers no approval request the gateway issued to this caller for that call, or one already answered; nothing ran`, "invalid_request_error");
+    }
+    if (issued.definition !== toolIdentity(tool)) {
+      honoured.push({ request, refused: `"${request.name}" of server "${request.server_label}" changed its definition since the approval was asked; nothing ran` });
+      continue;
+    }
+    honoured.push({ request, tool });
+  }
+  return honoured;
+}
+
+/** Remembers the approval requests this response asks, bound to the caller and to the call as shown. */
+async function issueApprovals(items: readonly Item[], context: ResponsesContext, tool: (server: string, name: string) => HubTool | undefined): Promise<void> {
+  for (const item of items) {
+    if (item.type !== "mcp_approval_request") continue;
+    const request = McpApprovalRequestSchema.parse(item);
+    const hubTool = tool(request.server_label, request.name);
+    if (!hubTool) continue;
+    await context.approvals.put({ id: request.id, owner: context.caller, server: request.server_label, tool: request.name, definition: toolIdentity(hubTool), arguments: request.arguments });
+  }
 }
 
 function asBadRequest(error: unknown): unknown {

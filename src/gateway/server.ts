@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { hostPolicy, isLoopbackHost, rejectForeignRequest, urlHost, type HostPolicy } from "../servers/host-check.js";
-import { ApiKeys, corsHeaders } from "./access.js";
+import { ANONYMOUS, ApiKeys, corsHeaders, type Caller } from "./access.js";
 import { anthropicErrorBody } from "./anthropic-wire.js";
 import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } from "./chat-completions.js";
 import { handleCountTokens, handleMessages } from "./messages.js";
@@ -45,6 +45,10 @@ export interface GatewayOptions {
   /** How long a client may take to send a request's body (default 30 s). */
   bodyTimeoutMs?: number;
   maxConcurrentPerKey?: number;
+  /** How long a web-chat approval waits for the person before its call is denied (default 10 minutes). */
+  approvalTimeoutMs?: number;
+  /** An MCP App's declared CSP may name wildcard hosts and local (loopback, private, link-local) ones (`gateway.appCspAllowLocal`). */
+  appCspAllowLocal?: boolean;
   /** Requests one key may make a minute; no limit unless given. */
   maxRequestsPerMinute?: number;
   /** Stored responses and per-key limits (Redis for replicas); in memory, for this process, unless given. */
@@ -61,7 +65,7 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-/** A route's work once the caller is known and admitted. */
+/** A route's work once the caller is known and admitted; `caller` is its id (Caller.id), what it owns is held under. */
 type Route = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
 /** A stateless MCP endpoint has no stream to open and no session to end. */
@@ -100,7 +104,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // 2026-07-28 is stateless by design; a 2025-11-25 request is served by a fresh server too.
   // Its tasks (the tasks extension) outlive the request that started them, so the store is the gateway's.
   const tasks = new TaskStore();
-  const mcp = createMcpHandler(() => createHubServer(options.hub, options.settings, tasks), { maxRequestBodySize: maxBytes });
+  // The caller (known from the key) comes to the factory as the request's auth, set by the /mcp route.
+  const mcp = createMcpHandler((ctx) => createHubServer(options.hub, options.settings, tasks, ctx.authInfo?.clientId ?? "anonymous"), { maxRequestBodySize: maxBytes });
   // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's handler knows nothing of.
   const serveMcp = toNodeHandler(withTaskListens(mcp, tasks), { maxRequestBodySize: maxBytes });
   // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
@@ -111,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
-  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, ...(options.questions ? { questions: options.questions } : {}) });
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, ...(options.settings.toolFilter ? { toolFilter: options.settings.toolFilter } : {}), ...(options.appCspAllowLocal ? { appCspAllowLocal: true } : {}), maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
   metrics.countWebApps(() => web.appsHeld());
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];
@@ -140,13 +145,14 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         runner,
         model: requireModel,
         store: state.responses,
+        approvals: state.issuedApprovals,
         servers: options.settings.servers,
         log,
         requestId,
         caller,
       });
     },
-    "POST /mcp": async (req, res) => serveMcp(req, res, await readJsonBody(req, maxBytes)),
+    "POST /mcp": async (req, res, { caller }) => serveMcp(Object.assign(req, { auth: { token: "", clientId: caller, scopes: [] } }), res, await readJsonBody(req, maxBytes)),
     "GET /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     "DELETE /mcp": async (_req, res) => mcpMethodNotAllowed(res),
     ...web.routes(),
@@ -164,7 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     },
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, signal: AbortSignal): Promise<string> {
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, signal: AbortSignal): Promise<Caller> {
     const origin = req.headers.origin;
     const allowedOrigin = origin !== undefined && cors.has(origin);
     for (const [name, value] of Object.entries(corsHeaders(origin, cors))) res.setHeader(name, value);
@@ -177,16 +183,16 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     if (req.method === "OPTIONS") {
       res.writeHead(allowedOrigin ? 204 : 403);
       res.end();
-      return "anonymous";
+      return ANONYMOUS;
     }
     const key = `${req.method ?? "GET"} ${path}`;
     const free = open[key];
     if (free) {
-      await free(req, res, { requestId, signal, caller: "anonymous" });
-      return "anonymous";
+      await free(req, res, { requestId, signal, caller: ANONYMOUS.id });
+      return ANONYMOUS;
     }
     // The page itself is public; what it calls needs a key when the gateway has keys.
-    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return "anonymous";
+    if (req.method === "GET" && ((await sendWebFile(path, res)) || web.sendFrame(path, res))) return ANONYMOUS;
     const route: Route | undefined = Object.hasOwn(routes, key)
       ? routes[key]
       : path.startsWith("/v1/responses/")
@@ -204,7 +210,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     }
     // The body first, within its time: a client that trickles it holds a connection, not a slot.
     if (req.method === "POST") await readJsonBody(req, maxBytes, bodyTimeoutMs);
-    const admitted = await state.limits.admit(caller);
+    const admitted = await state.limits.admit(caller.id);
     if ("refused" in admitted) {
       throw admitted.refused === "rate"
         ? new HttpError(429, `Too many requests this minute for this key (at most ${limits.maxRequestsPerMinute}; gateway.maxRequestsPerMinute)`, "rate_limit_error", "rate_limit", { "retry-after": String(60 - (Math.floor(Date.now() / 1000) % 60)) })
@@ -213,7 +219,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     // The place is free before the client sees the end: its next request, on any replica, must not find it taken.
     endAfter(res, admitted.release);
     try {
-      await route(req, res, { requestId, signal, caller });
+      await route(req, res, { requestId, signal, caller: caller.id });
     } finally {
       await admitted.release();
     }
@@ -248,7 +254,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         }
         // The Messages API's clients read Anthropic's error shape.
         else sendError(res, failure, route.startsWith("POST /v1/messages") ? (e) => anthropicErrorBody(e.status, e.message) : undefined);
-        return "unknown";
+        return undefined;
       })
       .then((caller) => {
         const known = route in routes || route in open ? route : "other";
@@ -258,7 +264,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
           method: req.method,
           path,
           status: res.statusCode,
-          caller,
+          caller: caller?.label ?? "unknown",
           durationMs: Math.round(performance.now() - started),
           ...(controller.signal.aborted ? { disconnected: true } : {}),
         });

@@ -6,7 +6,10 @@ import { silentLogger, type Logger } from "./log.js";
 import { BudgetIndex, type IndexEntry } from "./state-budget.js";
 import { BadRecordError, RecordDirectory } from "./state-files.js";
 import { importNedbFile } from "./state-nedb-import.js";
-import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
+import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
+
+/** Approval requests one process remembers at most; past it the oldest are forgotten (their approvals refused). */
+export const MAX_ISSUED_APPROVALS = 100_000;
 
 /** Where the records of one stored response are kept: files in a private directory, or this process's memory. */
 interface RecordShelf {
@@ -91,6 +94,7 @@ export async function openEmbeddedState(options: { directory?: string; ttlSecond
     description: directory === undefined ? "memory" : `directory ${directory}`,
     responses,
     limits: new LocalLimits(options.limits),
+    issuedApprovals: new LocalIssuedApprovals(options.ttlSeconds),
     async close() {},
   };
 }
@@ -165,5 +169,27 @@ export class LocalLimits implements CallerLimits {
     }
     const release = this.running.acquire(caller);
     return release ? { release } : { refused: "concurrency" };
+  }
+}
+
+/**
+ * The approval requests one process issued, in memory: one process takes each once; a restart
+ * forgets them (the client is asked again).
+ */
+export class LocalIssuedApprovals implements IssuedApprovals {
+  private readonly issued = new Map<string, { approval: IssuedApproval; until: number }>();
+
+  constructor(private readonly ttlSeconds: number) {}
+
+  async put(approval: IssuedApproval): Promise<void> {
+    if (this.issued.size >= MAX_ISSUED_APPROVALS) this.issued.delete(this.issued.keys().next().value as string);
+    this.issued.set(JSON.stringify([approval.owner, approval.id]), { approval, until: Date.now() + this.ttlSeconds * 1000 });
+  }
+
+  async take(owner: string, id: string): Promise<IssuedApproval | undefined> {
+    const key = JSON.stringify([owner, id]);
+    const entry = this.issued.get(key);
+    this.issued.delete(key);
+    return entry && entry.until > Date.now() ? entry.approval : undefined;
   }
 }

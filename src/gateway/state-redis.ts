@@ -5,7 +5,7 @@ import { redactUrl } from "../config/redact.js";
 import { mebibytes } from "../mcp/json-lines.js";
 import type { Logger } from "./log.js";
 import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
-import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
+import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
 
 const PREFIX = "toolbridge:";
 /** One Redis command may take this long before the request it serves gets its 503. */
@@ -118,6 +118,19 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     },
   };
 
+  // The caller is part of the key (each part escaped, so no two pairs make one key): another caller's take cannot use it up.
+  const issuedKey = (owner: string, id: string) => `${PREFIX}issued-approval:${encodeURIComponent(owner)}:${encodeURIComponent(id)}`;
+  const issuedApprovals: IssuedApprovals = {
+    async put(approval) {
+      await run(() => client.set(issuedKey(approval.owner, approval.id), JSON.stringify(approval), { expiration: { type: "PX", value: options.ttlSeconds * 1000 } }));
+    },
+    async take(owner, id) {
+      // GETDEL reads and deletes in one command: two replicas taking the same approval cannot both get it.
+      const text = await run(() => client.getDel(issuedKey(owner, id)));
+      return text == null ? undefined : (JSON.parse(String(text)) as IssuedApproval);
+    },
+  };
+
   const limits: CallerLimits = {
     async admit(caller) {
       const running = `${PREFIX}running:${caller}`;
@@ -202,7 +215,7 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
       },
     };
   }
-  const approvals = relay<ApprovalAnswer, true>("approval");
+  const approvals = relay<ApprovalAnswer, { caller: string; fingerprint: string }>("approval");
   const questions = relay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>("question");
 
   // Requests are served once Redis answers, or after a short wait (then with 503s until it does).
@@ -221,6 +234,7 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     description,
     responses,
     limits,
+    issuedApprovals,
     approvals,
     questions,
     async close() {

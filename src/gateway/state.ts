@@ -10,7 +10,7 @@ import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.
 /** One stored response of the Responses API; the conversation is the chain of `previous` links. */
 export interface StoredResponse {
   id: string;
-  /** The key label that made it; only it may read, continue or delete it. */
+  /** The id of the caller that made it (Caller.id, its key's, not its place in the list); only it may read, continue or delete it. */
   owner: string;
   previous?: string;
   /** The response object as the client got it. */
@@ -27,6 +27,32 @@ export interface ResponseStore {
   put(record: StoredResponse): Promise<void>;
   /** False when there was none. */
   delete(id: string): Promise<boolean>;
+}
+
+/**
+ * An MCP call the gateway asked a Responses client to approve (an `mcp_approval_request` it
+ * issued), as the person was shown it: an approval is honoured only for this, by this caller.
+ */
+export interface IssuedApproval {
+  id: string;
+  /** The key label of the caller it was issued to. */
+  owner: string;
+  server: string;
+  tool: string;
+  /** The tool's definition when it was asked (toolIdentity: server, name, a digest of the definition). */
+  definition: string;
+  arguments: string;
+}
+
+/** The approval requests the gateway issued, each taken once. */
+export interface IssuedApprovals {
+  /** Kept until the store's TTL passes. */
+  put(approval: IssuedApproval): Promise<void>;
+  /**
+   * The approval issued to this caller with this id, and it is gone: a second take, on any
+   * replica, finds nothing. Another caller's take neither finds it nor uses it up.
+   */
+  take(owner: string, id: string): Promise<IssuedApproval | undefined>;
 }
 
 /** Per-caller admission: requests running at once, and requests a minute. */
@@ -56,7 +82,8 @@ export interface AnswerRelay<Answer, Held = true> {
   onAnswer(deliver: (id: string, answer: Answer) => void): void;
 }
 
-export type ApprovalRelay = AnswerRelay<ApprovalAnswer>;
+/** An approval waits with the client whose turn asked, and the fingerprint of what its page was shown. */
+export type ApprovalRelay = AnswerRelay<ApprovalAnswer, { caller: string; fingerprint: string }>;
 /** A server's question waits with the client whose turn was asked, and the question as the page was shown it. */
 export type QuestionRelay = AnswerRelay<ServerQuestionAnswer, { caller: string; question: ServerQuestion }>;
 
@@ -65,6 +92,7 @@ export interface GatewayState {
   readonly description: string;
   readonly responses: ResponseStore;
   readonly limits: CallerLimits;
+  readonly issuedApprovals: IssuedApprovals;
   /** Absent: approvals are answered only on the replica that asked (one process). */
   readonly approvals?: ApprovalRelay;
   /** Absent: servers' questions are answered only on the replica that asked. */

@@ -4,24 +4,25 @@ import type { AgentEvent, ToolCallRecord, TurnResult } from "../agent/events.js"
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "../agent/tool-host.js";
 import { runToolCalls } from "../agent/tool-runner.js";
+import type { SkillHost } from "../agent/skills.js";
 import type { ToolMode } from "../config/schema.js";
-import type { ChatModel, ToolCall, ToolChoice } from "../llm/types.js";
+import type { SessionSettings } from "../host/session-settings.js";
+import type { ChatModel, ToolCall } from "../llm/types.js";
 import type { HubTool } from "../mcp/types.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { AgentRequest } from "./openai-wire.js";
 
-/** What every turn of the gateway shares: the hub, the models, the settings. Nothing of one request. */
-export interface TurnSettings {
+/**
+ * What every turn of the gateway shares: the hub, the session settings of src/host (see
+ * turnSettings), the approval policy. Nothing of one request.
+ */
+export interface TurnSettings extends Partial<SessionSettings> {
   tools: ToolHost;
-  toolFilter?: ToolFilter;
+  /** Servers' skills, offered through `load_skill` as `run` and `chat` offer them. */
+  skills?: SkillHost;
   approve: ApprovalMode;
   /** The configured servers (their approval keys, and the URL of a remote one). */
   servers: Readonly<Record<string, ServerApprovalConfig & { url?: string }>>;
-  systemPrompt?: string;
-  maxIterations?: number;
-  maxToolResultChars?: number;
-  toolMode?: ToolMode;
-  toolChoice?: ToolChoice;
   toolTimeoutMs?: number;
 }
 
@@ -107,6 +108,7 @@ export class TurnRunner {
     const agent = new Agent({
       model: this.metrics.instrument(options.model),
       tools: settings.tools,
+      ...(settings.skills ? { skills: settings.skills } : {}),
       messages: request.history,
       clientTools: request.clientTools,
       approval: {
@@ -115,6 +117,8 @@ export class TurnRunner {
       },
       toolMode,
       ...(toolFilter ? { toolFilter } : {}),
+      ...(settings.toolSearch ? { toolSearch: settings.toolSearch } : {}),
+      ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),
       ...(systemPrompt !== "" ? { systemPrompt } : {}),
       ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
       ...(settings.maxToolResultChars !== undefined ? { maxToolResultChars: settings.maxToolResultChars } : {}),

@@ -1,18 +1,23 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { BlockList, isIPv4 } from "node:net";
 import { z } from "zod";
-import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { callFingerprint } from "../agent/approval.js";
+import type { CallerPolicy } from "../host/caller-policy.js";
 import type { CallToolResult } from "../mcp/types.js";
 import { HttpError } from "./http.js";
 import type { TurnRunner } from "./turns.js";
 import type { WebChatHub } from "./web-chat-mcp.js";
-import { toolFingerprint } from "./web-chat-turns.js";
+import type { WebGrants } from "./web-chat-grants.js";
+import type { ApprovalQuestion } from "./web-chat-questions.js";
 
 /**
  * MCP Apps (the `io.modelcontextprotocol/ui` extension): a tool's `ui://` HTML resource, served
  * at `/app-frames/<id>` for a sandboxed frame of the page (scripts, never same-origin) under the
- * content security policy the resource declares; and the app's own tool calls, judged by the
- * approval policy like the model's. What is held for an app belongs to the page that shows it
+ * content security policy the resource declares (no wildcard hosts, nothing local unless the
+ * config says so); and the app's own tool calls, judged by the caller policy like every route's.
+ * An app opens only where its tool's result was shown, in a turn of the same client; its calls
+ * name its frame, and reach only its own server. What is held for an app belongs to the page that shows it
  * (a random id the page makes when it loads): when the page goes (its tab closed, reloaded,
  * navigated away) it says so, and its frames and its apps' running tool calls go with it.
  */
@@ -25,6 +30,9 @@ const MAX_DOMAINS = 32;
 /** Pages with apps open that are remembered at once; and per page, app tool calls running at once. */
 const MAX_PAGES = 256;
 const MAX_CALLS_PER_PAGE = 16;
+/** Clients, and apps per client, remembered as shown in a turn (an app's frame opens only for one of them). */
+const MAX_SHOWN_CLIENTS = 1024;
+const MAX_SHOWN_PER_CLIENT = 256;
 
 /** The page's own id: 128 random bits, made in the page when it loads. */
 const PageIdSchema = z.string().regex(/^[0-9a-f]{32}$/, "a page id is 32 hex digits");
@@ -35,19 +43,21 @@ export const ClosePageSchema = z.strictObject({ page: PageIdSchema });
 
 export const AppToolCallSchema = z.strictObject({
   page: PageIdSchema,
-  /** The tool whose app this is: an app calls tools of its own server only. */
-  appTool: z.string().min(1).max(200),
+  /** The app's frame (the id in its /app-frames/ path): the call is that app's, and reaches its server only. */
+  frame: z.uuid(),
   name: z.string().min(1).max(200),
   arguments: z.record(z.string(), z.unknown()).default({}),
-  /** The person's answer when the page asked them (the fingerprint of the tool they saw). */
-  approved: z.strictObject({ fingerprint: z.string().min(1).max(100) }).optional(),
+  /** The person's answer when the page asked them: the question's id, and the fingerprint of what they were shown. */
+  approved: z.strictObject({ id: z.uuid(), fingerprint: z.string().min(1).max(100) }).optional(),
 });
 
-interface Frame {
+export interface Frame {
   html: string;
   policy: string;
   expires: number;
   page: string;
+  /** The server whose `ui://` resource this is: the app's tool calls go to it alone. */
+  server: string;
 }
 
 /** What is held for one page: its apps' frames, and their tool calls running (each stopped when the page goes). */
@@ -57,19 +67,53 @@ interface AppPage {
   calls: Set<AbortController>;
 }
 
-/** The resource's declared domains, each one origin (`https://host[:port]`, wildcards in the host allowed); anything else is dropped. */
-function domains(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter((entry): entry is string => typeof entry === "string" && /^https?:\/\/[\w*.-]+(:\d{1,5})?$/.test(entry)).slice(0, MAX_DOMAINS);
+/** Addresses of this machine and its networks: loopback, private (RFC 1918, RFC 6598), link-local, unspecified. */
+const LOCAL_ADDRESSES = new BlockList();
+for (const [network, prefix] of [["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.168.0.0", 16]] as const) LOCAL_ADDRESSES.addSubnet(network, prefix, "ipv4");
+/** Names that mean this machine or a local network: localhost, mDNS, the reserved home and internal suffixes. */
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa", ".lan", ".intranet"];
+
+/** Why a declared origin is refused (a wildcard host, or a local one), or undefined. The URL parser's host is judged: `http://2130706433` is 127.0.0.1. */
+function localOrWide(origin: string): string | undefined {
+  if (origin.includes("*")) return "a wildcard host";
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    return "not a URL";
+  }
+  if (isIPv4(host)) return LOCAL_ADDRESSES.check(host, "ipv4") ? "a loopback, private or link-local address" : undefined;
+  if (host === "localhost" || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix)) || !host.includes(".")) return "a local name";
+  return undefined;
 }
 
-/** The frame's policy: the extension's default (inline code only, nothing fetched), widened by exactly what the resource declares. */
-export function appPolicy(csp: unknown): string {
+/**
+ * The resource's declared domains, each one origin (`https://host[:port]`); anything else is
+ * dropped, and so is a wildcard or local host unless `allowLocal` (`gateway.appCspAllowLocal`),
+ * each of those named in `refused`.
+ */
+function domains(value: unknown, allowLocal: boolean, refused: string[]): string[] {
+  if (!Array.isArray(value)) return [];
+  const kept: string[] = [];
+  for (const entry of value.slice(0, MAX_DOMAINS)) {
+    if (typeof entry !== "string" || !/^https?:\/\/[\w*.-]+(:\d{1,5})?$/.test(entry)) continue;
+    const why = allowLocal ? undefined : localOrWide(entry);
+    if (why) refused.push(`${entry} (${why}; gateway.appCspAllowLocal allows it)`);
+    else kept.push(entry);
+  }
+  return kept;
+}
+
+/**
+ * The frame's policy: the extension's default (inline code only, nothing fetched), widened by
+ * exactly what the resource declares and may have; `refused` gets each declared origin left out.
+ */
+export function appPolicy(csp: unknown, allowLocal = false, refused: string[] = []): string {
   const declared = (csp ?? {}) as Record<string, unknown>;
-  const resources = domains(declared.resourceDomains).join(" ");
-  const connect = domains(declared.connectDomains).join(" ");
-  const frames = domains(declared.frameDomains).join(" ");
-  const base = domains(declared.baseUriDomains).join(" ");
+  const resources = domains(declared.resourceDomains, allowLocal, refused).join(" ");
+  const connect = domains(declared.connectDomains, allowLocal, refused).join(" ");
+  const frames = domains(declared.frameDomains, allowLocal, refused).join(" ");
+  const base = domains(declared.baseUriDomains, allowLocal, refused).join(" ");
   return [
     "default-src 'none'",
     `script-src 'unsafe-inline' ${resources}`.trim(),
@@ -84,13 +128,46 @@ export function appPolicy(csp: unknown): string {
   ].join("; ");
 }
 
+/**
+ * The apps each client was shown: a tool with an app ran in a turn of theirs (by server and
+ * `ui://` address), a bounded few per client, the least recently shown forgotten first.
+ */
+export class ShownApps {
+  private readonly shown = new Map<string, Set<string>>();
+
+  record(caller: string, server: string, uri: string): void {
+    const apps = this.shown.get(caller) ?? new Set<string>();
+    this.shown.delete(caller);
+    this.shown.set(caller, apps);
+    const key = `${server}\u0000${uri}`;
+    apps.delete(key);
+    apps.add(key);
+    if (apps.size > MAX_SHOWN_PER_CLIENT) apps.delete(apps.values().next().value as string);
+    if (this.shown.size > MAX_SHOWN_CLIENTS) this.shown.delete(this.shown.keys().next().value as string);
+  }
+
+  has(caller: string, server: string, uri: string): boolean {
+    return this.shown.get(caller)?.has(`${server}\u0000${uri}`) === true;
+  }
+}
+
 /** App documents handed out by id, a bounded few at a time, each for a while, and what each page with apps holds. */
 export class AppFrames {
   private readonly frames = new Map<string, Frame>();
   /** Least recently used first. */
   private readonly pages = new Map<string, AppPage>();
 
-  async open(hub: WebChatHub, request: z.infer<typeof AppFrameRequestSchema>, caller: string): Promise<{ path: string; csp: string }> {
+  /** `allowLocal`: an app's CSP may name wildcard and local hosts (`gateway.appCspAllowLocal`). */
+  constructor(
+    readonly shown: ShownApps,
+    private readonly allowLocal: boolean,
+  ) {}
+
+  /** The frame of `request`'s app for `caller`'s page: only an app shown in a turn of `caller`'s. `refused`: the declared origins left out of its CSP. */
+  async open(hub: WebChatHub, request: z.infer<typeof AppFrameRequestSchema>, caller: string): Promise<{ path: string; csp: string; refused: string[] }> {
+    if (!this.shown.has(caller, request.server, request.uri)) {
+      throw new HttpError(403, `${request.uri} (server ${request.server}) was not shown in a turn of yours on this gateway: an app opens beside its tool's result`, "forbidden");
+    }
     const read = await hub.readResource(request.uri, request.server);
     const content = read.contents.find((item) => "text" in item && typeof item.text === "string");
     if (!content || !("text" in content)) throw new HttpError(422, `${request.uri} (server ${request.server}) has no HTML text`, "invalid_request_error");
@@ -99,20 +176,29 @@ export class AppFrames {
     }
     if (content.text.length > MAX_APP_HTML_CHARS) throw new HttpError(422, `${request.uri} (server ${request.server}) is larger than ${MAX_APP_HTML_CHARS} characters`, "invalid_request_error");
     const ui = (content._meta?.ui ?? {}) as { csp?: unknown };
-    const policy = appPolicy(ui.csp);
+    const refused: string[] = [];
+    const policy = appPolicy(ui.csp, this.allowLocal, refused);
     const now = Date.now();
     for (const [id, frame] of this.frames) if (frame.expires < now) this.dropFrame(id);
     while (this.frames.size >= MAX_FRAMES) this.dropFrame(this.frames.keys().next().value as string);
     const page = this.page(request.page, caller);
     const id = randomUUID();
-    this.frames.set(id, { html: content.text, policy, expires: now + FRAME_TTL_MS, page: request.page });
+    this.frames.set(id, { html: content.text, policy, expires: now + FRAME_TTL_MS, page: request.page, server: request.server });
     page.frames.add(id);
-    return { path: `/app-frames/${id}`, csp: policy };
+    return { path: `/app-frames/${id}`, csp: policy, refused };
   }
 
   get(id: string): Frame | undefined {
     const frame = this.frames.get(id);
     return frame && frame.expires >= Date.now() ? frame : undefined;
+  }
+
+  /** Frame `id` of `caller`'s page `pageId`, or a refusal: an app's call names a frame its page was given. */
+  owned(id: string, pageId: string, caller: string): Frame {
+    const frame = this.get(id);
+    const page = this.pages.get(pageId);
+    if (!frame || frame.page !== pageId || !page || page.caller !== caller) throw new HttpError(404, `No app frame ${id} is open on this page of yours`, "invalid_request_error", "not_found");
+    return frame;
   }
 
   /** Runs an app's tool call of page `pageId`; it is stopped when the page goes (as when its request's connection does). */
@@ -193,22 +279,42 @@ export function sendAppFrame(frames: AppFrames, path: string, res: ServerRespons
   return true;
 }
 
-export type AppToolAnswer = { result: CallToolResult } | { approval: { tool: string; server: string; title?: string; description?: string; fingerprint: string; arguments: Record<string, unknown> } };
+export type AppToolAnswer = { result: CallToolResult } | { approval: Omit<ApprovalQuestion, "callId"> };
 
 /**
- * A tool call an app makes: only to tools of its own server that this gateway offers; run when
- * the policy allows it or the person approved this very definition, else the question comes back.
+ * A tool call an app makes from its frame: only to tools of its frame's server that this
+ * gateway offers; run when the caller policy allows it, or when it says ask and the person
+ * answered the question issued for this very call (server, tool, definition, arguments), else
+ * that question comes back.
  */
-export async function callAppTool(hub: WebChatHub, runner: TurnRunner, settings: { approve: ApprovalMode; servers: Readonly<Record<string, ServerApprovalConfig>> }, request: z.infer<typeof AppToolCallSchema>, signal: AbortSignal): Promise<AppToolAnswer> {
-  const offered = runner.offered();
-  const owner = offered.find((tool) => tool.name === request.appTool);
-  const tool = offered.find((candidate) => candidate.name === request.name);
-  if (!owner || !tool) throw new HttpError(404, `No tool ${!owner ? request.appTool : request.name} is offered here`, "invalid_request_error", "not_found");
-  if (tool.server !== owner.server) throw new HttpError(403, `The app of ${owner.name} (server ${owner.server}) may call only its own server's tools, not ${tool.name} (server ${tool.server})`, "forbidden");
-  const fingerprint = toolFingerprint(tool);
-  const allowed = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers }).verdict(tool).allowed || request.approved?.fingerprint === fingerprint;
-  if (!allowed) {
-    return { approval: { tool: tool.name, server: tool.server, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), fingerprint, arguments: request.arguments } };
+export async function callAppTool(
+  context: { hub: WebChatHub; runner: TurnRunner; policy: CallerPolicy; grants: WebGrants; caller: string; frameId: string; frame: Frame },
+  request: z.infer<typeof AppToolCallSchema>,
+  signal: AbortSignal,
+): Promise<AppToolAnswer> {
+  const { frame, caller } = context;
+  const tool = context.runner.offered().find((candidate) => candidate.name === request.name);
+  if (!tool) throw new HttpError(404, `No tool ${request.name} is offered here`, "invalid_request_error", "not_found");
+  if (tool.server !== frame.server) throw new HttpError(403, `An app of server ${frame.server} may call only its own server's tools, not ${tool.name} (server ${tool.server})`, "forbidden");
+  const decision = context.policy.decide(caller, { kind: "tool", tool });
+  if (decision.action === "refuse") throw new HttpError(403, `Not run: ${decision.reason}`, "forbidden");
+  if (decision.action === "ask") {
+    const fingerprint = callFingerprint(tool, request.arguments);
+    if (!request.approved) {
+      const id = context.grants.issue(caller, context.frameId, fingerprint);
+      return {
+        approval: { id, tool: tool.name, server: tool.server, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), ...(tool.annotations?.destructiveHint === true ? { destructive: true } : {}), fingerprint, arguments: request.arguments },
+      };
+    }
+    const refused = context.grants.redeem(request.approved.id, caller, context.frameId, { shown: request.approved.fingerprint, now: fingerprint });
+    if (refused) throw new HttpError(refused.status, refused.message, "invalid_request_error", refused.status === 404 ? "not_found" : "approval_mismatch");
   }
-  return { result: await hub.callTool(tool.name, request.arguments, { signal }) };
+  return { result: await context.hub.callTool(tool.name, request.arguments, { signal }) };
+}
+
+/** The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key). */
+export function appUri(meta: Record<string, unknown> | undefined): string | undefined {
+  const ui = meta?.ui as { resourceUri?: unknown } | undefined;
+  const uri = ui?.resourceUri ?? meta?.["ui/resourceUri"];
+  return typeof uri === "string" && uri.startsWith("ui://") ? uri : undefined;
 }

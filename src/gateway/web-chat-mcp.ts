@@ -12,10 +12,14 @@ export type WebChatHub = HubServerSource & Pick<Hub, "servers"> & Partial<Pick<H
 
 const LOG_LINES_PER_SERVER = 50;
 
+/** The person's answer when the page asked them (the caller policy said ask): the question's id and the fingerprint shown with it. */
+const ApprovedSchema = z.strictObject({ id: z.uuid(), fingerprint: z.string().min(1).max(100) });
+
 export const PromptRequestSchema = z.strictObject({
   name: z.string().min(1).max(200),
   server: z.string().min(1).max(200),
   arguments: z.record(z.string().max(100), z.string().max(100_000)).optional(),
+  approved: ApprovedSchema.optional(),
 });
 
 export const CompleteRequestSchema = z.strictObject({
@@ -25,7 +29,8 @@ export const CompleteRequestSchema = z.strictObject({
   context: z.strictObject({ arguments: z.record(z.string().max(100), z.string().max(1000)) }).optional(),
 });
 
-export const ResourceRequestSchema = z.strictObject({ uri: z.string().min(1).max(2000), server: z.string().min(1).max(200).optional() });
+/** The server is named: the policy judges that server's resource, never one the hub would pick. */
+export const ResourceRequestSchema = z.strictObject({ uri: z.string().min(1).max(2000), server: z.string().min(1).max(200), approved: ApprovedSchema.optional() });
 
 /** Each server as the servers panel shows it: status, tools, its recent log lines (protocol and stderr). */
 export function serversView(hub: WebChatHub) {

@@ -5,7 +5,11 @@ import type { FieldValue, FormField } from "../mcp/elicitation-fields.js";
  * this type too, so the two cannot drift). Types only: the page's bundle takes nothing from here.
  */
 
-/** A tool call waiting for the person: the tool as defined now (its fingerprint lets "allow for this session" bind to that definition). */
+/**
+ * A tool call waiting for the person: the tool as defined now, and the call's arguments.
+ * `fingerprint` names exactly that (server, tool, definition, arguments): the page sends it back
+ * with the answer, and the gateway refuses an answer whose fingerprint is not the call's.
+ */
 export interface ApprovalQuestion {
   id: string;
   callId: string;
@@ -13,6 +17,8 @@ export interface ApprovalQuestion {
   server: string;
   title?: string;
   description?: string;
+  /** The server marks the tool destructiveHint: true (the page says so, as the terminal does). */
+  destructive?: boolean;
   fingerprint: string;
   arguments: Record<string, unknown>;
 }

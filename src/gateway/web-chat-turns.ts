@@ -1,13 +1,14 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { toolIdentity, type ApprovalAnswer, type ApproveCallback } from "../agent/approval.js";
+import { callFingerprint, type ApprovalAnswer, type ApproveCallback } from "../agent/approval.js";
 import type { AgentEvent } from "../agent/events.js";
 import { MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
-import type { HubTool } from "../mcp/types.js";
+import { ConcurrencyLimit } from "./access.js";
 import type { ApprovalRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
+import { appUri, type ShownApps } from "./web-chat-apps.js";
 import type { ApprovalQuestion } from "./web-chat-questions.js";
 import type { WebServerQuestions } from "./web-chat-server-questions.js";
 
@@ -22,22 +23,34 @@ const MAX_PENDING_APPROVALS = 256;
 /** One client (one API key; every caller, without keys) may hold this many: the others keep room to ask. */
 export const MAX_PENDING_APPROVALS_PER_CLIENT = 32;
 const MAX_RUNNING_TURNS = 256;
+/** A client's share of them, so that a few clients cannot take every turn. */
+export const MAX_RUNNING_TURNS_PER_CLIENT = 16;
+/** How long an approval waits for the person at the page before its call is denied (gateway.approvalTimeoutSeconds). */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 /** A deny reason goes back to the model; it is a sentence, not a document. */
 const MAX_REASON_CHARS = 2000;
 
-/** An opaque id of what the person approves (server, tool and definition, as the agent's policy binds it) for the page to keep. */
-export function toolFingerprint(tool: HubTool): string {
-  return createHash("sha256").update(toolIdentity(tool)).digest("hex").slice(0, 32);
-}
+/** Why an answer to an approval was not taken, in one line; undefined when it was. */
+export type AnswerRefusal = { status: 404 | 409; message: string } | undefined;
 
-/** Approvals waiting for the person at the page, by id. */
+/**
+ * Approvals waiting for the person at the page, by id. Each is its client's (the caller of the
+ * turn that asked): another key's answer finds nothing. An answer carries the fingerprint of
+ * what the page showed (server, tool, definition, arguments) and counts only when it matches.
+ */
 export class PendingApprovals {
-  private readonly waiting = new Map<string, (answer: ApprovalAnswer) => void>();
+  private readonly waiting = new Map<string, { caller: string; fingerprint: string; resolve: (answer: ApprovalAnswer) => void }>();
   private readonly perCaller = new Map<string, number>();
 
-  /** With a relay (Redis), the answer may come through any replica: it is carried to the one whose turn waits. */
-  constructor(private readonly relay?: ApprovalRelay) {
-    relay?.onAnswer((id, answer) => this.waiting.get(id)?.(answer));
+  /**
+   * With a relay (Redis), the answer may come through any replica: it is carried to the one whose turn waits.
+   * An approval not answered within `timeoutMs` is denied, so a page left open does not hold its turn forever.
+   */
+  constructor(
+    private readonly relay?: ApprovalRelay,
+    private readonly timeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS,
+  ) {
+    relay?.onAnswer((id, answer) => this.waiting.get(id)?.resolve(answer));
   }
 
   /** The `ask` for one turn of `caller`: each question goes to `announce`, and waits for `answer` (or the turn's end). */
@@ -59,7 +72,10 @@ export class PendingApprovals {
         }
         this.perCaller.set(caller, held + 1);
         const id = randomUUID();
+        const { tool } = request;
+        const fingerprint = callFingerprint(tool, request.arguments);
         const settle = () => {
+          clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
           if (!this.waiting.delete(id)) return;
           void this.relay?.unregister(id);
@@ -72,11 +88,16 @@ export class PendingApprovals {
           reject(signal?.reason);
         };
         signal?.addEventListener("abort", onAbort, { once: true });
-        this.waiting.set(id, (answer) => {
+        const answered = (answer: ApprovalAnswer) => {
           settle();
           resolve(answer);
-        });
-        const { tool } = request;
+        };
+        this.waiting.set(id, { caller, fingerprint, resolve: answered });
+        // The model reads this as the reason, and the page drops the question when the call ends denied.
+        const timer = setTimeout(
+          () => answered({ decision: "deny", reason: `no one answered the approval within ${Math.round(this.timeoutMs / 1000)} s, so it expired (gateway.approvalTimeoutSeconds)` }),
+          this.timeoutMs,
+        );
         const question = {
           type: "approval" as const,
           id,
@@ -85,13 +106,14 @@ export class PendingApprovals {
           server: tool.server,
           ...(tool.title ? { title: tool.title } : {}),
           ...(tool.description ? { description: tool.description } : {}),
-          fingerprint: toolFingerprint(tool),
+          ...(tool.annotations?.destructiveHint === true ? { destructive: true } : {}),
+          fingerprint,
           arguments: request.arguments,
         };
         // Known to every replica before the page can answer it; a store that is away makes it a refusal.
         if (!this.relay) announce(question);
         else
-          this.relay.register(id, true).then(
+          this.relay.register(id, { caller, fingerprint }).then(
             () => announce(question),
             (error: unknown) => {
               settle();
@@ -101,33 +123,59 @@ export class PendingApprovals {
       });
   }
 
-  /** False when no approval with that id is waiting (answered, or its turn gone) here or on another replica. */
-  async answer(id: string, answer: ApprovalAnswer): Promise<boolean> {
-    const resolve = this.waiting.get(id);
-    if (resolve) {
-      resolve(answer);
-      return true;
+  /**
+   * `caller`'s answer to approval `id`, given on a page that showed `fingerprint`. Refused when
+   * no approval of this caller's waits with that id (answered, its turn gone, another key's)
+   * here or on another replica, or when what was shown is not what is asked.
+   */
+  async answer(id: string, caller: string, fingerprint: string, answer: ApprovalAnswer): Promise<AnswerRefusal> {
+    const local = this.waiting.get(id);
+    const held = local ?? (await this.relay?.held(id));
+    if (!held || held.caller !== caller) return { status: 404, message: `No approval ${id} of yours is waiting here` };
+    if (held.fingerprint !== fingerprint) return { status: 409, message: `Approval ${id} asks about another call than the one answered (server, tool, definition or arguments differ): answer what is shown now` };
+    if (local) {
+      local.resolve(answer);
+      return undefined;
     }
-    return this.relay ? this.relay.forward(id, answer) : false;
+    return (await this.relay?.forward(id, answer)) ? undefined : { status: 404, message: `No approval ${id} of yours is waiting here` };
   }
 }
 
-/** Turns in progress, by id, so that Stop ends one and its partial answer still comes back in `turn-end`. */
+/** Turns in progress, by id, so that Stop ends one and its partial answer still comes back in `turn-end`. Only the turn's own client may stop it. */
 export class RunningTurns {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, { caller: string; controller: AbortController }>();
+  /** Each client's turns here. */
+  private readonly perCaller: ConcurrencyLimit;
 
-  start(signal: AbortSignal): { id: string; signal: AbortSignal; done: () => void } | undefined {
-    if (this.running.size >= MAX_RUNNING_TURNS) return undefined;
-    const id = randomUUID();
-    const controller = new AbortController();
-    this.running.set(id, controller);
-    return { id, signal: AbortSignal.any([signal, controller.signal]), done: () => this.running.delete(id) };
+  /**
+   * A turn may wait for a person, so a client's turns take at most half of its requests at once
+   * (`maxConcurrentPerKey`): the other half stays free for its answers to them, Stop, and the rest.
+   */
+  constructor(maxConcurrentPerKey: number) {
+    this.perCaller = new ConcurrencyLimit(Math.max(1, Math.min(MAX_RUNNING_TURNS_PER_CLIENT, Math.floor(maxConcurrentPerKey / 2))));
   }
 
-  stop(id: string): boolean {
-    const controller = this.running.get(id);
-    controller?.abort(new Error("stopped by the person"));
-    return controller !== undefined;
+  /** The turn, or the one line saying why there is no room for it (the gateway's turns, or `caller`'s share). */
+  start(signal: AbortSignal, caller: string): { id: string; signal: AbortSignal; done: () => void } | string {
+    if (this.running.size >= MAX_RUNNING_TURNS) return `Too many turns running at once on this gateway (at most ${MAX_RUNNING_TURNS})`;
+    const release = this.perCaller.acquire(caller);
+    if (!release) return `Too many turns running at once for this client (at most ${this.perCaller.perCaller}, half of gateway.maxConcurrentPerKey up to ${MAX_RUNNING_TURNS_PER_CLIENT})`;
+    const id = randomUUID();
+    const controller = new AbortController();
+    this.running.set(id, { caller, controller });
+    const done = () => {
+      this.running.delete(id);
+      release();
+    };
+    return { id, signal: AbortSignal.any([signal, controller.signal]), done };
+  }
+
+  /** False when no turn of `caller`'s runs with that id (another key's turn is not found either). */
+  stop(id: string, caller: string): boolean {
+    const turn = this.running.get(id);
+    if (!turn || turn.caller !== caller) return false;
+    turn.controller.abort(new Error("stopped by the person"));
+    return true;
   }
 }
 
@@ -137,9 +185,12 @@ export const WebTurnSchema = z.strictObject({
   input: z.string().min(1),
 });
 
+/** The fingerprint the page was shown with the question (ApprovalQuestion.fingerprint). */
+const ShownSchema = z.string().min(1).max(100);
+
 export const ApprovalAnswerSchema = z.discriminatedUnion("decision", [
-  z.strictObject({ id: z.string().min(1), decision: z.enum(["allow-once", "allow-session"]) }),
-  z.strictObject({ id: z.string().min(1), decision: z.literal("deny"), reason: z.string().max(MAX_REASON_CHARS).optional() }),
+  z.strictObject({ id: z.string().min(1).max(100), fingerprint: ShownSchema, decision: z.enum(["allow-once", "allow-session"]) }),
+  z.strictObject({ id: z.string().min(1).max(100), fingerprint: ShownSchema, decision: z.literal("deny"), reason: z.string().max(MAX_REASON_CHARS).optional() }),
 ]);
 
 export const StopSchema = z.strictObject({ id: z.string().min(1).max(100) });
@@ -151,24 +202,33 @@ export const StopSchema = z.strictObject({ id: z.string().min(1).max(100) });
  */
 export async function streamWebTurn(
   turn: z.infer<typeof WebTurnSchema>,
-  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; questions: WebServerQuestions; running: RunningTurns; caller: string },
+  context: { res: ServerResponse; signal: AbortSignal; runner: TurnRunner; model: ChatModel; approvals: PendingApprovals; questions: WebServerQuestions; running: RunningTurns; shownApps: ShownApps; caller: string },
 ): Promise<void> {
   const { res } = context;
   const send = (event: unknown) => {
     if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
   };
-  const slot = context.running.start(context.signal);
+  const slot = context.running.start(context.signal, context.caller);
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" });
-  if (!slot) {
-    send({ type: "turn-end", status: "failed", messages: [], error: { code: "busy", message: `Too many turns running at once on this gateway (at most ${MAX_RUNNING_TURNS})` } });
+  if (typeof slot === "string") {
+    send({ type: "turn-end", status: "failed", messages: [], error: { code: "busy", message: slot } });
     res.end();
     return;
   }
   // While a tool of a server runs, that server's questions (elicitation, sampling) are asked on this turn's stream.
   const questions = context.questions.listen(context.caller, send);
-  const servers = new Map(context.runner.offered().map((tool) => [tool.name, tool.server]));
+  const offered = context.runner.offered();
+  const servers = new Map(offered.map((tool) => [tool.name, tool.server]));
+  const apps = new Map<string, { server: string; uri: string }>();
+  for (const tool of offered) {
+    const uri = appUri(tool._meta);
+    if (uri) apps.set(tool.name, { server: tool.server, uri });
+  }
   const calls = new Map<string, string>();
   const track = (event: AgentEvent) => {
+    // A tool's result with its app, shown to this client: its app may open (and call its server) for this client only.
+    const app = event.type === "tool-call-finished" && event.result !== undefined ? apps.get(event.name) : undefined;
+    if (app) context.shownApps.record(context.caller, app.server, app.uri);
     if (event.type === "tool-call-started") {
       const server = servers.get(event.name);
       if (server === undefined) return;

@@ -8,11 +8,14 @@ import { HttpError, readJsonBody, sendJson } from "./http.js";
 import type { GatewayModels } from "./models.js";
 import type { ApprovalRelay, QuestionRelay } from "./state.js";
 import type { TurnRunner } from "./turns.js";
-import { AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, ClosePageSchema, sendAppFrame } from "./web-chat-apps.js";
+import { CallerPolicy, type PolicySubject } from "../host/caller-policy.js";
+import { appUri, AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, ClosePageSchema, sendAppFrame, ShownApps } from "./web-chat-apps.js";
+import { WebGrants } from "./web-chat-grants.js";
 import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
 import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
 import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
-import type { ApprovalMode, ServerApprovalConfig } from "../agent/approval.js";
+import { shownFingerprint, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import type { ToolFilter } from "../agent/tool-host.js";
 
 /**
  * The web chat's side of the gateway: its files, and the small API the page calls. Every
@@ -41,12 +44,20 @@ export interface WebChatOptions {
   runner: TurnRunner;
   approve: ApprovalMode;
   servers: Readonly<Record<string, ServerApprovalConfig>>;
+  /** The tool allow-list, as the turns apply it. */
+  toolFilter?: ToolFilter;
+  /** An app's CSP may name wildcard and local hosts (`gateway.appCspAllowLocal`). */
+  appCspAllowLocal?: boolean;
   maxBytes: number;
   requireModel: (name: string) => Promise<ChatModel>;
   /** Carries an answer given on another replica to the turn waiting here (Redis); none: this process only. */
   approvals?: ApprovalRelay;
   /** The same for servers' questions. */
   questionRelay?: QuestionRelay;
+  /** How long an approval waits for the person before its call is denied; DEFAULT_APPROVAL_TIMEOUT_MS unless given. */
+  approvalTimeoutMs?: number;
+  /** The gateway's limit of one client's requests at once, of which its turns take half. */
+  maxConcurrentPerKey: number;
   /** Where the hub's servers' questions come (its elicitation and sampling handlers); none: servers are not asked in the page. */
   questions?: WebServerQuestions;
 }
@@ -83,11 +94,18 @@ export class WebChat {
   readonly approvals: PendingApprovals;
   private readonly questions: WebServerQuestions;
   private readonly unwatch: () => void;
-  private readonly running = new RunningTurns();
-  private readonly frames = new AppFrames();
+  private readonly running: RunningTurns;
+  private readonly shownApps = new ShownApps();
+  private readonly frames: AppFrames;
+  /** The one decision every route takes (as /mcp does); here a person can be asked, so "ask" becomes a question. */
+  private readonly policy: CallerPolicy;
+  private readonly grants = new WebGrants();
 
   constructor(private readonly options: WebChatOptions) {
-    this.approvals = new PendingApprovals(options.approvals);
+    this.frames = new AppFrames(this.shownApps, options.appCspAllowLocal === true);
+    this.policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}) });
+    this.approvals = new PendingApprovals(options.approvals, options.approvalTimeoutMs);
+    this.running = new RunningTurns(options.maxConcurrentPerKey);
     const questions = (this.questions = options.questions ?? new WebServerQuestions());
     if (options.questionRelay) questions.answeredThrough(options.questionRelay);
     this.unwatch = options.hub.on?.((event) => questions.hubEvent(event)) ?? (() => undefined);
@@ -116,15 +134,16 @@ export class WebChat {
       },
       "POST /api/chat": async (req, res, { signal, caller }) => {
         const turn = await body(req, WebTurnSchema);
-        await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals: this.approvals, questions: this.questions, running: this.running, caller });
+        await streamWebTurn(turn, { res, signal, runner, model: await requireModel(turn.model), approvals: this.approvals, questions: this.questions, running: this.running, shownApps: this.shownApps, caller });
       },
-      "POST /api/stop": async (req, res) => {
+      "POST /api/stop": async (req, res, { caller }) => {
         const { id } = await body(req, StopSchema);
-        sendJson(res, 200, { stopped: this.running.stop(id) });
+        sendJson(res, 200, { stopped: this.running.stop(id, caller) });
       },
-      "POST /api/approvals": async (req, res) => {
-        const { id, ...answer } = await body(req, ApprovalAnswerSchema);
-        if (!(await this.approvals.answer(id, answer))) throw new HttpError(404, `No approval ${id} is waiting here`, "invalid_request_error", "not_found");
+      "POST /api/approvals": async (req, res, { caller }) => {
+        const { id, fingerprint, ...answer } = await body(req, ApprovalAnswerSchema);
+        const refused = await this.approvals.answer(id, caller, fingerprint, answer);
+        if (refused) throw new HttpError(refused.status, refused.message, "invalid_request_error", refused.status === 404 ? "not_found" : "approval_mismatch");
         sendJson(res, 200, { ok: true });
       },
       "POST /api/questions": async (req, res, { caller }) => {
@@ -139,9 +158,10 @@ export class WebChat {
         res.end(serializeTranscript(request.messages, request.model ? { model: request.model } : {}));
       },
       "GET /api/prompts": async (_req, res) => sendJson(res, 200, { prompts: await promptsView(hub) }),
-      "POST /api/prompt": async (req, res) => {
-        const { name, server, arguments: args } = await body(req, PromptRequestSchema);
-        sendJson(res, 200, await hub.getPrompt(name, args, server));
+      "POST /api/prompt": async (req, res, { caller }) => {
+        const { name, server, arguments: args, approved } = await body(req, PromptRequestSchema);
+        const question = this.asked(caller, { kind: "prompt", server, name }, { name, server, arguments: args ?? {} }, approved);
+        sendJson(res, 200, question ?? (await hub.getPrompt(name, args, server)));
       },
       "POST /api/complete": async (req, res) => {
         const { server, ...params } = await body(req, CompleteRequestSchema);
@@ -149,9 +169,10 @@ export class WebChat {
         sendJson(res, 200, await hub.complete(params, server));
       },
       "GET /api/resources": async (_req, res) => sendJson(res, 200, await resourcesView(hub)),
-      "POST /api/resource": async (req, res) => {
-        const { uri, server } = await body(req, ResourceRequestSchema);
-        sendJson(res, 200, await hub.readResource(uri, server));
+      "POST /api/resource": async (req, res, { caller }) => {
+        const { uri, server, approved } = await body(req, ResourceRequestSchema);
+        const question = this.asked(caller, { kind: "resource", server, uri }, { uri, server }, approved);
+        sendJson(res, 200, question ?? (await hub.readResource(uri, server)));
       },
       "POST /api/app-frames": async (req, res, { caller }) => {
         const request = await body(req, AppFrameRequestSchema);
@@ -159,8 +180,9 @@ export class WebChat {
       },
       "POST /api/app-tool": async (req, res, { signal, caller }) => {
         const request = await body(req, AppToolCallSchema);
-        const settings = { approve: this.options.approve, servers: this.options.servers };
-        sendJson(res, 200, await this.frames.call(request.page, caller, signal, (callSignal) => callAppTool(hub, runner, settings, request, callSignal)));
+        const frame = this.frames.owned(request.frame, request.page, caller);
+        const context = { hub, runner, policy: this.policy, grants: this.grants, caller, frameId: request.frame, frame };
+        sendJson(res, 200, await this.frames.call(request.page, caller, signal, (callSignal) => callAppTool(context, request, callSignal)));
       },
       // The page is going (pagehide): what its apps hold here goes with it.
       "POST /api/app-pages/close": async (req, res, { caller }) => {
@@ -168,6 +190,22 @@ export class WebChat {
         sendJson(res, 200, { closed: this.frames.close(page, caller) });
       },
     };
+  }
+
+  /**
+   * The policy's decision on a resource or prompt for `caller`: undefined when it may be had now
+   * (allowed, or the person answered this very question); else the question to put to the person
+   * (`shown`: what they are shown, which the answer's fingerprint must name). A refusal is thrown.
+   */
+  private asked(caller: string, subject: Extract<PolicySubject, { kind: "resource" | "prompt" }>, shown: Record<string, unknown>, approved: { id: string; fingerprint: string } | undefined) {
+    const decision = this.policy.decide(caller, subject);
+    if (decision.action === "refuse") throw new HttpError(403, `Not served: ${decision.reason}`, "forbidden");
+    if (decision.action === "allow") return undefined;
+    const fingerprint = shownFingerprint([subject.kind, shown]);
+    if (!approved) return { approval: { id: this.grants.issue(caller, subject.kind, fingerprint), kind: subject.kind, ...shown, fingerprint } };
+    const refused = this.grants.redeem(approved.id, caller, subject.kind, { shown: approved.fingerprint, now: fingerprint });
+    if (refused) throw new HttpError(refused.status, refused.message, "invalid_request_error", refused.status === 404 ? "not_found" : "approval_mismatch");
+    return undefined;
   }
 
   /** What the page's apps hold here now (pages, frames, tool calls running), for the gateway's metrics. */
@@ -178,11 +216,4 @@ export class WebChat {
   close(): void {
     this.unwatch();
   }
-}
-
-/** The `ui://` resource of a tool's MCP App (`_meta.ui.resourceUri`, or the older flat key). */
-export function appUri(meta: Record<string, unknown> | undefined): string | undefined {
-  const ui = meta?.ui as { resourceUri?: unknown } | undefined;
-  const uri = ui?.resourceUri ?? meta?.["ui/resourceUri"];
-  return typeof uri === "string" && uri.startsWith("ui://") ? uri : undefined;
 }

@@ -1,4 +1,5 @@
 import { didYouMean } from "../config/unknown-keys.js";
+import { endpointUrl } from "./endpoint-url.js";
 import { isApiContentType, LlmError, notOpenAICompatible, START_LOCAL_SERVER_HINT } from "./errors.js";
 
 /** A local OpenAI-compatible server worth trying when no base URL is given. */
@@ -16,8 +17,11 @@ export const OLLAMA_DEFAULT: LocalServer = { name: "Ollama", baseURL: "http://12
  * the user's choice (a proxy prefix) and stays.
  */
 export function normalizeBaseURL(url: string): string {
+  const parsed = new URL(url);
+  // With a query, the path is changed in its place, before it.
+  if (parsed.search !== "") return parsed.pathname.replace(/\/+$/, "") === "" ? endpointUrl(url, "/v1") : url;
   const trimmed = url.replace(/\/+$/, "");
-  return new URL(trimmed).pathname.replace(/\/+$/, "") === "" ? `${trimmed}/v1` : trimmed;
+  return parsed.pathname.replace(/\/+$/, "") === "" ? `${trimmed}/v1` : trimmed;
 }
 
 /** A model as a server lists it at `/models`. */

@@ -128,6 +128,11 @@ export function streamError(url: string, serverMessage: string | undefined, caus
   );
 }
 
+/** The connection closed (or was reset) while the answer was being read. */
+export function droppedError(url: string, cause: unknown): LlmError {
+  return new LlmError("bad-response", `The model server at ${url} closed the connection mid-answer (${describeNetworkCause(cause)}).`, { url, cause });
+}
+
 export function truncatedError(url: string): LlmError {
   return new LlmError("bad-response", `The model server at ${url} ended the stream before the answer was finished.`, { url });
 }

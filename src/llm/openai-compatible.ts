@@ -1,4 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { registerSecret } from "../config/redact.js";
+import { endpointUrl, queryApart } from "./endpoint-url.js";
 import { eventTooLarge, MAX_EVENT_BYTES, type AnswerBudget } from "./answer-limit.js";
 import type { BodyBytes } from "./body-bytes.js";
 import { readBoundedBody } from "./bounded-body.js";
@@ -124,7 +126,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
    */
   async countTokens(request: ChatRequest): Promise<number | undefined> {
     const body = this.requestBody(request);
-    const url = `${this.url.replace(/\/v1$/, "")}/tokenize`;
+    const url = endpointUrl(this.url.replace(/\/v1(?=$|\?)/, ""), "/tokenize");
     const timeout = AbortSignal.timeout(TOKENIZE_TIMEOUT_MS);
     try {
       const response = await this.post(
@@ -164,7 +166,7 @@ export class OpenAICompatibleModel extends StreamingModel<OpenAICompatibleOption
       const init = this.postInit(this.requestBody(request, withStrict), signal);
       let answer: OpenedAnswer;
       try {
-        answer = await httpOpen(`${this.url}/chat/completions`, init);
+        answer = await httpOpen(endpointUrl(this.url, "/chat/completions"), init);
       } catch (error) {
         throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
       }
@@ -360,8 +362,13 @@ async function statusError(response: Response): Promise<APIError> {
  * started without --api-key accept anything; the SDK insists on some key), the configured
  * headers over it, and Basic auth over both.
  */
+const SECRET_QUERY_NAME = /key|token|secret|sig|pass|auth|cred|session/i;
+
 function clientSettings(baseURL: string, apiKey: string | undefined, headers: Record<string, string> | undefined): { url: string; headers: Record<string, string> } {
   const { url, basic } = credentialsApart(baseURL);
+  // A query's credential (a gateway's `?key=…`) is as secret as the key: never printed. Only those: a
+  // registered value is masked everywhere, tool results too, and `api-version=2024-06-01` is a date.
+  for (const [name, value] of new URL(url).searchParams) if (SECRET_QUERY_NAME.test(name)) registerSecret(value);
   const merged = new Headers({ authorization: `Bearer ${apiKey || "not-needed"}` });
   for (const [name, value] of Object.entries(headers ?? {})) merged.set(name, value);
   if (basic) merged.set("authorization", basic);
@@ -371,9 +378,12 @@ function clientSettings(baseURL: string, apiKey: string | undefined, headers: Re
 }
 
 export function createOpenAIClient(baseURL: string, apiKey: string | undefined, timeoutMs: number, headers?: Record<string, string>): OpenAI {
-  const { url, headers: defaultHeaders } = clientSettings(baseURL, apiKey, headers);
+  const { url: withQuery, headers: defaultHeaders } = clientSettings(baseURL, apiKey, headers);
+  // The SDK appends paths to its base URL as text: the query goes in apart, added to each request.
+  const { url, query } = queryApart(withQuery);
   return new OpenAI({
     baseURL: url,
+    ...(query ? { defaultQuery: query } : {}),
     apiKey: apiKey || "not-needed",
     // Given explicitly so the SDK reads nothing from process.env.
     organization: null,

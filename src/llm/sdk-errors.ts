@@ -1,4 +1,4 @@
-import { connectionError, httpError, isApiContentType, LlmError, notOpenAICompatible, retryAfterMs, serverMessageOf, streamError, timeoutError } from "./errors.js";
+import { connectionError, droppedError, httpError, isApiContentType, LlmError, notOpenAICompatible, retryAfterMs, serverMessageOf, streamError, timeoutError } from "./errors.js";
 import type { RequestControl } from "./request-control.js";
 
 /**
@@ -40,9 +40,16 @@ export function fromSdkError(err: unknown, url: string, sdk: StainlessErrors, co
 /** A plain fetch failure (SDKs without their own error classes), or an unreadable answer. */
 export function unreadable(err: unknown, url: string, startHint?: string): LlmError {
   if (err instanceof TypeError && /fetch failed/i.test(err.message)) return connectionError(url, err.cause, startHint);
+  // undici's (and our body reader's) word for a body cut short; a damaged compressed body is unreadable indeed.
+  if (err instanceof TypeError && err.message === "terminated" && !zlibFailure(err.cause)) return droppedError(url, err.cause);
   const message = err instanceof Error ? err.message : String(err);
   return new LlmError("bad-response", `The model server at ${url} sent something unreadable: ${message.replace(/\s+/g, " ")}`, {
     url,
     cause: err,
   });
+}
+
+function zlibFailure(cause: unknown): boolean {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && code.startsWith("Z_");
 }

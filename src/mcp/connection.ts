@@ -497,20 +497,37 @@ export class Connection {
     const reconnection = { ...STREAM_RECONNECTION };
     this.reconnection = reconnection;
     this.streamCuts = 0;
-    const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
-      ...requestInit,
-      reconnectionOptions: reconnection,
-      fetch: watchResponseStreams((ids, how) => {
-        for (const id of ids) {
-          const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
-          streamable.onmessage?.({ jsonrpc: "2.0", id, error });
-        }
-      }, fetch),
-    });
+    const newStreamable = (): StreamableHTTPClientTransport => {
+      const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
+        ...requestInit,
+        reconnectionOptions: reconnection,
+        fetch: watchResponseStreams((ids, how) => {
+          for (const id of ids) {
+            const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+            streamable.onmessage?.({ jsonrpc: "2.0", id, error });
+          }
+        }, fetch),
+      });
+      return streamable;
+    };
+    const streamable = newStreamable();
     try {
       return { client: await this.connectClient(streamable, startup), transport: streamable };
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
       await closeTransport(streamable);
+      // A 5xx to the server/discover probe is a refusal of it like any other (a 2025 server whose router throws on
+      // a method it does not know): v2 gives up there, so the server is asked with initialize, as v2 does for a 4xx.
+      if (this.protocol === "auto" && !startup.signal.aborted && probeFailedOnServer(error)) {
+        this.options.log.write(this.name, `answered the server/discover probe (2026-07-28) with ${describe(error)}: speaking ${LEGACY_VERSION}`);
+        const again = newStreamable();
+        try {
+          return { client: await this.connectClient(again, startup, LEGACY), transport: again };
+        } catch (legacyError) {
+          await closeTransport(again);
+          error = legacyError;
+        }
+      }
       // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
       // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
       // A server pinned to 2026-07-28 has no such fallback.
@@ -1042,7 +1059,9 @@ export class Connection {
     const config = this.config;
     const authFailure = this.auth?.describeFailure(error);
     if (authFailure !== undefined) return authFailure;
-    if (error instanceof SdkHttpError && isAuthStatus(error.status)) {
+    // Only a 401 asks for credentials: a 403 may be anything the server refuses (its Host allow-list against DNS
+    // rebinding, an IP filter), so its status and words are quoted below as they are.
+    if (error instanceof SdkHttpError && error.status === 401) {
       return authenticationRequired(error.status, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
     }
     if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
@@ -1127,6 +1146,11 @@ function refusedAllBut(error: unknown, version: string): boolean {
 /** v2's verdict when a server probed in place closed the connection during server/discover. */
 function exitedOnProbe(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
+}
+
+/** v2's verdict when an HTTP server answered the server/discover probe with a 5xx (it falls back to initialize on a 4xx). */
+function probeFailedOnServer(error: unknown): boolean {
+  return error instanceof SdkHttpError && error.code === SdkErrorCode.EraNegotiationFailed && error.status >= 500 && error.message.startsWith("Version negotiation failed");
 }
 
 /**

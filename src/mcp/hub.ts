@@ -177,7 +177,7 @@ export class Hub {
   }
 
   servers(): ServerState[] {
-    return [...this.connections.values()].map((connection) => ({ ...connection.state }));
+    return [...this.connections.values()].map((connection) => this.stateOf(connection.state));
   }
 
   /** The last lines a server logged (`notifications/message` at or above its logLevel), oldest first, at most 50. */
@@ -457,7 +457,7 @@ export class Hub {
   private onConnectionEvent(event: HubEvent): void {
     if (event.type === "log") this.recentLogs.add(event.server, `${event.level}${event.logger ? ` ${event.logger}` : ""}: ${event.text}`);
     if (event.type === "tools-changed" || (event.type === "server-status" && event.state.status === "connected")) this.toolsChanged();
-    this.emit(event);
+    this.emit(event.type === "server-status" ? { ...event, state: this.stateOf(event.state) } : event);
   }
 
   private emit(event: HubEvent): void {
@@ -468,6 +468,15 @@ export class Hub {
         // A listener's bug must not break the hub or the other listeners.
       }
     }
+  }
+
+  /**
+   * A server's state, its tool count that of the tools offered (what its includeTools and
+   * excludeTools leave, as `tools` lists them), not of all it lists.
+   */
+  private stateOf(state: ServerState): ServerState {
+    const toolCount = this.registry().list.reduce((count, tool) => count + (tool.server === state.name ? 1 : 0), 0);
+    return { ...state, toolCount };
   }
 
   /** A server's tools changed: the registry is built again when next read (not once the hub is closed). */

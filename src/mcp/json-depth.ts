@@ -34,38 +34,51 @@ function stack(objects: object[], depths: number[], child: unknown, depth: numbe
 
 /**
  * Whether JSON text (UTF-8 bytes, parsed or not) opens more than `max` objects and arrays
- * inside each other: one pass over the bytes, before JSON.parse spends its time on them.
- * Brackets inside strings do not count; invalid JSON is left for the parser to refuse.
+ * inside each other, checked as it arrives in pieces (a request body as it is read): reading
+ * stops at the first piece that goes too deep, before JSON.parse spends its time on any of it.
+ * Brackets inside strings do not count, and a string or an escape in one may run from one
+ * piece into the next; invalid JSON is left for the parser to refuse.
  */
-export function jsonNestedDeeperThan(bytes: Uint8Array, max: number = MAX_JSON_DEPTH): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (inString) {
-      // A backslash escapes the next byte; a quote ends the string.
-      if (byte === 0x5c) i++;
-      else if (byte === 0x22) inString = false;
-      continue;
+export class JsonDepthScan {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly max: number = MAX_JSON_DEPTH) {}
+
+  /** Whether the text so far, with `bytes` after it, has gone deeper than the limit. */
+  deeperAfter(bytes: Uint8Array): boolean {
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i];
+      if (this.escaped) {
+        this.escaped = false;
+        continue;
+      }
+      if (this.inString) {
+        // A backslash escapes the next byte; a quote ends the string.
+        if (byte === 0x5c) this.escaped = true;
+        else if (byte === 0x22) this.inString = false;
+        continue;
+      }
+      switch (byte) {
+        case 0x22: // "
+          this.inString = true;
+          break;
+        case 0x5b: // [
+        case 0x7b: // {
+          if (++this.depth > this.max) return true;
+          break;
+        case 0x5d: // ]
+        case 0x7d: // }
+          this.depth--;
+          break;
+      }
     }
-    switch (byte) {
-      case 0x22: // "
-        inString = true;
-        break;
-      case 0x5b: // [
-      case 0x7b: // {
-        if (++depth > max) return true;
-        break;
-      case 0x5d: // ]
-      case 0x7d: // }
-        depth--;
-        break;
-    }
+    return false;
   }
-  return false;
 }
 
 /** The one line for data nested past the limit. */
-export function tooDeep(what: string): string {
-  return `${what} is nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`;
+export function tooDeep(what: string, max: number = MAX_JSON_DEPTH): string {
+  return `${what} is nested more than ${max} levels deep (the limit)`;
 }

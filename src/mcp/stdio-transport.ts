@@ -48,6 +48,8 @@ export class ProcessGroupTransport implements Transport {
   private ending: Promise<void> | undefined;
   /** Descendants outside the group, found before the server is asked to exit (after, they belong to init). */
   private strays: number[] = [];
+  /** Settles when stdin drains, for every write waiting on it (see whenDrained). */
+  private drained: Promise<void> | undefined;
   private readonly splitter: JsonLineSplitter;
   private readonly maxMessageBytes: number;
   private readonly graceMs: number;
@@ -119,8 +121,27 @@ export class ProcessGroupTransport implements Transport {
       // Written at once, each message: corking until the next tick, so that the polls of tasks in step went out in one
       // write, cost every plain call more CPU than the writes it saved.
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once("drain", resolve);
+      else void this.whenDrained(stdin).then(resolve);
     });
+  }
+
+  /**
+   * One wait for 'drain' that every write held back shares: a listener each would pile up past Node's
+   * leak warning when a server that does not read its stdin is sent many messages (answers to a flood of
+   * its own requests). A pipe that closes instead never drains; its writers are let go then.
+   */
+  private whenDrained(stdin: NodeJS.WritableStream): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        stdin.off("drain", done);
+        stdin.off("close", done);
+        this.drained = undefined;
+        resolve();
+      };
+      stdin.once("drain", done);
+      stdin.once("close", done);
+    });
+    return this.drained;
   }
 
   /** Closes stdin, then signals the group: SIGTERM after the grace, SIGKILL after another. */

@@ -9,7 +9,7 @@
 import { callsFromValue, callsFromXmlBody, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
 import { callsFromGemma } from "./gemma-calls.js";
 import { callsFromMiniMaxM3, invokeReader, MINIMAX_NS } from "./invoke-calls.js";
-import { callsFromPythonLines } from "./pythonic.js";
+import { callsFromPythonic, callsFromPythonLines, looksPythonic } from "./pythonic.js";
 
 export type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
 
@@ -24,6 +24,8 @@ function namedCall(name: string, argsText: string, tools: KnownTools | undefined
 
 export const DEEPSEEK = {
   open: "<｜tool▁calls▁begin｜>",
+  /** DeepSeek R1 also opens the section with this shorter token. */
+  openShort: "<｜tool▁calls｜>",
   close: "<｜tool▁calls▁end｜>",
   callBegin: "<｜tool▁call▁begin｜>",
   callEnd: "<｜tool▁call▁end｜>",
@@ -80,6 +82,9 @@ export function callsFromKimi(body: string, tools: KnownTools | undefined): Pars
   return calls.length > 0 ? calls : undefined;
 }
 
+/** A Kimi K2 call with no section around it, as the model sometimes writes it (llama.cpp reads it too). */
+export const callsFromKimiCall: RegionParser = (body, tools) => callsFromKimi(KIMI.callBegin + body, tools);
+
 /** Cherry Studio's prompt format: `<tool_use><name>NAME</name><arguments>{...}</arguments></tool_use>`. */
 export function callsFromToolUse(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
   const m = /^\s*<name>\s*([^<]*?)\s*<\/name>\s*(?:<arguments>([\s\S]*?)(?:<\/arguments>\s*)?)?$/.exec(body);
@@ -99,7 +104,8 @@ export type HarmonyHeader =
  * stand in the role part too (`assistant to=functions.NAME<|channel|>commentary json`).
  */
 export function readHarmonyHeader(header: string): HarmonyHeader | undefined {
-  const recipient = /(?:^|\s)to=([^\s<]+)/.exec(header);
+  // `assistantto=`: servers that drop the space the template puts after the role.
+  const recipient = /(?:^|\s|assistant)to=([^\s<]+)/.exec(header);
   if (recipient !== null) {
     const name = (recipient[1] ?? "").replace(/^functions\./, "");
     return NAME.test(name) ? { kind: "call", name } : undefined;
@@ -114,7 +120,13 @@ export const GEMMA4 = { open: "<|tool_call>", close: "<tool_call|>", quote: '<|"
 /** FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>}<end_function_call>`. */
 export const FUNCTION_GEMMA = { open: "<start_function_call>", close: "<end_function_call>", quote: "<escape>" } as const;
 
-export const callsFromGemma4: RegionParser = (body) => callsFromGemma(body, GEMMA4.quote);
+/** Gemma 4 ends its turn with `<turn|>`; a call the model closed with it instead of `<tool_call|>` is still whole. */
+const GEMMA_TURN_END = "<turn|>";
+export const callsFromGemma4: RegionParser = (body) => {
+  const end = body.indexOf(GEMMA_TURN_END);
+  const call = end >= 0 && body.slice(end + GEMMA_TURN_END.length).trim() === "" ? body.slice(0, end) : body;
+  return callsFromGemma(call, GEMMA4.quote);
+};
 export const callsFromFunctionGemma: RegionParser = (body) => callsFromGemma(body, FUNCTION_GEMMA.quote);
 
 /**
@@ -150,7 +162,26 @@ export { MINIMAX_NS };
  * else Qwen3-Coder or GLM XML.
  */
 export function callsFromToolCallBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  // A stray `</think>` just inside the tag (a model closing its reasoning late) hides the call's JSON.
+  const afterThink = /^\s*<\/think>\s*([[{][\s\S]*)$/.exec(body)?.[1];
+  if (afterThink !== undefined) {
+    const value = parseLooseJson(afterThink);
+    return value === undefined ? undefined : callsFromValue(value, { tagged: true, tools });
+  }
   return /^\s*(?:\]<\]minimax\[>\[)?<invoke /.test(body) ? callsFromMiniMaxM3(body, tools) : callsFromXmlBody(body, tools);
+}
+
+/**
+ * A fenced block (```xml, ```json) whose body is JSON inside one tag, as llama.cpp reads
+ * `<response>`, `<tool_call>` or `<function_call>` there. Tags that mark calls make a call of
+ * any name; the others (`<response>`, `<json>`, ...) only of a known tool.
+ */
+export function callsFromFencedTag(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const m = /^\s*<([\w:-]{1,40})>\s*([[{][\s\S]*?)\s*<\/\1>\s*$/.exec(body);
+  if (m === null) return undefined;
+  const value = parseLooseJson(m[2] ?? "");
+  const tagged = m[1] === "tool_call" || m[1] === "function_call";
+  return value === undefined ? undefined : callsFromValue(value, { tagged, tools });
 }
 
 /**
@@ -191,7 +222,23 @@ export function callsFromStep3(body: string, tools: KnownTools | undefined): Par
 /** Seed-OSS: Qwen3-Coder's `<function=N><parameter=K>V</parameter></function>` inside `<seed:tool_call>`. */
 export const SEED = { open: "<seed:tool_call>", close: "</seed:tool_call>" } as const;
 export function callsFromSeed(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
-  return /^\s*<function=/.test(body) ? callsFromXmlBody(body, tools) : undefined;
+  return /^\s*<function=/.test(body) ? callsFromXmlBody(body, tools, true) : undefined;
+}
+
+/**
+ * LFM2: `<|tool_call_start|>[name(key="value"), ...]<|tool_call_end|>`; also written without
+ * the list's brackets, or as a JSON list. An empty list says the model called nothing.
+ */
+export const LFM2 = { open: "<|tool_call_start|>", close: "<|tool_call_end|>" } as const;
+export function callsFromLfm2(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+  const text = body.trim();
+  if (/^\[\s*\]$/.test(text)) return [];
+  if (looksPythonic(text)) return callsFromPythonic(text);
+  if (/^[[{]/.test(text)) {
+    const value = parseLooseJson(text);
+    return value === undefined ? undefined : callsFromValue(value, { tagged: true, tools });
+  }
+  return callsFromPythonLines(text);
 }
 
 /** OLMo 3: bare Python calls, one per line, inside `<function_calls>`. */

@@ -124,6 +124,31 @@ export function acceptable(found: readonly Candidate[], tagged: boolean, tools: 
   return tools === undefined ? found.every((c) => c.explicit) : found.every((c) => tools.names.has(c.name));
 }
 
+/**
+ * Arguments typed by the tool's schema where a value came as text of another type: a Python
+ * `True` or a quoted number where the schema says boolean or number. Anything else is kept.
+ */
+export function typedBySchema(args: JsonObject, schema: JsonSchema | undefined): JsonObject {
+  if (schema === undefined) return args;
+  let out: JsonObject | undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== "string") continue;
+    const typed = scalarOfType(value.trim(), typeOf(schema, key));
+    if (typed === undefined) continue;
+    out ??= { ...args };
+    out[key] = typed;
+  }
+  return out ?? args;
+}
+
+function scalarOfType(text: string, type: unknown): boolean | number | undefined {
+  if (type === "boolean") return /^(?:true|True|TRUE)$/.test(text) ? true : /^(?:false|False|FALSE)$/.test(text) ? false : undefined;
+  if (type !== "number" && type !== "integer") return undefined;
+  if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) && (type === "number" || Number.isInteger(n)) ? n : undefined;
+}
+
 export function typeOf(schema: JsonSchema | undefined, param: string): unknown {
   const props = schema?.properties;
   if (!isObject(props)) return undefined;
@@ -131,10 +156,27 @@ export function typeOf(schema: JsonSchema | undefined, param: string): unknown {
   return isObject(prop) ? prop.type : undefined;
 }
 
+/**
+ * Text a format says is JSON (a typed parameter, DSML's `string="false"`): its value, `null`
+ * included, or the text itself when it does not parse. `strict` takes JSON as it is, with no
+ * repair, for formats that say a value's type outright and so mean text that is not JSON as text.
+ */
+export function jsonOrText(text: string, strict = false): unknown {
+  if (strict) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  const value = parseLooseJson(text);
+  return value === undefined ? text : value;
+}
+
 /** A parameter value written as XML text, typed by the tool's schema when it is known. */
 export function xmlValue(text: string, type: unknown): unknown {
   if (type === "string") return text;
-  if (type !== undefined) return parseLooseJson(text) ?? text;
+  if (type !== undefined) return jsonOrText(text);
   // Without a schema only strict JSON that is not a string (numbers, booleans, objects) is converted.
   try {
     const parsed: unknown = JSON.parse(text);
@@ -146,6 +188,8 @@ export function xmlValue(text: string, type: unknown): unknown {
 
 const FUNCTION_RE = /<function=([^>\s]+)>([\s\S]*?)(?:<\/function>|$)/g;
 const PARAMETER_RE = /<parameter=([^>\s]+)>\n?([\s\S]*?)\n?(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
+/** Seed-OSS writes a value flush against its tags, so a newline next to them is the value's own. */
+const FLUSH_PARAMETER_RE = /<parameter=([^>\s]+)>([\s\S]*?)(?:<\/parameter>|(?=<parameter=)|(?=<\/function>)|$)/g;
 
 const GLM_NAME_RE = /^\s*([\w.:-]{1,200})\s*(?=<arg_key>|$)/;
 const GLM_ARG_RE = /<arg_key>\s*([\s\S]*?)\s*<\/arg_key>\s*<arg_value>([\s\S]*?)<\/arg_value>/g;
@@ -173,8 +217,9 @@ function callsFromGlmBody(body: string, tools: KnownTools | undefined): ParsedTo
  * The XML bodies inside `<tool_call>`: Qwen3-Coder's `<function=NAME><parameter=P>value</parameter>...</function>`,
  * or GLM's `NAME<arg_key>K</arg_key><arg_value>V</arg_value>`.
  */
-export function callsFromXmlBody(body: string, tools: KnownTools | undefined): ParsedToolCall[] | undefined {
+export function callsFromXmlBody(body: string, tools: KnownTools | undefined, flush = false): ParsedToolCall[] | undefined {
   if (!/^\s*<function=/.test(body)) return callsFromGlmBody(body, tools);
+  const parameterRe = flush ? FLUSH_PARAMETER_RE : PARAMETER_RE;
   // Words outside the tags (`<function=x> is how a call starts`) make it prose that shows the format.
   if (body.replace(FUNCTION_RE, "").trim() !== "") return undefined;
   const calls: ParsedToolCall[] = [];
@@ -182,9 +227,9 @@ export function callsFromXmlBody(body: string, tools: KnownTools | undefined): P
     const name = fn[1] ?? "";
     const schema = tools?.schemas.get(name);
     const inner = fn[2] ?? "";
-    if (inner.replace(PARAMETER_RE, "").trim() !== "") return undefined;
+    if (inner.replace(parameterRe, "").trim() !== "") return undefined;
     const args: JsonObject = {};
-    for (const p of inner.matchAll(PARAMETER_RE)) {
+    for (const p of inner.matchAll(parameterRe)) {
       const param = p[1] ?? "";
       args[param] = xmlValue(p[2] ?? "", typeOf(schema, param));
     }

@@ -8,7 +8,7 @@
  * themselves (`<invoke name="N"><city>Paris</city></invoke>`, nested objects as nested
  * elements, lists as `<item>`s). Values are typed by the tool's schema when it is known.
  */
-import { parseLooseJson, typeOf, xmlValue, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+import { jsonOrText, typeOf, xmlValue, type KnownTools, type ParsedToolCall } from "./call-shape.js";
 import type { RegionParser } from "./call-regions.js";
 
 const NAME = /^[\w.:-]{1,200}$/;
@@ -45,7 +45,7 @@ function parameterValue(raw: string, attrs: string, type: unknown): unknown {
   const text = CDATA.exec(raw)?.[1] ?? raw;
   const stringAttr = /\bstring="(true|false)"/.exec(attrs)?.[1];
   if (type !== undefined || stringAttr === undefined) return xmlValue(text, type);
-  return stringAttr === "true" ? text : (parseLooseJson(text) ?? text);
+  return stringAttr === "true" ? text : jsonOrText(text);
 }
 
 /** MiniMax M3's namespace token, written before every tag of a call (and dropped by servers that skip special tokens). */
@@ -74,7 +74,7 @@ function readChildren(s: string, at: number, close: string, depth: number): Read
   for (;;) {
     i = skipSpace(s, i);
     if (s.startsWith(close, i)) {
-      const value = entries.length > 0 && entries.every(([k]) => k === "item") ? entries.map(([, v]) => v) : Object.fromEntries(entries);
+      const value = entries.length > 0 && entries.every(([k]) => k === "item") ? entries.map(([, v]) => v) : grouped(entries);
       return { value, end: i + close.length };
     }
     OPEN_TAG.lastIndex = i;
@@ -86,6 +86,20 @@ function readChildren(s: string, at: number, close: string, depth: number): Read
     entries.push([name, child.value]);
     i = child.end;
   }
+}
+
+/**
+ * Elements as an object, a name written more than once (`<tag>a</tag><tag>b</tag>`) as the
+ * list of its values in order, as M3's `to_xml` writes a list under a repeated key.
+ */
+function grouped(entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
+  const values = new Map<string, unknown[]>();
+  for (const [k, v] of entries) {
+    const list = values.get(k);
+    if (list === undefined) values.set(k, [v]);
+    else list.push(v);
+  }
+  return Object.fromEntries([...values].map(([k, list]) => [k, list.length === 1 ? list[0] : list]));
 }
 
 /** The value of `<name>` whose content starts at `at`: child elements, or text up to `</name>`. */
@@ -113,7 +127,7 @@ export function callsFromMiniMaxM3(region: string, tools: KnownTools | undefined
     const name = m?.[1] ?? "";
     if (m === null || !NAME.test(name)) return undefined;
     const schema = tools?.schemas.get(name);
-    const args: Record<string, unknown> = {};
+    const params: Array<[string, unknown]> = [];
     let j = INVOKE_TAG.lastIndex;
     for (;;) {
       j = skipSpace(body, j);
@@ -126,10 +140,10 @@ export function callsFromMiniMaxM3(region: string, tools: KnownTools | undefined
       // A string parameter is text even when it holds markup.
       const param = readElement(body, OPEN_TAG.lastIndex, key, type === "string" ? MAX_DEPTH : 1, (text) => xmlValue(text, type));
       if (param === undefined) return undefined;
-      args[key] = param.value;
+      params.push([key, param.value]);
       j = param.end;
     }
-    calls.push({ name, arguments: args });
+    calls.push({ name, arguments: grouped(params) });
     i = skipSpace(body, j + "</invoke>".length);
   }
   return calls.length > 0 ? calls : undefined;

@@ -18,6 +18,7 @@ import {
   callsFromValue,
   knownTools,
   parseLooseJson,
+  typedBySchema,
   type KnownTools,
   type ParsedToolCall,
   type ToolList,
@@ -29,6 +30,7 @@ import {
   FUNCTION_GEMMA,
   GEMMA4,
   KIMI,
+  LFM2,
   MINIMAX,
   MINIMAX_NS,
   OLMO3,
@@ -37,9 +39,12 @@ import {
   callsFromBareFunction,
   callsFromDeepSeek,
   callsFromDsml,
+  callsFromFencedTag,
   callsFromFunctionGemma,
   callsFromGemma4,
   callsFromKimi,
+  callsFromKimiCall,
+  callsFromLfm2,
   callsFromMiniMax,
   callsFromOlmo,
   callsFromSeed,
@@ -126,12 +131,15 @@ interface Container {
   region?: RegionParser;
   /** A region whose body must start (after whitespace) with a character this matches; anything else is prose that mentioned the opener. */
   start?: RegExp;
+  /** A region whose first tag must match this as soon as it is written; anything else is given back at once, not held to the closer. */
+  head?: RegExp;
 }
 
 type MatchResult =
   | { kind: "partial" }
   | { kind: "none" }
-  | { kind: "think-open"; closer: string }
+  /** `atStartOnly`: an opener that is also a word of prose (`[THINK]`), reasoning only where the reply starts. */
+  | { kind: "think-open"; closer: string; atStartOnly?: boolean }
   /** A structural token with nothing to say (Harmony's `<|end|>`, Command R's `<|START_RESPONSE|>`). */
   | { kind: "drop" }
   | { kind: "think-close" }
@@ -156,7 +164,10 @@ const MM_THINK_CLOSE = "</mm:think>";
  */
 const PROMPT_OPENED_CLOSERS: readonly string[] = [THINK_CLOSE, MM_THINK_CLOSE, XTML.thinkClose];
 
+const TOOL_CALL_OPEN = "<tool_call>";
 const TOOL_CALL: Container = { kind: "tool_call", tagged: true, closer: "</tool_call>" };
+/** After a bare `<function=...>` call: a `</tool_call>` there closes nothing the text should keep. */
+const ORPHAN_TOOL_CALL_CLOSER: Container = { kind: "function", tagged: true, closer: "</tool_call>" };
 /** Granite's special token, followed by a JSON array of calls. */
 const GRANITE: Container = { kind: "python_tag", tagged: true, closer: null };
 /**
@@ -184,17 +195,22 @@ const list = (open: string, closer: string | null): readonly [string, MatchResul
   { kind: "open", container: { kind: "list", tagged: true, closer } },
 ];
 const HARMONY_HEADER: Container = { kind: "harmony-header", tagged: true, closer: "<|message|>" };
+const HARMONY_START = "<|start|>";
+/** The tags llama.cpp reads a call's JSON in inside a fence (```xml then <response>). */
+const FENCED_CALL_TAG = /^\s*<(?:response|tool_call|function_call|tools?|json|JSON|xml)>/;
+/** An analysis message ends at `<|end|>`, or where the next message starts when the end token was left out. */
+const HARMONY_REASONING_CLOSERS: readonly string[] = ["<|end|>", HARMONY_START];
 const DROP: MatchResult = { kind: "drop" };
 
 const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
-  ["<tool_call>", { kind: "open", container: TOOL_CALL }],
+  [TOOL_CALL_OPEN, { kind: "open", container: TOOL_CALL }],
   ["<|python_tag|>", { kind: "open", container: PYTHON_TAG }],
   ["<|tool_call|>", { kind: "open", container: GRANITE }],
   ["[TOOL_CALLS]", { kind: "open", container: MISTRAL }],
   ["<think>", { kind: "think-open", closer: THINK_CLOSE }],
   [THINK_CLOSE, { kind: "think-close" }],
   // Magistral and Command R (7B, A) think in their own tokens.
-  ["[THINK]", { kind: "think-open", closer: "[/THINK]" }],
+  ["[THINK]", { kind: "think-open", closer: "[/THINK]", atStartOnly: true }],
   ["<|START_THINKING|>", { kind: "think-open", closer: "<|END_THINKING|>" }],
   ["<|START_RESPONSE|>", DROP],
   ["<|END_RESPONSE|>", DROP],
@@ -203,8 +219,12 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   list("<|python_start|>", "<|python_end|>"),
   list("functools", null),
   region(DEEPSEEK.open, DEEPSEEK.close, callsFromDeepSeek),
+  // R1's short section opener, and a call with no section around it (both read by llama.cpp).
+  region(DEEPSEEK.openShort, DEEPSEEK.close, callsFromDeepSeek),
+  region(DEEPSEEK.callBegin, DEEPSEEK.callEnd, callsFromDeepSeek),
   region(KIMI.open, KIMI.close, callsFromKimi),
   region(KIMI.openSingular, KIMI.closeSingular, callsFromKimi),
+  region(KIMI.callBegin, KIMI.callEnd, callsFromKimiCall),
   region("<tool_use>", "</tool_use>", callsFromToolUse, TAG),
   region(GEMMA4.open, GEMMA4.close, callsFromGemma4, /c/),
   region(FUNCTION_GEMMA.open, FUNCTION_GEMMA.close, callsFromFunctionGemma, /c/),
@@ -213,7 +233,7 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   region(STEP3.open, STEP3.close, callsFromStep3, TAG),
   region(SEED.open, SEED.close, callsFromSeed, TAG),
   region(OLMO3.open, OLMO3.close, callsFromOlmo, /[A-Za-z_]/),
-  ["<seed:think>", { kind: "think-open", closer: "</seed:think>" }],
+  ["<seed:think>", { kind: "think-open", closer: "</seed:think>", atStartOnly: true }],
   // MiniMax M3: its own think tags, and a namespace token before every tag of a call.
   ["<mm:think>", { kind: "think-open", closer: MM_THINK_CLOSE }],
   [MM_THINK_CLOSE, { kind: "think-close" }],
@@ -226,11 +246,13 @@ const LITERALS: ReadonlyArray<readonly [string, MatchResult]> = [
   [XTML.messageClose, DROP],
   [XTML.endOfMessage, DROP],
   region(XTML.open, XTML.close, callsFromXtml, TAG),
-  // LFM2 wraps a pythonic (or JSON) list in its call tokens; Hunyuan A13B a JSON list in <tool_calls>.
-  list("<|tool_call_start|>", "<|tool_call_end|>"),
+  // LFM2 wraps a pythonic (or JSON) list in its call tokens; Hunyuan A13B a JSON list in
+  // <tool_calls>, Nemotron in <TOOLCALL>.
+  region(LFM2.open, LFM2.close, callsFromLfm2, /[[{A-Za-z_]/),
   list("<tool_calls>", "</tool_calls>"),
+  list("<TOOLCALL>", "</TOOLCALL>"),
   // gpt-oss Harmony: a message is a header, `<|message|>`, its body, then an end token.
-  ["<|start|>", { kind: "open", container: HARMONY_HEADER }],
+  [HARMONY_START, { kind: "open", container: HARMONY_HEADER }],
   ["<|channel|>", { kind: "open", container: HARMONY_HEADER }],
   ["<|end|>", DROP],
   ["<|return|>", DROP],
@@ -257,7 +279,8 @@ const CALL_KEYS = [
   "tool_calls",
   "args",
 ] as const;
-const JSON_FENCE_LANGS = new Set(["", "json", "jsonc", "json5", "tool_call", "tool_code", "tool_calls"]);
+/** Fences a call may stand in: JSON's, the call tags', and xml (llama.cpp reads calls in ```xml too). */
+const JSON_FENCE_LANGS = new Set(["", "json", "jsonc", "json5", "tool_call", "tool_code", "tool_calls", "xml"]);
 
 const PARTIAL: MatchResult = { kind: "partial" };
 const NONE: MatchResult = { kind: "none" };
@@ -286,8 +309,17 @@ function jsonHead(lit: string): MatchResult {
     if (lit.charAt(i) !== "{") return NONE;
   }
   i++;
-  while (i < n && isSpace(lit.charAt(i))) i++;
-  if (i === n) return PARTIAL;
+  for (;;) {
+    while (i < n && isSpace(lit.charAt(i))) i++;
+    if (i === n) return PARTIAL;
+    // Relaxed JSON: `//` comment lines before the first key (the literal's bound caps their length).
+    if (lit.charAt(i) !== "/") break;
+    if (i + 1 === n) return PARTIAL;
+    if (lit.charAt(i + 1) !== "/") return NONE;
+    const eol = lit.indexOf("\n", i);
+    if (eol < 0) return PARTIAL;
+    i = eol + 1;
+  }
   const q = lit.charAt(i);
   const quoted = q === '"' || q === "'";
   if (quoted) i++;
@@ -363,8 +395,12 @@ class StreamParser implements ToolCallParser {
   private parts: string[] = [];
   /** How much of the container's closer the last characters of the body matched. */
   private closerAt = 0;
+  /** How much of `<tool_call>` the last characters of a `<tool_call>` body matched. */
+  private reopenAt = 0;
   private trailerSpace = "";
   private regionLength = 0;
+  /** The region's first tag matched its `head`. */
+  private headSeen = false;
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -481,11 +517,27 @@ class StreamParser implements ToolCallParser {
     // Every container with a closing tag or fence ends its body there, braces closed or not.
     const closer = this.container?.kind === "bare" ? null : (this.container?.closer ?? null);
     const scanner = this.scanner;
+    // A `<tool_call>` inside a call's unfinished JSON: the model abandoned it and started again.
+    const reopen = this.container?.kind === "tool_call" ? TOOL_CALL_OPEN : null;
     let j = from;
     let closed = false;
     let cut = false;
     for (; j < n; j++) {
       const c = s.charCodeAt(j);
+      if (reopen !== null && scanner.inString === 0) {
+        if (c === reopen.charCodeAt(this.reopenAt)) {
+          if (++this.reopenAt === reopen.length) {
+            this.parts.push(s.slice(from, j + 1));
+            const raw = this.parts.join("");
+            this.parts = [];
+            this.reopenAt = 0;
+            this.emitText(this.leadRaw + raw.slice(0, raw.length - reopen.length));
+            this.leadRaw = reopen;
+            this.state = State.Lead;
+            return j + 1;
+          }
+        } else this.reopenAt = c === reopen.charCodeAt(0) ? 1 : 0;
+      }
       if (closer !== null && scanner.inString === 0) {
         if (c === closer.charCodeAt(this.closerAt)) {
           if (++this.closerAt === closer.length) {
@@ -547,6 +599,16 @@ class StreamParser implements ToolCallParser {
     } else if (this.container?.kind === "harmony-header" && this.regionLength > MAX_HEADER) {
       this.giveBack(this.leadRaw + this.parts.join(""));
       this.parts = [];
+    } else if (this.container?.head !== undefined && !this.headSeen) {
+      // Before the first `>` the body is at most MAX_LITERAL long, so joining it again is bounded.
+      const text = this.parts.join("");
+      const end = text.indexOf(">");
+      if (end >= 0 && this.container.head.test(text)) this.headSeen = true;
+      else if (end >= 0 || text.length > MAX_LITERAL) {
+        // A code block of real XML: text now, not held back to its closing fence.
+        this.giveBack(this.leadRaw + text);
+        this.parts = [];
+      }
     }
     return j;
   }
@@ -573,7 +635,7 @@ class StreamParser implements ToolCallParser {
     if (this.reasoning) {
       let partial = false;
       for (const closer of this.reasoningClosers) {
-        if (lit === closer) return { kind: "think-close" };
+        if (lit === closer) return closer === HARMONY_START ? { kind: "open", container: HARMONY_HEADER } : { kind: "think-close" };
         if (closer.startsWith(lit)) partial = true;
       }
       return partial ? PARTIAL : NONE;
@@ -583,6 +645,8 @@ class StreamParser implements ToolCallParser {
     const closer = this.matchCloser;
     if (closer !== null) {
       if (closer !== "" && lit === closer) return { kind: "closer" };
+      // A model that ends its call with `</think>` where `</tool_call>` belongs.
+      if (closer === TOOL_CALL.closer && lit === THINK_CLOSE) return { kind: "closer" };
       partial = closer !== "" && closer.startsWith(lit);
     }
     for (const [literal, result] of LITERALS_BY_FIRST.get(lit.charAt(0)) ?? []) {
@@ -614,6 +678,17 @@ class StreamParser implements ToolCallParser {
       this.container = null;
     } else if (this.matchCloser !== null) this.leaveTrailer();
     if (result.kind === "closer") return;
+    if (result.kind === "think-open" && result.atStartOnly === true && !this.atStart) {
+      // Prose that names the opener: text, read on from its second character.
+      this.emitText(lit.charAt(0));
+      this.feed(lit.slice(1));
+      return;
+    }
+    if (result.kind === "open" && this.reasoning) {
+      // `<|start|>` ended an analysis message that left out its `<|end|>`.
+      this.reasoning = false;
+      this.reasoningClosers = [THINK_CLOSE];
+    }
     switch (result.kind) {
       case "none":
         // Not a trigger: its first character is text, the rest is read again.
@@ -668,6 +743,12 @@ class StreamParser implements ToolCallParser {
     const named = c.name !== undefined || c.kind === "function";
     if (ch === "{" || (ch === "[" && !named)) {
       this.startJson();
+      return false;
+    }
+    // A fence holding a tag around the JSON (```xml then <response>): read whole up to the closing fence.
+    if (c.kind === "fence" && ch === "<") {
+      this.container = { ...c, region: callsFromFencedTag, head: FENCED_CALL_TAG };
+      this.startRegion();
       return false;
     }
     // Qwen3-Coder's `<function=`, MiniMax M3's `<invoke` and the namespace token before it.
@@ -790,6 +871,7 @@ class StreamParser implements ToolCallParser {
     this.scanner.reset();
     this.parts = [];
     this.closerAt = 0;
+    this.reopenAt = 0;
     this.state = State.Json;
   }
 
@@ -805,6 +887,7 @@ class StreamParser implements ToolCallParser {
     this.parts = [];
     this.closerAt = 0;
     this.regionLength = 0;
+    this.headSeen = false;
     this.state = State.Xml;
   }
 
@@ -844,10 +927,18 @@ class StreamParser implements ToolCallParser {
       return;
     }
     const calls = (c?.region ?? callsFromToolCallBody)(body, this.tools);
-    if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
-    else this.emitCalls(calls);
     this.container = null;
     this.state = State.Text;
+    if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
+    else {
+      this.emitCalls(calls);
+      // Qwen3-Coder's call written without its opening `<tool_call>` still ends with the closing one.
+      if (c?.kind === "function" && closerText !== "") {
+        this.container = ORPHAN_TOOL_CALL_CLOSER;
+        this.trailerSpace = "";
+        this.state = State.Trailer;
+      }
+    }
   }
 
   /** After `<|message|>`: a call's JSON follows, or reasoning (the analysis channel), or text. */
@@ -862,12 +953,14 @@ class StreamParser implements ToolCallParser {
       this.state = State.Lead;
     } else if (read.kind === "reasoning") {
       this.reasoning = true;
-      this.reasoningClosers = ["<|end|>"];
+      this.reasoningClosers = HARMONY_REASONING_CLOSERS;
     }
   }
 
   private emitCalls(calls: ParsedToolCall[]): void {
-    for (const call of calls) this.out.push({ type: "tool-call", name: call.name, arguments: call.arguments });
+    for (const call of calls) {
+      this.out.push({ type: "tool-call", name: call.name, arguments: typedBySchema(call.arguments, this.tools?.schemas.get(call.name)) });
+    }
   }
 
   /** An opener that led to no call: its text goes out as text and reading resumes. */
@@ -912,6 +1005,14 @@ const THINK_PAIRS: ReadonlyArray<readonly [string, string]> = [
   [XTML.thinkOpen, XTML.thinkClose],
 ];
 
+/** Whether the `</think>` at `at` stands inside a `<tool_call>` still open there: a misplaced closer, not reasoning's end. */
+function closesToolCall(text: string, at: number): boolean {
+  const open = text.lastIndexOf(TOOL_CALL_OPEN, at);
+  if (open < 0) return false;
+  const close = text.indexOf("</tool_call>", open);
+  return close < 0 || close > at;
+}
+
 /**
  * A whole message at once, through the same machine. A message that closes a reasoning block
  * it never opened started inside one (the template opened it), unless told otherwise.
@@ -920,7 +1021,7 @@ export function parseToolCalls(text: string, options: ToolCallParserOptions = {}
   const startInReasoning = options.startInReasoning ?? THINK_PAIRS.some(([opener, closer]) => {
     const close = text.indexOf(closer);
     const open = text.indexOf(opener);
-    return close >= 0 && (open < 0 || close < open);
+    return close >= 0 && (open < 0 || close < open) && !closesToolCall(text, close);
   });
   const parser = createToolCallParser({ ...options, startInReasoning });
   const result: ParsedMessage = { calls: [], content: "", reasoning: "" };

@@ -184,9 +184,14 @@ const GRANITE: PromptFamily = {
 const argumentEntries = (c: ToolCall): Array<[string, string, boolean]> =>
   Object.entries(argumentsObject(c.arguments)).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v), typeof v === "string"]);
 
-/** Qwen3-Coder's `<function=NAME><parameter=K>V</parameter></function>`, also Seed-OSS's call body. */
-const functionXml = (c: ToolCall): string =>
-  `<function=${c.name}>\n${argumentEntries(c).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")}</function>`;
+/**
+ * Qwen3-Coder's `<function=NAME><parameter=K>\nV\n</parameter></function>`, also Seed-OSS's
+ * call body, whose template writes each value flush against its tags.
+ */
+const functionXml = (c: ToolCall, flush = false): string => {
+  const nl = flush ? "" : "\n";
+  return `<function=${c.name}>\n${argumentEntries(c).map(([k, v]) => `<parameter=${k}>${nl}${v}${nl}</parameter>\n`).join("")}</function>`;
+};
 
 const XML_ARGS = "each argument as <parameter=NAME>value</parameter> (strings as they are, anything else as JSON)";
 
@@ -202,7 +207,7 @@ const QWEN3_CODER: PromptFamily = {
 const SEED_OSS: PromptFamily = {
   format: "seed-oss",
   instruction: `To call a tool, write ${SEED.open}, then <function=NAME> with ${XML_ARGS}, then </function>${SEED.close}; one block per call:`,
-  formatCalls: (calls) => calls.map((c) => `${SEED.open}\n${functionXml(c)}\n${SEED.close}`).join("\n"),
+  formatCalls: (calls) => calls.map((c) => `${SEED.open}\n${functionXml(c, true)}\n${SEED.close}`).join("\n"),
   ...toolResponse,
 };
 

@@ -52,15 +52,16 @@ class PyReader {
     if (ch === "'" || ch === '"') return this.string(ch);
     if (ch === "[" || ch === "(") return this.sequence(ch === "[" ? "]" : ")", depth);
     if (ch === "{") return this.dict(depth);
-    const word = /^(?:True|False|None|[-+]?(?:\d[\d_]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))/.exec(
+    // Models trained on JSON write its literals in Python calls too (`f(a=true, b=null)`).
+    const word = /^(?:True|False|None|true|false|null|[-+]?(?:\d[\d_]*\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))/.exec(
       this.s.slice(this.i, this.i + 64),
     );
     if (word === null) return { ok: false };
     this.i += word[0].length;
     const w = word[0];
-    if (w === "True") return { ok: true, value: true };
-    if (w === "False") return { ok: true, value: false };
-    if (w === "None") return { ok: true, value: null };
+    if (w === "True" || w === "true") return { ok: true, value: true };
+    if (w === "False" || w === "false") return { ok: true, value: false };
+    if (w === "None" || w === "null") return { ok: true, value: null };
     const n = Number(w.replace(/_/g, ""));
     return Number.isFinite(n) ? { ok: true, value: n } : { ok: false };
   }
@@ -103,7 +104,8 @@ class PyReader {
         }
         continue;
       }
-      if (!triple && c === "\n") return { ok: false };
+      // A line break in a one-line string is invalid Python, but the call region bounds the
+      // text, so it is kept as the multi-line shell command it usually is.
       out += c;
       this.i++;
     }
@@ -122,19 +124,26 @@ class PyReader {
     return { ok: true, value: items };
   }
 
-  private dict(depth: number): { ok: true; value: Record<string, unknown> } | { ok: false } {
+  /** A dict, or a set literal (`{'a', 'b'}`), which JSON can only hold as a list. */
+  private dict(depth: number): { ok: true; value: Record<string, unknown> | unknown[] } | { ok: false } {
+    const start = this.i;
     this.i++;
     const out: Record<string, unknown> = {};
     while (!this.eat("}")) {
       const k = this.value(depth + 1);
       if (!k.ok || (typeof k.value !== "string" && typeof k.value !== "number")) return { ok: false };
-      if (!this.eat(":")) return { ok: false };
+      if (!this.eat(":")) return Object.keys(out).length === 0 ? this.set(start, depth) : { ok: false };
       const v = this.value(depth + 1);
       if (!v.ok) return { ok: false };
       out[String(k.value)] = v.value;
       if (!this.eat(",") && this.peek() !== "}") return { ok: false };
     }
     return { ok: true, value: out };
+  }
+
+  private set(start: number, depth: number): { ok: true; value: unknown[] } | { ok: false } {
+    this.i = start;
+    return this.sequence("}", depth);
   }
 }
 
@@ -172,7 +181,10 @@ export function callsFromPythonic(text: string): ParsedToolCall[] | undefined {
   return calls.length > 0 && r.atEnd() ? calls : undefined;
 }
 
-/** The calls of `f(a=1)\ng()`: bare calls one after another, as OLMo 3 writes them in `<function_calls>`. */
+/**
+ * The calls of `f(a=1)\ng()`: bare calls one after another, as OLMo 3 writes them in
+ * `<function_calls>` (and LFM2 when it leaves out the list's brackets, commas between).
+ */
 export function callsFromPythonLines(text: string): ParsedToolCall[] | undefined {
   const r = new PyReader(text);
   const calls: ParsedToolCall[] = [];
@@ -180,6 +192,7 @@ export function callsFromPythonLines(text: string): ParsedToolCall[] | undefined
     const call = readCall(r);
     if (call === undefined) return undefined;
     calls.push(call);
+    r.eat(",");
   }
   return calls.length > 0 ? calls : undefined;
 }

@@ -1,10 +1,12 @@
 /**
  * Tool search: a local ranked index over the offered tools, so a model with hundreds of tools
  * gets a `search_tools` tool instead of every definition. The index is BM25 (MiniSearch) over
- * each tool's name, title, description and parameter names, with words cut at camelCase,
- * snake_case and punctuation and reduced to their Porter stem, so a task's words ("files",
- * "reading") meet a tool's ("file", "read_text_file"). Optionally an embedding ranking is
- * fused in by reciprocal rank.
+ * each tool's name, title, description (its first sentences weighed above the rest), parameter
+ * names and server name, with words cut at camelCase, snake_case and punctuation and reduced to
+ * their Porter stem, so a task's words ("files", "reading") meet a tool's ("file",
+ * "read_text_file"); a task's word no tool uses is searched through its synonyms. Identical
+ * definitions (one server configured twice) are indexed once. Optionally an embedding ranking
+ * is fused in by reciprocal rank.
  */
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
@@ -28,9 +30,11 @@ export const SEARCH_TOOL: ToolDefinition = {
   },
 };
 
-/** A tool as the index sees it: a definition, with the MCP title when there is one. */
+/** A tool as the index sees it: a definition, with the MCP title and the server's name when known. */
 export interface SearchableTool extends ToolDefinition {
   title?: string;
+  /** The server's config key: its words (`google-maps`, `slack`) say what every tool of it is about. */
+  server?: string;
 }
 
 /** One vector per input, in the inputs' order (an embedding endpoint). */
@@ -109,7 +113,7 @@ const SYNONYM_GROUPS = [
   "repository repo project",
   "comment reply",
   "info information metadata detail stat",
-  "download fetch",
+  "download fetch crawl",
   "upload",
   "log logs output",
   "time clock date",
@@ -133,6 +137,26 @@ const SYNONYM_GROUPS = [
   "evaluate script javascript js eval",
   "performance speed fast slow trace",
   "extract scrape parse",
+  // Everyday words for what tools name in their own terms.
+  "remember memorize memory recall knowledge",
+  "forget delete",
+  "say said tell talk message conversation history",
+  "drive driving travel route directions commute distance",
+  "high height altitude elevation",
+  "reaction emoji thumbs",
+  "count many number",
+  "replica replicas scale instances",
+  "pull extract",
+  "screenshot image picture",
+  "where locate find",
+  "open create new",
+  "org organization organisation company",
+  "draw generate plot render chart graph",
+  "markdown text content",
+  "print show display read",
+  "pod container",
+  "enter type fill input",
+  "error errors warning log",
 ];
 
 const SYNONYMS = new Map<string, string[]>();
@@ -142,7 +166,7 @@ for (const group of SYNONYM_GROUPS) {
 }
 
 /** Weight of a word the query did not say but a synonym group added. */
-const SYNONYM_WEIGHT = 0.4;
+const SYNONYM_WEIGHT = 0.3;
 
 /** Splits `readTextFile`, `read_text_file`, `read-text.file` and prose alike into lower-case words. */
 export function toolWords(text: string): string[] {
@@ -153,6 +177,12 @@ export function toolWords(text: string): string[] {
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== "");
 }
+
+/**
+ * `#general` names a channel: its word is a name, not what the task is about (and Porter
+ * stems "general" as "generate"), so it searches as "channel". `#42` is a number, left alone.
+ */
+const channelsNamed = (query: string): string => query.replace(/(^|\s)#[A-Za-z][\w.-]*/g, "$1channel");
 
 /** A text's index terms: its words, stop words dropped, each reduced to its Porter stem. */
 function searchTerms(text: string): string[] {
@@ -165,13 +195,30 @@ function parameterText(tool: ToolDefinition): string {
   return Object.keys(props).join(" ");
 }
 
+/** Characters of a description that say what the tool does; the rest is details. */
+const SUMMARY_CHARS = 150;
+
+/** A description cut at a word near SUMMARY_CHARS: what the tool does, then its details. */
+function summaryAndDetails(text: string, max = SUMMARY_CHARS): { description: string; details: string } {
+  const one = text.replace(/\s+/g, " ").trim();
+  if (one.length <= max) return { description: one, details: "" };
+  const cut = one.lastIndexOf(" ", max);
+  const at = cut > 0 ? cut : max;
+  return { description: one.slice(0, at), details: one.slice(at) };
+}
+
 interface Doc {
   id: number;
   name: string;
   title: string;
   description: string;
+  details: string;
   params: string;
+  server: string;
 }
+
+/** Tools with the same definition (one server configured twice, for two accounts) are one document. */
+const signature = (tool: SearchableTool): string => `${tool.description ?? ""}\u0000${JSON.stringify(tool.parameters)}`;
 
 export interface ToolHit {
   name: string;
@@ -181,27 +228,48 @@ export interface ToolHit {
 export class ToolSearchIndex {
   private readonly index: MiniSearch<Doc>;
   private readonly byName = new Map<string, SearchableTool>();
+  /** The tools indexed: the first of each set of identical definitions, which stands for the others. */
+  private readonly indexed: SearchableTool[] = [];
+  /** Every term some tool's text has. */
+  private readonly vocabulary = new Set<string>();
 
   constructor(
     private readonly tools: readonly SearchableTool[],
     private readonly embeddings?: EmbeddingRanker,
   ) {
     this.index = new MiniSearch<Doc>({
-      fields: ["name", "title", "description", "params"],
+      fields: ["name", "title", "description", "details", "params", "server"],
       tokenize: toolWords,
       processTerm: (term) => (STOP_WORDS.has(term) ? null : stemmer(term)),
-      searchOptions: { boost: { name: 3, title: 2, params: 1.5, description: 1 }, prefix: (term) => term.length >= 4, fuzzy: (term) => (term.length >= 6 ? 0.2 : 0) },
+      searchOptions: {
+        // A long description's usage notes and examples name many things the tool is not for: they count little.
+        boost: { name: 3, title: 2, params: 1.5, description: 1, server: 1, details: 0.1 },
+        prefix: (term) => term.length >= 4,
+        fuzzy: (term) => (term.length >= 6 ? 0.2 : 0),
+      },
     });
-    this.index.addAll(
-      tools.map((tool, id) => ({
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      this.byName.set(tool.name, tool);
+      const sig = signature(tool);
+      if (seen.has(sig)) continue;
+      seen.add(sig);
+      this.indexed.push(tool);
+    }
+    const docs: Doc[] = this.indexed.map((tool, id) => ({
         id,
         name: tool.name,
         title: tool.title ?? "",
-        description: tool.description ?? "",
+        ...summaryAndDetails(tool.description ?? ""),
         params: parameterText(tool),
-      })),
-    );
-    for (const tool of tools) this.byName.set(tool.name, tool);
+        server: tool.server ?? "",
+      }));
+    this.index.addAll(docs);
+    for (const doc of docs) {
+      for (const text of [doc.name, doc.title, doc.description, doc.details, doc.params, doc.server]) {
+        for (const term of searchTerms(text)) this.vocabulary.add(term);
+      }
+    }
   }
 
   get size(): number {
@@ -214,15 +282,17 @@ export class ToolSearchIndex {
 
   /** The lexical ranking alone, best first. */
   lexical(query: string, limit: number): ToolHit[] {
-    const said = [...new Set(searchTerms(query.slice(0, MAX_QUERY_CHARS)))];
+    const said = [...new Set(searchTerms(channelsNamed(query.slice(0, MAX_QUERY_CHARS))))];
+    // A word no tool uses can only be found through its synonyms, which then speak for it in full.
+    const strong = new Set(said.filter((t) => !this.vocabulary.has(t)).flatMap((t) => SYNONYMS.get(t) ?? []));
     const added = [...new Set(said.flatMap((t) => SYNONYMS.get(t) ?? []))].filter((t) => !said.includes(t));
     const hits = this.index.search([...said, ...added].join(" "), {
       // The terms are processed already: one per word, in this order.
       tokenize: (text) => text.split(" "),
       processTerm: (term) => term,
-      boostTerm: (_term, i) => (i < said.length ? 1 : SYNONYM_WEIGHT),
+      boostTerm: (term, i) => (i < said.length || strong.has(term) ? 1 : SYNONYM_WEIGHT),
     });
-    return hits.slice(0, limit).map((h) => ({ name: this.tools[h.id as number]?.name ?? "", score: h.score }));
+    return hits.slice(0, limit).map((h) => ({ name: this.indexed[h.id as number]?.name ?? "", score: h.score }));
   }
 
   /**
@@ -245,9 +315,9 @@ export class ToolSearchIndex {
     const out: string[] = [];
     for (const name of ranked) {
       const tool = this.byName.get(name);
-      const signature = tool === undefined ? name : `${tool.description ?? ""}\u0000${JSON.stringify(tool.parameters)}`;
-      if (seen.has(signature)) continue;
-      seen.add(signature);
+      const sig = tool === undefined ? name : signature(tool);
+      if (seen.has(sig)) continue;
+      seen.add(sig);
       out.push(name);
       if (out.length === limit) break;
     }

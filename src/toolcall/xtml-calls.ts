@@ -8,7 +8,7 @@
  * Attribute values escape `&` and `"`. (Moonshot's encoding_k3.py, as vLLM's kimi_k3 parser
  * and mlx-lm read it.)
  */
-import { parseLooseJson, typeOf, xmlValue, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+import { jsonOrText, parseLooseJson, typeOf, xmlValue, type KnownTools, type ParsedToolCall } from "./call-shape.js";
 
 export const XTML = {
   open: "<|open|>tools<|sep|>",
@@ -33,10 +33,13 @@ function attributes(text: string): Map<string, string> {
   return new Map([...text.matchAll(ATTR)].map((m) => [m[1] ?? "", unescape(m[2] ?? "")]));
 }
 
-/** The declared type decides; with none, the tool's schema does. */
+/**
+ * The declared type decides; with none, the tool's schema does. A declared non-string is JSON
+ * as written: text that is not JSON stays text rather than being repaired into some value.
+ */
 function argumentValue(text: string, declared: string | undefined, schemaType: unknown): unknown {
   if (declared === "string") return text;
-  if (declared !== undefined) return parseLooseJson(text) ?? text;
+  if (declared !== undefined) return jsonOrText(text, true);
   return xmlValue(text, schemaType);
 }
 

@@ -124,8 +124,9 @@ export async function fetchStatus(): Promise<Status> {
   return (await call("/api/status")).json() as Promise<Status>;
 }
 
-export async function answerApproval(id: string, answer: ApprovalDecision): Promise<void> {
-  await post("/api/approvals", { id, ...answer });
+/** The answer names what was shown (the question's fingerprint): the gateway refuses it for anything else. */
+export async function answerApproval(id: string, fingerprint: string, answer: ApprovalDecision): Promise<void> {
+  await post("/api/approvals", { id, fingerprint, ...answer });
 }
 
 /** A server's question answered; a form the gateway finds invalid is refused with the reason (the question still waits). */
@@ -145,8 +146,24 @@ export async function fetchPrompts(): Promise<PromptView[]> {
   return (await (await call("/api/prompts")).json() as { prompts: PromptView[] }).prompts;
 }
 
-export async function getPrompt(prompt: PromptView, args: Record<string, string>): Promise<{ messages: { role: string; content: { type: string; text?: string; resource?: { uri: string; text?: string } } }[] }> {
-  return post("/api/prompt", { name: prompt.name, server: prompt.server, arguments: args });
+/** What the gateway asks before it reads a resource or gets a prompt the policy does not allow unasked. */
+export type ReadQuestion = { id: string; fingerprint: string; server: string } & ({ kind: "resource"; uri: string } | { kind: "prompt"; name: string; arguments: Record<string, string> });
+
+/** Asks the person; true when they allow it. */
+export type AskToRead = (question: ReadQuestion) => Promise<boolean>;
+
+/** A read the gateway may first ask about: asked through `ask`, sent again with the answer; undefined when the person said no. */
+async function readAsked<T extends object>(path: string, body: Record<string, unknown>, ask: AskToRead): Promise<T | undefined> {
+  const first = await post<T | { approval: ReadQuestion }>(path, body);
+  if (!("approval" in first)) return first;
+  if (!(await ask(first.approval))) return undefined;
+  const again = await post<T | { approval: ReadQuestion }>(path, { ...body, approved: { id: first.approval.id, fingerprint: first.approval.fingerprint } });
+  if ("approval" in again) throw new Error(`${path}: asked again after the answer`);
+  return again;
+}
+
+export async function getPrompt(prompt: PromptView, args: Record<string, string>, ask: AskToRead): Promise<{ messages: { role: string; content: { type: string; text?: string; resource?: { uri: string; text?: string } } }[] } | undefined> {
+  return readAsked("/api/prompt", { name: prompt.name, server: prompt.server, arguments: args }, ask);
 }
 
 export async function complete(server: string, ref: { type: "ref/prompt"; name: string }, argument: { name: string; value: string }, context: Record<string, string>): Promise<string[]> {
@@ -158,11 +175,12 @@ export async function fetchResources(): Promise<ResourceView[]> {
   return (await (await call("/api/resources")).json() as { resources: ResourceView[] }).resources;
 }
 
-export async function readResource(resource: { uri: string; server: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string; blob?: string }[] }> {
-  return post("/api/resource", resource);
+export async function readResource(resource: { uri: string; server: string }, ask: AskToRead): Promise<{ contents: { uri: string; mimeType?: string; text?: string; blob?: string }[] } | undefined> {
+  return readAsked("/api/resource", resource, ask);
 }
 
-export async function openAppFrame(uri: string, server: string): Promise<{ path: string; csp: string }> {
+/** `refused`: the origins the app declared that its CSP leaves out (wildcard or local hosts), one line each. */
+export async function openAppFrame(uri: string, server: string): Promise<{ path: string; csp: string; refused: string[] }> {
   appsOpened = true;
   return post("/api/app-frames", { page: PAGE_ID, uri, server });
 }
@@ -173,10 +191,11 @@ export function closeAppPage(): void {
   call("/api/app-pages/close", { method: "POST", body: JSON.stringify({ page: PAGE_ID }), keepalive: true }).catch(() => undefined);
 }
 
-export type AppToolAnswer = { result: CallToolResult } | { approval: Omit<ApprovalQuestion, "id" | "callId"> };
+export type AppToolAnswer = { result: CallToolResult } | { approval: Omit<ApprovalQuestion, "callId"> };
 
-export async function callAppTool(appTool: string, name: string, args: Record<string, unknown>, approved?: { fingerprint: string }): Promise<AppToolAnswer> {
-  return post("/api/app-tool", { page: PAGE_ID, appTool, name, arguments: args, ...(approved ? { approved } : {}) });
+/** An app's tool call from its frame (the id in the frame's path); `approved`: the question the gateway issued, as the person answered it. */
+export async function callAppTool(frame: string, name: string, args: Record<string, unknown>, approved?: { id: string; fingerprint: string }): Promise<AppToolAnswer> {
+  return post("/api/app-tool", { page: PAGE_ID, frame, name, arguments: args, ...(approved ? { approved } : {}) });
 }
 
 /** Runs one turn; each event as it comes. */

@@ -1,4 +1,4 @@
-import type { Message, TurnError, Usage } from "./api.js";
+import type { ContentPart, Message, TurnError, Usage } from "./api.js";
 import type { Attachment } from "./attachment.js";
 
 /** Conversations, kept in this browser's localStorage: nothing of them stays on the gateway. */
@@ -62,13 +62,61 @@ function upgrade(stored: Record<string, unknown>): Conversation {
   return { ...rest, turns };
 }
 
-/** False when the browser refused (storage full): the caller says so rather than losing it silently. */
-export function saveConversations(conversations: readonly Conversation[]): boolean {
+/**
+ * The most characters of one tool result kept in this browser: localStorage holds about 5 MB in
+ * all, so a result of megabytes would make the whole list unsavable. A longer one is saved cut, marked.
+ */
+export const MAX_KEPT_RESULT_CHARS = 256 * 1024;
+
+/** `text` cut to the bound, with a line saying so (what was kept of how much). */
+function cutText(text: string): string {
+  return text.length <= MAX_KEPT_RESULT_CHARS ? text : `${text.slice(0, MAX_KEPT_RESULT_CHARS)}\n[cut when saved: ${kb(MAX_KEPT_RESULT_CHARS)} of ${kb(text.length)} kept in this browser]`;
+}
+
+function kb(chars: number): string {
+  return `${(chars / 1024).toFixed(1)} kB`;
+}
+
+/** A tool result's content within the bound: text cut, binary parts past it replaced by a line. */
+function cutContent(content: string | ContentPart[]): string | ContentPart[] {
+  if (typeof content === "string") return cutText(content);
+  return content.map((part): ContentPart => {
+    if (part.type === "text") return { type: "text", text: cutText(part.text) };
+    if ("data" in part && part.data.length > MAX_KEPT_RESULT_CHARS) return { type: "text", text: `[${part.mimeType} content of ${kb(part.data.length)} not kept in this browser]` };
+    return part;
+  });
+}
+
+/** Which results were cut: counted, so the page can say so. */
+function keptTurn(turn: Turn, cut: { count: number }): Turn {
+  const messages = turn.messages.map((message) => {
+    if (message.role !== "tool") return message;
+    const content = cutContent(message.content);
+    if (JSON.stringify(content).length !== JSON.stringify(message.content).length) cut.count++;
+    return { ...message, content };
+  });
+  const calls = turn.calls && Object.fromEntries(Object.entries(turn.calls).map(([id, note]) => {
+    if (note.appResult === undefined || JSON.stringify(note.appResult).length <= MAX_KEPT_RESULT_CHARS) return [id, note];
+    cut.count++;
+    const { appResult: _dropped, ...rest } = note;
+    return [id, rest];
+  }));
+  return { ...turn, messages, ...(calls ? { calls } : {}) };
+}
+
+/**
+ * Saves the list, each tool result past MAX_KEPT_RESULT_CHARS cut (marked in its text; an app's
+ * result past it is not kept, so its app does not open again after a reload). `saved` false when
+ * the browser refused even so (storage full); `cut` counts the results cut, for the page to say.
+ */
+export function saveConversations(conversations: readonly Conversation[]): { saved: boolean; cut: number } {
+  const cut = { count: 0 };
+  const kept = conversations.map((conversation) => ({ ...conversation, turns: conversation.turns.map((turn) => keptTurn(turn, cut)) }));
   try {
-    localStorage.setItem(STORE, JSON.stringify(conversations));
-    return true;
+    localStorage.setItem(STORE, JSON.stringify(kept));
+    return { saved: true, cut: cut.count };
   } catch {
-    return false;
+    return { saved: false, cut: cut.count };
   }
 }
 

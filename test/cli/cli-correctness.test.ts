@@ -55,6 +55,16 @@ describe("usage errors", () => {
     expect(unknown.stdout + missing.stdout + bad.stdout).toBe("");
   });
 
+  it("--help ends with examples of the command, each a command line toolbridge takes", async () => {
+    for (const command of [[], ["call"], ["chat"], ["run"], ["mcp", "add"], ["models", "probe"]]) {
+      const help = await cli([...command, "--help"]);
+      expect(help.code).toBe(0);
+      const examples = /\nExamples:\n((?: {2}\$ .*\n)+)\n*$/.exec(help.stdout)?.[1];
+      expect(examples, help.stdout).toBeDefined();
+      for (const line of examples!.trimEnd().split("\n")) expect(line).toMatch(new RegExp(`^  \\$ (?:.*\\| )?toolbridge ${command.join(" ")}`));
+    }
+  });
+
   it("help and --version still print and exit 0", async () => {
     const help = await cli(["run", "--help"]);
     expect(help.code).toBe(0);

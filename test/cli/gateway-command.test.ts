@@ -101,4 +101,20 @@ describe("toolbridge gateway", () => {
     expect(run.stderr()).not.toContain(key);
     expect(run.stderr()).toContain('"caller":"key-1"');
   }, 120_000);
+
+  it("denies a web-chat approval no one answers within gateway.approvalTimeoutSeconds, and the model reads why", async () => {
+    const waiting = join(home, "approval-timeout.json");
+    writeFileSync(waiting, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: false } }, gateway: { approvalTimeoutSeconds: 1 } }));
+    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Not without approval." }] });
+    const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], {}, waiting);
+    await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
+    const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;
+    const turn = await fetch(`${url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "date?" }) });
+    const events = await turn.text();
+    expect(events).toContain('"type":"approval"');
+    expect(events).toContain('"outcome":"denied"');
+    expect(JSON.stringify(upstream.chatRequests.at(-1)?.body.messages)).toContain("no one answered the approval within 1 s, so it expired (gateway.approvalTimeoutSeconds)");
+    run.child.kill("SIGTERM");
+    await run.exited;
+  }, 120_000);
 });

@@ -163,9 +163,9 @@ describe("with no config file: the bundled time and math servers", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ isError: true });
   });
 
-  it("names the tools there are when the tool is unknown", async () => {
+  it("names the tools there are when the tool is unknown, and exits 2 as `tools NAME` does", async () => {
     const run = await cli(["call", "get-weather"]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(expectOneErrorLine(run)).toMatch(/^toolbridge: unknown tool "get-weather"; tools: get-date, add, /);
   });
 

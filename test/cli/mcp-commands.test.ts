@@ -13,6 +13,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (args: string[]) => runCli(args, { cwd: dir, home: dir });
+const bundledNote = (run: { stderr: string }): boolean => run.stderr.includes("bundled time and math");
 
 describe("toolbridge mcp", () => {
   it("adds a stdio server to a new user config (0600), then a remote one, lists and removes them", async () => {
@@ -20,15 +21,19 @@ describe("toolbridge mcp", () => {
     const added = await cli(["mcp", "add", "fs", "-e", "LOG=debug", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toContain(`created ${file}: added server "fs"`);
+    // The bundled servers were the servers until now: the first file written does not hold them, and says so.
+    expect(added.stderr).toContain(`the bundled time and math servers, used while there was no config, are not in ${file}: \`toolbridge mcp add time -- toolbridge serve time\` (and math) keeps them`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
       mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { LOG: "debug" } } },
     });
+    expect(bundledNote(await cli(["mcp", "add", "later", "--", "x"]))).toBe(false);
+    await cli(["mcp", "remove", "later"]);
     const remote = await cli(["mcp", "add", "remote", "--url", "https://mcp.example.com/mcp", "-H", "Authorization: Bearer ${TOKEN:-none}"]);
     expect(remote.code, remote.stderr).toBe(0);
     expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.remote).toEqual({ url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN:-none}" } });
     const listed = await cli(["mcp", "list"]);
-    expect(listed.stdout).toMatch(/^fs\s+stdio\s+npx -y @modelcontextprotocol\/server-filesystem \/tmp/m);
+    expect(listed.stdout).toMatch(/^fs\s+stdio\s+npx -y @modelcontextprotocol\/server-filesystem \/tmp\s+enabled$/m);
     expect(listed.stdout).toMatch(/^remote\s+http\s+https:\/\/mcp\.example\.com\/mcp/m);
     const removed = await cli(["mcp", "remove", "fs"]);
     expect(removed.code).toBe(0);

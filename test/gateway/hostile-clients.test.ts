@@ -2,8 +2,9 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { isLoopback } from "../../src/gateway/server.js";
-import { MAX_PENDING_APPROVALS_PER_CLIENT } from "../../src/gateway/web-chat-turns.js";
+import { MAX_REQUEST_DEPTH } from "../../src/gateway/http.js";
+import { DEFAULT_MAX_CONCURRENT_PER_KEY, isLoopback } from "../../src/gateway/server.js";
+import { MAX_PENDING_APPROVALS_PER_CLIENT, MAX_RUNNING_TURNS_PER_CLIENT, PendingApprovals } from "../../src/gateway/web-chat-turns.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -86,10 +87,30 @@ describe("bodies", () => {
     const [refused, health] = await Promise.all([post("/v1/chat/completions", deep), fetch(`${harness.gateway.url}/healthz`)]);
     expect(health.status).toBe(200);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: { message: "The request body is nested more than 512 levels deep (the limit)" } });
+    expect(await refused.json()).toMatchObject({ error: { message: `The request body is nested more than ${MAX_REQUEST_DEPTH} levels deep (the limit)` } });
     // Brackets inside strings are text, not nesting.
     const quoted = await post("/v1/chat/completions", JSON.stringify({ ...chat, messages: [{ role: "user", content: "[".repeat(10_000) }] }));
     expect(quoted.status).not.toBe(400);
+  });
+
+  it("of 8 MiB nested 500 deep are refused as they arrive: the answer comes before the rest of the body is sent", async () => {
+    harness = await startHarness({});
+    const { hostname, port } = new URL(harness.gateway.url);
+    // Objects 500 deep, one after another, up to 8 MiB; the client sends the first 64 KiB and then waits.
+    const one = `${'{"a":'.repeat(500)}1${"}".repeat(500)}`;
+    const body = Buffer.from(`{"model":"m","messages":[${Array.from({ length: Math.floor((8 * 1024 * 1024 - 64) / (one.length + 1)) }, () => one).join(",")}]}`);
+    const socket = connect(Number(port), hostname);
+    sockets.push(socket);
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    socket.on("error", () => undefined);
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    socket.write(body.subarray(0, 64 * 1024));
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain(`The request body is nested more than ${MAX_REQUEST_DEPTH} levels deep (the limit)`);
+    expect((await fetch(`${harness.gateway.url}/healthz`)).status).toBe(200);
   });
 });
 
@@ -104,9 +125,10 @@ describe("the address to listen on", () => {
 
 describe("approvals waiting at the web chat", () => {
   const KEYS = ["tb-client-one-0123456789", "tb-client-two-0123456789"];
+  type WebEvent = { type: string; outcome?: string; id?: string; fingerprint?: string };
 
   /** Starts a web chat turn as `key` and collects its events until `until` holds. */
-  async function turn(key: string, until: (events: { type: string; outcome?: string }[]) => boolean) {
+  async function turn(key: string, until: (events: WebEvent[]) => boolean) {
     const controller = new AbortController();
     const response = await fetch(`${(harness as Harness).gateway.url}/api/chat`, {
       method: "POST",
@@ -114,7 +136,7 @@ describe("approvals waiting at the web chat", () => {
       body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "dates?" }),
       signal: controller.signal,
     });
-    const events: { type: string; outcome?: string }[] = [];
+    const events: WebEvent[] = [];
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let buffered = "";
     while (!until(events)) {
@@ -123,35 +145,59 @@ describe("approvals waiting at the web chat", () => {
       buffered += new TextDecoder().decode(value);
       const parts = buffered.split("\n\n");
       buffered = parts.pop() ?? "";
-      for (const part of parts) if (part.startsWith("data: ")) events.push(JSON.parse(part.slice(6)) as { type: string; outcome?: string });
+      for (const part of parts) if (part.startsWith("data: ")) events.push(JSON.parse(part.slice(6)) as WebEvent);
     }
     return { events, stop: () => controller.abort() };
   }
 
+  const count = (events: WebEvent[], type: string, outcome?: string) =>
+    events.filter((event) => event.type === type && (outcome === undefined || event.outcome === outcome)).length;
+  /** One get-date call per zone: each call differs, or the repeat guard would stop them. */
+  const dateCalls = (zones: number[]) => ({ toolCalls: zones.map((i) => ({ name: "get-date", arguments: { timezone: `Zone/${i}` } })) });
+  const untrusted = { time: { ...bundledServer("time"), trust: false } };
+
   it("are capped per client, so one client cannot leave another no room to ask", async () => {
-    // A turn asks one approval at a time, so the flood is many turns at once; each call differs, or the repeat guard would stop it.
-    const turns = MAX_PENDING_APPROVALS_PER_CLIENT + 2;
-    const oneCall = (i: number) => ({ toolCalls: [{ name: "get-date", arguments: { timezone: `Zone/${i}` } }] });
-    harness = await startHarness({
-      servers: { time: { ...bundledServer("time"), trust: false } },
-      apiKeys: KEYS,
-      // Above the approval cap, so that the cap, not the limit on requests at once, is what the flood meets.
-      maxConcurrentPerKey: 2 * MAX_PENDING_APPROVALS_PER_CLIENT,
-      // After the flood, the two refused turns ask the model again.
-      replies: [...Array.from({ length: turns }, (_, i) => oneCall(i)), { text: "refused" }, { text: "refused" }],
-    });
-    const count = (events: { type: string; outcome?: string }[], type: string, outcome?: string) =>
-      events.filter((event) => event.type === type && (outcome === undefined || event.outcome === outcome)).length;
-    const asked = (events: { type: string; outcome?: string }[]) => count(events, "approval") + count(events, "tool-call-finished", "denied") > 0;
-    const flood = await Promise.all(Array.from({ length: turns }, () => turn(KEYS[0] as string, asked)));
-    expect(flood.reduce((sum, one) => sum + count(one.events, "approval"), 0)).toBe(MAX_PENDING_APPROVALS_PER_CLIENT);
-    expect(flood.reduce((sum, one) => sum + count(one.events, "tool-call-finished", "denied"), 0)).toBe(2);
-    const upstream = (harness as Harness).upstream;
-    await vi.waitFor(() => expect(upstream.chatRequests.length).toBe(turns + 2));
-    upstream.push(oneCall(turns));
-    const second = await turn(KEYS[1] as string, (events) => count(events, "approval") === 1);
-    expect(count(second.events, "approval")).toBe(1);
-    for (const one of [...flood, second]) one.stop();
+    // A turn asks one question at a time, and a client's turns are fewer than this cap: asked here directly.
+    const approvals = new PendingApprovals();
+    const tool = { name: "get-date", originalName: "get-date", server: "time", inputSchema: { type: "object" as const } };
+    const stop = new AbortController();
+    const asked: string[] = [];
+    const ask = (caller: string, i: number) => approvals.asker(caller, (question) => asked.push(`${caller} ${question.id}`))({ tool, arguments: { i }, callId: `call-${i}` }, stop.signal);
+    const flood = Array.from({ length: MAX_PENDING_APPROVALS_PER_CLIENT }, (_, i) => ask("one", i).catch(() => undefined));
+    await expect(ask("one", -1)).rejects.toThrow(`too many approvals waiting for this client (at most ${MAX_PENDING_APPROVALS_PER_CLIENT})`);
+    const other = ask("two", 0).catch(() => undefined);
+    expect(asked.filter((line) => line.startsWith("two "))).toHaveLength(1);
+    stop.abort();
+    await Promise.all([...flood, other]);
+  });
+
+  it("expire unanswered: the call is denied with a reason the model reads, and the turn goes on", async () => {
+    harness = await startHarness({ servers: untrusted, approvalTimeoutMs: 1000, replies: [dateCalls([1]), { text: "not without approval" }] });
+    const waited = await turn("none", (events) => events.at(-1)?.type === "turn-end");
+    expect(count(waited.events, "approval")).toBe(1);
+    expect(count(waited.events, "tool-call-finished", "denied")).toBe(1);
+    expect(waited.events.at(-1)).toMatchObject({ type: "turn-end", status: "completed" });
+    const told = JSON.stringify((harness as Harness).upstream.chatRequests.at(-1)?.body.messages);
+    expect(told).toContain("no one answered the approval within 1 s, so it expired (gateway.approvalTimeoutSeconds)");
+  }, 30_000);
+
+  it("hold at most a client's share of the turns, half its requests at once, so it can still answer them and another client can still ask", async () => {
+    // Without keys every local page is one client: its turns waiting for approvals must not fill its requests at once.
+    harness = await startHarness({ servers: untrusted, apiKeys: KEYS, replies: Array.from({ length: 40 }, (_, i) => dateCalls([i])) });
+    const flood = await Promise.all(
+      Array.from({ length: DEFAULT_MAX_CONCURRENT_PER_KEY }, () => turn(KEYS[0] as string, (events) => count(events, "approval") === 1 || count(events, "turn-end") === 1)),
+    );
+    const waiting = flood.filter((one) => count(one.events, "approval") === 1);
+    expect(waiting).toHaveLength(MAX_RUNNING_TURNS_PER_CLIENT);
+    for (const refused of flood.filter((one) => count(one.events, "approval") === 0)) {
+      expect(refused.events.at(-1)).toMatchObject({ type: "turn-end", status: "failed", error: { code: "busy", message: `Too many turns running at once for this client (at most ${MAX_RUNNING_TURNS_PER_CLIENT}, half of gateway.maxConcurrentPerKey up to ${MAX_RUNNING_TURNS_PER_CLIENT})` } });
+    }
+    const approval = waiting[0]?.events.find((event) => event.type === "approval");
+    const answered = await post("/api/approvals", JSON.stringify({ id: approval?.id, fingerprint: approval?.fingerprint, decision: "deny" }), { authorization: `Bearer ${KEYS[0]}` });
+    expect(answered.status).toBe(200);
+    const other = await turn(KEYS[1] as string, (events) => count(events, "approval") === 1);
+    expect(count(other.events, "approval")).toBe(1);
+    for (const one of [...flood, other]) one.stop();
   }, 60_000);
 });
 
@@ -180,13 +226,13 @@ describe("an approval for the session at the web chat", () => {
       const parts = buffered.split("\n\n");
       buffered = parts.pop() ?? "";
       for (const part of parts) {
-        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string };
+        const event = JSON.parse(part.slice(6)) as { type: string; id: string; server: string; outcome: string; summary: string; fingerprint: string };
         if (event.type === "tool-call-finished") finished.push(event);
         if (event.type !== "approval") continue;
         approvals.push(event);
         // Always for alpha's read-only sync; then alpha drops it and beta adds a destructive one.
         const decision = event.server === "alpha" ? "allow-session" : "deny";
-        await post("/api/approvals", JSON.stringify({ id: event.id, decision }));
+        await post("/api/approvals", JSON.stringify({ id: event.id, fingerprint: event.fingerprint, decision }));
         if (event.server === "alpha") {
           await hub.callTool("alpha__set-sync", { kind: "none" });
           await hub.callTool("beta__set-sync", { kind: "destructive" });

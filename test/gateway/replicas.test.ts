@@ -111,13 +111,14 @@ describe("two replicas on one Redis", () => {
     upstream.push(DATE_CALL, { text: "It is today." });
     const turn = await webTurn(a, "date?");
     const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
-    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
+    const fingerprint = await turn.until(/"fingerprint":"([^"]+)"/);
+    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, fingerprint, decision: "allow-once" }) });
     expect(answered.status).toBe(200);
     const seen = await turn.rest();
     expect(seen).toContain('"outcome":"ok"');
     expect(seen).toContain("It is today.");
     // Answered once: a second answer finds nothing waiting anywhere.
-    const again = await fetch(`${a.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "deny" }) });
+    const again = await fetch(`${a.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, fingerprint, decision: "deny" }) });
     expect(again.status).toBe(404);
   }, 60_000);
 
@@ -231,6 +232,7 @@ describe("Redis dying mid-stream", () => {
     upstream.push(DATE_CALL, { text: "It is today." });
     const turn = await webTurn(a, "date?");
     const approvalId = await turn.until(/"type":"approval","id":"([^"]+)"/);
+    const fingerprint = await turn.until(/"fingerprint":"([^"]+)"/);
     // How many replicas listen for answers (every replica of this file), to see them all listen again.
     const peek = createClient({ url: redis.url });
     peek.on("error", () => undefined);
@@ -273,7 +275,7 @@ describe("Redis dying mid-stream", () => {
     await expect.poll(async () => (await fetch(`${b.url}/v1/models`)).status, { timeout: 20_000, interval: 200 }).toBe(200);
     // The approval waiting on a through the outage (Redis came back empty) is answered through b, once both listen again.
     await expect.poll(() => listening().catch(() => 0), { timeout: 20_000, interval: 200 }).toBe(listeners);
-    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, decision: "allow-once" }) });
+    const answered = await fetch(`${b.url}/api/approvals`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: approvalId, fingerprint, decision: "allow-once" }) });
     expect(answered.status).toBe(200);
     expect(await turn.rest()).toContain("It is today.");
     // Stored through one, continued through the other.

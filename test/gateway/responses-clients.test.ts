@@ -93,6 +93,36 @@ describe("the AI SDK's openai() provider (Responses)", () => {
   });
 });
 
+describe.each([
+  { mode: "native", toolsEnabled: true },
+  { mode: "prompt", toolsEnabled: false },
+] as const)("the AI SDK's openai() provider with store on (its default), $mode mode", ({ mode, toolsEnabled }) => {
+  const weatherCall =
+    mode === "native"
+      ? { reasoning: "The user wants the weather.", text: "Let me check.", toolCalls: [{ name: "get_weather", arguments: { city: "Taipei" } }] }
+      : { reasoning: "The user wants the weather.", text: 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Taipei"}}\n</tool_call>' };
+
+  it("the second step refers to the first step's reasoning and text by item_reference, which the gateway finds in its store", async () => {
+    harness = await startHarness({ replies: [weatherCall, { text: "25°C in Taipei." }], toolsEnabled, servers: {} });
+    const requests: Record<string, unknown>[] = [];
+    const openai = createOpenAI({
+      baseURL: harness.baseURL,
+      apiKey: "none",
+      fetch: async (url, init) => {
+        requests.push(JSON.parse(String(init?.body)));
+        return fetch(url, init);
+      },
+    });
+    // The text of both steps: the words before the call (prompt mode keeps the line break before it), then the answer.
+    await expectClientToolTurn(openai(DEFAULT_VLLM_MODEL), `Let me check.${mode === "prompt" ? "\n" : ""}25°C in Taipei.`);
+    // The client did refer to the stored items, and the model got them back as one assistant message.
+    expect(JSON.stringify(requests[1]?.input)).toContain('"type":"item_reference"');
+    const messages = harness.upstream.chatRequests.at(-1)?.body.messages as { role: string; content: unknown }[];
+    expect(messages.map((message) => message.role)).toEqual(mode === "native" ? ["user", "assistant", "tool"] : ["system", "user", "assistant", "user"]);
+    expect(JSON.stringify(messages[mode === "native" ? 1 : 2])).toContain("Let me check.");
+  });
+});
+
 describe("LangChain ChatOpenAI with useResponsesApi", () => {
   function chat(h: Harness) {
     return new ChatOpenAI({ model: DEFAULT_VLLM_MODEL, apiKey: "none", configuration: { baseURL: h.baseURL }, maxRetries: 0, useResponsesApi: true });

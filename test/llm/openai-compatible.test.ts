@@ -330,6 +330,13 @@ describe("OpenAI-compatible adapter errors", () => {
     expect(server?.chatRequests).toHaveLength(1);
   });
 
+  it("says in words that the server closed the connection mid-answer, not that it sent something unreadable", async () => {
+    const model = await modelFor([{ text: "the start of an answer", dropAfterChunks: 3 }]);
+    const err = (await failure(model.stream(ask()))) as LlmError;
+    expect(err.message).toMatch(/^The model server at http:\/\/127\.0\.0\.1:\d+\/v1 closed the connection mid-answer \(.+\)\.$/);
+    expect(err.message).not.toMatch(/unreadable|terminated/);
+  });
+
   it("surfaces an error sent mid-stream as data: {error}", async () => {
     const model = await modelFor([{ text: "abc", errorAfterChunks: { chunks: 1, message: "Expecting value: line 1 column 1", code: 400 } }]);
     const err = (await failure(model.stream(ask()))) as LlmError;

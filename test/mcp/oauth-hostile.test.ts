@@ -43,6 +43,23 @@ describe("what a login opens", () => {
   );
 });
 
+describe("PKCE", () => {
+  it.each([
+    ["absent", "lists no code_challenge_methods_supported in its metadata"],
+    [["plain"], 'lists \\["plain"\\] as its code_challenge_methods_supported'],
+  ] as const)("refuses a login where the metadata's PKCE methods are %j, before registering, with one line", async (pkceMethods, listed) => {
+    const { auth, hub } = await protectedHub({ pkceMethods: pkceMethods === "absent" ? "absent" : [...pkceMethods] });
+    const opened: URL[] = [];
+    const failure = await hub.login("protected", (url) => void opened.push(url), 5000).then(
+      () => "logged in",
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(new RegExp(`^the login was refused: the authorization server "http://127\\.0\\.0\\.1:\\d+/?" ${listed}: the MCP authorization spec allows a login only where the metadata lists PKCE with S256$`));
+    expect(opened).toEqual([]);
+    expect(auth.registrations.size).toBe(0);
+  });
+});
+
 describe("how much and how long an OAuth reply is read", () => {
   it("stops reading metadata that never ends at the size limit, with one line", async () => {
     const { hub } = await protectedHub({ metadata: "endless" });

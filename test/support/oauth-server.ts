@@ -38,6 +38,8 @@ export interface AuthServerOptions {
   authorizationEndpoint?: string;
   /** Hostile metadata: "endless" streams without end, "stalled" sends its headers and then nothing. */
   metadata?: "endless" | "stalled";
+  /** The PKCE methods its metadata lists (`code_challenge_methods_supported`); ["S256"] unless set, "absent" for none at all. */
+  pkceMethods?: string[] | "absent";
 }
 
 export interface TokenRequest {
@@ -97,7 +99,7 @@ export class TestAuthServer {
         registration_endpoint: `${this.url}/register`,
         response_types_supported: ["code"],
         grant_types_supported: ["authorization_code", "refresh_token", "client_credentials", JWT_BEARER],
-        code_challenge_methods_supported: ["S256"],
+        ...(this.options.pkceMethods === "absent" ? {} : { code_challenge_methods_supported: this.options.pkceMethods ?? ["S256"] }),
         token_endpoint_auth_methods_supported: ["none", "client_secret_basic"],
       });
     }

@@ -62,6 +62,12 @@ export class Tmux {
     await this.tmux("paste-buffer", "-p", "-d", "-b", "t", "-t", "0");
   }
 
+  /** Pastes a file's contents as `paste` does: for a paste too large for a command line (a megabyte). */
+  async pasteFile(file: string): Promise<void> {
+    await this.tmux("load-buffer", "-b", "t", file);
+    await this.tmux("paste-buffer", "-p", "-d", "-b", "t", "-t", "0");
+  }
+
   /** Sends raw bytes, as an exotic terminal might (e.g. the kitty protocol's Shift+Enter). */
   async sendRaw(bytes: string): Promise<void> {
     await this.tmux("send-keys", "-t", "0", "-H", ...[...Buffer.from(bytes)].map((b) => b.toString(16).padStart(2, "0")));

@@ -79,6 +79,8 @@ export interface StreamReply {
   stallAfterChunks?: number;
   /** With `stallAfterChunks`: the rest is sent once this settles (something happens while a stream is under way). */
   resumeOn?: Promise<unknown>;
+  /** After this many chunks, close the connection: one dropped mid-answer. */
+  dropAfterChunks?: number;
   /** After this many chunks, send `data: {"error": ...}` and `[DONE]` instead of the rest. */
   errorAfterChunks?: { chunks: number; message: string; code?: number };
   /** Write each SSE event in two writes cut at its middle byte, as a proxy or a slow network delivers it. */
@@ -285,6 +287,8 @@ async function streamChunks(res: ServerResponse, chunks: Chunk[], reply: StreamR
       if (!reply.resumeOn) return; // hold the socket open
       await reply.resumeOn;
     }
+    // The socket closed once what was written has gone out, before the body's last chunk: a server that died mid-answer.
+    if (reply.dropAfterChunks !== undefined && sent === reply.dropAfterChunks) return void res.socket?.end();
     if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     if (res.destroyed) return;
     if ("error" in step) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/llm/types.js";
 import { callsFromGemma, gemmaValue } from "../../src/toolcall/gemma-calls.js";
-import { parseToolCalls } from "../../src/toolcall/parser.js";
+import { createToolCallParser, parseToolCalls, type ToolCallParserEvent } from "../../src/toolcall/parser.js";
+import { randomChunks } from "./random-chunks.js";
 
 const Q = '<|"|>';
 
@@ -78,5 +79,33 @@ describe("Kimi K3 XTML", () => {
       '<|open|>tools<|sep|><|open|>call tool="score" index="1"<|sep|><|open|>argument key="value"<|sep|>42<|close|>argument<|sep|>' +
       '<|open|>argument key="a&amp;&quot;b" type="string"<|sep|>x<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>';
     expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "score", arguments: { value: 42, 'a&"b': "x" } }]);
+  });
+});
+
+describe("values typed by the tool's schema", () => {
+  const tools: ToolDefinition[] = [
+    {
+      name: "set_alarm",
+      description: "",
+      parameters: { type: "object", properties: { loud: { type: "boolean" }, minutes: { type: "integer" }, label: { type: "string" } } },
+    },
+  ];
+  const calls = (deltas: string[]): ToolCallParserEvent[] => {
+    const parser = createToolCallParser({ tools });
+    return [...deltas.flatMap((d) => parser.push(d)), ...parser.end()].filter((e) => e.type === "tool-call");
+  };
+
+  it("reads a Python-style True and a bare number as the boolean and integer the schema says, whole, per character and in chunks", () => {
+    // Gemma 4 writes bare words for non-strings, so a model used to Python writes True there (a constructed case).
+    const text = `<|tool_call>call:set_alarm{loud:True,minutes:15,label:<|"|>True<|"|>}<tool_call|>`;
+    const expected = [{ type: "tool-call", name: "set_alarm", arguments: { loud: true, minutes: 15, label: "True" } }];
+    expect(calls([text])).toEqual(expected);
+    expect(calls([...text])).toEqual(expected);
+    for (let seed = 1; seed <= 10; seed++) expect(calls(randomChunks(text, seed, 7))).toEqual(expected);
+  });
+
+  it("keeps text that is not of the schema's type as it came", () => {
+    const text = '<tool_call>{"name": "set_alarm", "arguments": {"loud": "maybe", "minutes": "1.5"}}</tool_call>';
+    expect(parseToolCalls(text, { tools }).calls).toEqual([{ name: "set_alarm", arguments: { loud: "maybe", minutes: "1.5" } }]);
   });
 });

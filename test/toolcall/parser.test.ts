@@ -160,6 +160,12 @@ describe("streaming behaviour", () => {
     ]);
   });
 
+  it("streams an xml code block of real XML as it comes, not held back to its closing fence", () => {
+    const parser = createToolCallParser({ tools: ["get_time"] });
+    expect(collect(parser.push("Config:\n```xml\n<config>\n  <port>8080</port>")).content).toBe("Config:\n```xml\n<config>\n  <port>8080</port>");
+    expect(collect([...parser.push("\n</config>\n```\nDone."), ...parser.end()]).content).toBe("\n</config>\n```\nDone.");
+  });
+
   it("takes a single backtick as inline code up to the line's end only: a call on the next line is still read", () => {
     const text = 'An odd ` backtick, then <tool_call> shown\n<tool_call>{"name": "get_time", "arguments": {}}</tool_call>';
     const whole = streamed([text], { tools: ["get_time"] });

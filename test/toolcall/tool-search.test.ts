@@ -18,6 +18,25 @@ describe("ToolSearchIndex", () => {
     expect(index.lexical("files", 20).map((h) => h.name)).toContain("read_text_file");
   });
 
+  it("searches a word no tool uses through its synonyms at full weight", () => {
+    // "remember" is in no tool's text; "memory" is, and only there.
+    const memory = new ToolSearchIndex([
+      ...tools,
+      { name: "recall_note", description: "Look up a note in long-term memory.", parameters: { type: "object" } },
+    ]);
+    expect(memory.lexical("remember the parking spot", 1).map((h) => h.name)).toEqual(["recall_note"]);
+  });
+
+  it("indexes identical definitions once and searches #channel as a channel, not its name", async () => {
+    const twice = new ToolSearchIndex([
+      { name: "post", server: "slack", description: "Post a message to a channel.", parameters: { type: "object" } },
+      { name: "slack-2__post", server: "slack-2", description: "Post a message to a channel.", parameters: { type: "object" } },
+      { name: "generate_chart", server: "chart", description: "Generate a bar chart.", parameters: { type: "object" } },
+    ]);
+    expect(await twice.search("post to #general", 5)).toEqual(["post"]);
+    expect(twice.lexical("generate #42", 5).map((h) => h.name)).toEqual(["generate_chart"]);
+  });
+
   it("returns at most the limit, and nothing for words no tool has", async () => {
     expect(await index.search("file", 2)).toHaveLength(2);
     expect(await index.search("zyxwv quxx", 5)).toEqual([]);

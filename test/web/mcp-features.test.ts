@@ -50,16 +50,23 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
   const lastAnswer = () => lastIn(page);
   const lastRequest = () => JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages);
 
-  it("asks with the whole arguments, long strings whole; denies with a reason the model is told", async () => {
-    const letter = `Dear reader,\n${"a long line of text ".repeat(40)}\nThe end.`;
+  it("asks with the whole arguments, long strings whole, Allow waiting until all were on screen; denies with a reason the model is told", async () => {
+    const letter = `Dear reader,\n${"a long line of text ".repeat(40)}\n${Array.from({ length: 58 }, (_, i) => `line ${i + 3}`).join("\n")}\nThe end.`;
     harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: { format: "iso", note: letter } }] }, { text: "I was not allowed to check." });
     await say("What is the date?");
     const approval = page.getByRole("group", { name: "Approve get-date" });
     await approval.waitFor({ timeout: 15_000 });
     expect(await approval.textContent()).toContain("from time");
     expect(await approval.locator("dd pre").nth(1).textContent()).toBe(letter);
-    // The first answer has the focus: the keyboard alone answers.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
+    // 61 lines, taller than the screen: Allow waits until every line has been on screen (Deny does not).
+    const allow = approval.getByRole("button", { name: "Allow once" });
+    expect(await allow.isDisabled()).toBe(true);
+    expect(await approval.locator(".approval-unread").textContent()).toContain("Scroll to the end of the arguments before allowing");
+    expect(await approval.getByRole("button", { name: "Deny…" }).isDisabled()).toBe(false);
+    for (const block of ["start", "center", "end"] as const) await approval.locator(".approval-args").evaluate((element, where) => element.scrollIntoView({ block: where }), block);
+    await expect.poll(() => allow.isEnabled(), { timeout: 15_000 }).toBe(true);
+    // Then the first answer has the focus: the keyboard alone answers.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Allow once");
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "approval-desktop");
     await denyWithReason(page, approval, "Not on a Sunday");
@@ -140,6 +147,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "resource-menu-desktop");
     await page.keyboard.press("Enter");
+    // notes is not trusted: the person is asked before its resource is read, as /mcp would refuse it unasked.
+    const asked = page.getByRole("group", { name: "Approve reading" });
+    expect(await asked.locator(".approval-title").textContent()).toBe("Read long://note from notes?");
+    await shot(page, "resource-approval-desktop");
+    await asked.getByRole("button", { name: "Allow once" }).click();
     await expect.poll(() => page.locator(".attachments").textContent(), { timeout: 15_000 }).toContain("@note 12 B");
     harness.upstream.push({ text: "A summary." });
     await page.keyboard.type("it");
@@ -164,6 +176,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     await page.keyboard.type("Read @report");
     await expect.poll(() => page.getByRole("listbox", { name: "Resources" }).locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
     await page.keyboard.press("Enter");
+    await page.getByRole("group", { name: "Approve reading" }).getByRole("button", { name: "Allow once" }).click();
     const notice = page.locator(".notice");
     await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toContain("@report (long://report) is 150.0 kB: only its first 100.0 kB were attached (a message carries at most 100.0 kB of resources).");
     expect(await page.locator(".attachments").textContent()).toContain("@report 100.0 kB");
@@ -171,6 +184,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     await page.keyboard.type(" @note");
     await expect.poll(() => page.getByRole("listbox", { name: "Resources" }).locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
     await page.keyboard.press("Enter");
+    await page.getByRole("group", { name: "Approve reading" }).getByRole("button", { name: "Allow once" }).click();
     await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toContain("@note (long://note) was not attached: this message already carries 100.0 kB of resources");
     expect(await page.locator(".attachments li").count()).toBe(1);
     await notice.getByRole("button", { name: "Dismiss" }).click();

@@ -30,6 +30,7 @@ export function sessionCompletionSources(session: AgentSession, cwd = process.cw
         signal,
       ),
     toolNames: () => session.agent.tools().map((tool) => tool.name),
+    modelNames: async (signal) => (await withinTimeout(session.listedModels(), signal))?.map((model) => model.id) ?? [],
     skills: () => session.hub.skills(),
     paths: (partial, signal) => completePaths(partial, cwd, signal),
   };
@@ -37,14 +38,19 @@ export function sessionCompletionSources(session: AgentSession, cwd = process.cw
 
 /** The values of a completion answer, or none when it fails, is too slow or the user typed on. */
 async function values(request: Promise<CompleteResult>, signal: AbortSignal): Promise<string[]> {
+  const result = await withinTimeout(request, signal);
+  return (result?.completion.values ?? []).filter((value): value is string => typeof value === "string");
+}
+
+/** What `request` gives, or undefined when it fails, takes longer than COMPLETION_TIMEOUT_MS or the user typed on. */
+async function withinTimeout<T>(request: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const giveUp = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), COMPLETION_TIMEOUT_MS);
     signal.addEventListener("abort", () => resolve(undefined), { once: true });
   });
   try {
-    const result = await Promise.race([request.catch(() => undefined), giveUp]);
-    return (result?.completion.values ?? []).filter((value): value is string => typeof value === "string");
+    return await Promise.race([request.catch(() => undefined), giveUp]);
   } finally {
     clearTimeout(timer);
   }

@@ -6,7 +6,7 @@ import { assignArguments, findPromptCommand, namedArgument, tokenize, type Promp
  * become. Slash commands (built-in and servers' prompts), a prompt's arguments (asked of the
  * server through `completion/complete`, with the arguments before as context), `@` resource
  * URIs (the servers' resource lists, and their URI templates with the variables completed by
- * the server), tool names after `/tools`, skills (with their summaries) after `/skills`, and paths after `/load`, `/save` and `/roots add`.
+ * the server), tool names after `/tools`, model names after `/model`, skills (with their summaries) after `/skills`, and paths after `/load`, `/save` and `/roots add`.
  */
 
 /** One choice: the text that replaces the word, and how the list shows it. */
@@ -35,6 +35,8 @@ export interface CompletionSources {
   /** `completion/complete` for a URI template's variable; [] when the server offers none. */
   completeTemplateVariable(template: HubResourceTemplate, variable: string, value: string, context: Record<string, string>, signal: AbortSignal): Promise<string[]>;
   toolNames(): string[];
+  /** The models the model server lists, for `/model`; [] when it lists none, fails or is too slow. */
+  modelNames(signal: AbortSignal): Promise<string[]>;
   /** The skills servers offer (SEP-2640), as listed. */
   skills(): ReadonlyArray<{ name: string; server: string; description: string }>;
   /** Paths that start with `partial` (a directory's entries end with `/`). */
@@ -67,6 +69,7 @@ export async function complete(text: string, cursor: number, sources: Completion
   const current = touching ? last.value : "";
   const from = touching ? cursor - rest.length + last.start : cursor;
   if (name === "tools" && earlier.length === 0) return bounded(from, cursor, byPrefix(sources.toolNames(), current).map((tool) => ({ insert: `${tool} `, label: tool })));
+  if (name === "model" && earlier.length === 0) return bounded(from, cursor, byPrefix(await sources.modelNames(signal), current).map((model) => ({ insert: `${model} `, label: model })));
   if (name === "skills" && earlier.length === 0) return bounded(from, cursor, skillCandidates(sources.skills(), current));
   if (PATH_COMMANDS.has(name) && earlier.length === 0) return bounded(from, cursor, await completePath(current, sources, signal));
   if (name === "roots") {

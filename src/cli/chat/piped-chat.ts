@@ -29,7 +29,8 @@ export interface PipedChatIo {
 export async function runPipedChat(session: AgentSession, options: { verbose: boolean; resume?: ResumeChoice }, io: PipedChatIo): Promise<void> {
   const outColors = colorsFor(io.stdout, io.env);
   const errColors = colorsFor(io.stderr, io.env);
-  const autosave = options.resume ? resumeSaved(session, options.resume, io, errColors) : () => undefined;
+  const saved = options.resume ? resumeSaved(session, options.resume, io, errColors) : undefined;
+  const autosave = (): void => saved?.save();
   const view = new TurnView({
     stdout: io.stdout,
     stderr: io.stderr,
@@ -70,7 +71,7 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
         if (!slash) continue;
         if (slash.kind === "command") {
           const print = (out: string): void => void io.stdout.write(`${out}\n`);
-          if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100 })) === "exit") break;
+          if ((await runSlashCommand(text, { session, colors: outColors, print, columns: io.stdout.columns ?? 100, ...(saved ? { newConversation: saved.renew } : {}) })) === "exit") break;
           autosave();
           continue;
         }
@@ -104,10 +105,11 @@ export async function runPipedChat(session: AgentSession, options: { verbose: bo
 
 /**
  * `--continue` / `--resume ID` without a terminal: loads that saved conversation (the last
- * one; none yet starts a new one) and returns what saves it back. A missing ID is an error
- * the caller reports; there is no list to choose from here.
+ * one; none yet starts a new one) and returns what saves it back, and what starts a new saved
+ * session when a command replaced the conversation. A missing ID is an error the caller
+ * reports; there is no list to choose from here.
  */
-function resumeSaved(session: AgentSession, choice: ResumeChoice, io: PipedChatIo, colors: ReturnType<typeof colorsFor>): () => void {
+function resumeSaved(session: AgentSession, choice: ResumeChoice, io: PipedChatIo, colors: ReturnType<typeof colorsFor>): { save: () => void; renew: () => void } {
   const sessions = openSavedSessions(io.env);
   if (!sessions) throw new Error("cannot continue a conversation: the state directory cannot be made");
   let id = typeof choice.resume === "string" ? choice.resume : sessions.list()[0]?.id;
@@ -119,6 +121,6 @@ function resumeSaved(session: AgentSession, choice: ResumeChoice, io: PipedChatI
     session.agent.replaceMessages(transcript.messages);
     io.stderr.write(`${colors.dim(`resumed ${id}: ${transcript.messages.length} messages`)}\n`);
   }
-  const saved = id;
-  return () => sessions.saveConversation(saved, session.agent);
+  let saved = id;
+  return { save: () => sessions.saveConversation(saved, session.agent), renew: () => void (saved = SavedSessions.newId()) };
 }

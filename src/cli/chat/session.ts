@@ -1,9 +1,8 @@
 import { Agent } from "../../agent/agent.js";
 import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
-import { toolAllowList } from "../../config/llm-config.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
-import { createChatModel, openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
+import { openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
 import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
@@ -13,9 +12,8 @@ import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
-import { toolSearchSettings } from "../tool-search-settings.js";
-import { ToolModeCache } from "../tool-mode-cache.js";
-import { probedModeFor } from "../tool-mode-choice.js";
+import { sessionSettings } from "../../host/session-settings.js";
+import { openSessionModel } from "../../host/session-model.js";
 import type { ProbedMode } from "../../agent/tool-mode-probe.js";
 import { UsageMeter } from "./usage-meter.js";
 
@@ -77,7 +75,6 @@ export class AgentSession {
     let sessionReady: (session: AgentSession) => void = () => undefined;
     const ready = new Promise<AgentSession>((resolve) => (sessionReady = resolve));
     const prompts = new PrompterSlot();
-    const toolModes = ToolModeCache.open(env);
     let probedMode: ProbedMode | undefined;
     // The servers start while the model server is asked which model it serves.
     const opened = await openHub(
@@ -103,28 +100,26 @@ export class AgentSession {
       },
       async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        const model = await createChatModel(llm, env, modelOptions(toolModes, env));
-        probedMode = await probedModeFor(model, llm, toolModes, (line) => warn(line, env));
-        return model;
+        const opened = await openSessionModel(llm, env, modelOptions(env));
+        probedMode = opened.probedMode;
+        return opened.model;
       },
     );
     const { hub, config } = opened;
     // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
     const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
     if (ask) sessionApproval.ask = ask;
-    const toolSearch = toolSearchSettings(config.tools?.search, env);
+    const settings = sessionSettings(config, llm, env);
     const buildAgent = (model: ChatModel, messages: readonly Message[], probed?: ProbedMode): Agent =>
       new Agent({
         model,
         tools: hub,
         skills: hub,
-        toolFilter: toolAllowList(config),
         approval: sessionApproval,
-        toolSearch,
         messages,
         // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
         signal: opened.signal,
-        ...pickAgentSettings(llm),
+        ...settings,
         ...(probed ? { probedMode: probed } : {}),
       });
     const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, [], probedMode), prompts);
@@ -173,10 +168,8 @@ export class AgentSession {
 
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
-    const toolModes = ToolModeCache.open(this.env);
-    const next = await createChatModel({ ...this.llm, model }, this.env, modelOptions(toolModes, this.env));
-    const probed = await probedModeFor(next, this.llm, toolModes, (line) => warn(line, this.env));
-    this.agent = this.buildAgent(next, this.agent.messages, probed);
+    const next = await openSessionModel({ ...this.llm, model }, this.env, modelOptions(this.env));
+    this.agent = this.buildAgent(next.model, this.agent.messages, next.probedMode);
   }
 
   close(): Promise<void> {
@@ -184,24 +177,13 @@ export class AgentSession {
   }
 }
 
-/** Where strict refusals are kept, a line when the local model stands in, and a progress bar for one being downloaded. */
-function modelOptions(toolModes: ToolModeCache | undefined, env: Env): CreateChatModelOptions {
+/** On the terminal: the probe's lines and a notice when the local model stands in on stderr, and a progress bar for one being downloaded. */
+function modelOptions(env: Env): Omit<CreateChatModelOptions, "strictMemory"> & { say: (line: string) => void } {
   const progress = downloadProgress();
   return {
-    ...(toolModes ? { strictMemory: toolModes } : {}),
+    say: (line) => warn(line, env),
     onNotice: (line) => warn(line, env),
     ...(progress ? { onDownloadProgress: progress } : {}),
-  };
-}
-
-function pickAgentSettings(llm: LlmConfig) {
-  return {
-    ...(llm.systemPrompt !== undefined ? { systemPrompt: llm.systemPrompt } : {}),
-    ...(llm.maxIterations !== undefined ? { maxIterations: llm.maxIterations } : {}),
-    ...(llm.maxToolResultChars !== undefined ? { maxToolResultChars: llm.maxToolResultChars } : {}),
-    ...(llm.toolChoice !== undefined ? { toolChoice: llm.toolChoice } : {}),
-    ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
-    ...(llm.promptFormat !== undefined ? { promptFormat: llm.promptFormat } : {}),
   };
 }
 

@@ -29,7 +29,7 @@ export interface SlashContext {
   toolResults?: ToolResults;
   /** Asks the person a yes/no question; absent where nobody can be asked (piped chat): then the answer is no. */
   confirm?: (question: string) => Promise<boolean>;
-  /** The conversation was replaced (/clear, /load): what is said next is saved as a new session, never over the old one. */
+  /** The conversation was replaced (/clear, /load, /compact): what is said next is saved as a new session, never over the old one. */
   newConversation?: () => void;
 }
 

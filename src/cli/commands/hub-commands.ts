@@ -1,6 +1,8 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hub } from "../../mcp/hub.js";
-import type { Progress } from "../../mcp/types.js";
+import type { ResolvedConfig } from "../../config/load.js";
+import { HubError } from "../../mcp/errors.js";
+import type { ClientHandlers, Progress } from "../../mcp/types.js";
 import type { CallFlags } from "../call-client.js";
 import { action, ReportedFailure, UsageError } from "../errors.js";
 import { renderToolDetail } from "../render/tool-detail.js";
@@ -24,10 +26,30 @@ import { configSource } from "../render/config-source.js";
 import { startupStatus } from "../render/startup-status.js";
 import { sanitizeName } from "../../mcp/tool-names.js";
 
-/** The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start without them. */
+/**
+ * The hub, and the MCP client under it, load when a command runs: `serve` and `--help` start
+ * without them. Unless the command brings its own, servers' questions are answered as `call`
+ * answers them, so every command declares what `run` and `chat` declare (sampling,
+ * elicitation): a server may list a tool only to a client that can answer it, and `tools`
+ * must list what the model is offered.
+ */
 async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => Promise<T>): Promise<T> {
   const { withHub: open } = await import("../open-hub.js");
-  return open(options, work);
+  return open({ ...options, handlers: options.handlers ?? callHandlersOnUse }, work);
+}
+
+/** `call`'s handlers, loaded when a server first asks: a listing declares them without loading the model's code and the prompts. */
+function callHandlersOnUse(config: ResolvedConfig): Required<ClientHandlers> {
+  let loading: Promise<Required<ClientHandlers>> | undefined;
+  const load = () =>
+    (loading ??= Promise.all([import("../call-client.js"), import("../prompts/prompter.js")]).then(
+      ([{ callClientHandlers }, { PrompterSlot, terminalPrompter }]) => callClientHandlers({}, process.env, new PrompterSlot(terminalPrompter(process.stdin, process.stderr)))(config),
+    ));
+  return {
+    onSampling: async (...args) => (await load()).onSampling(...args),
+    onElicitation: async (...args) => (await load()).onElicitation(...args),
+    onUrlElicitation: async (...args) => (await load()).onUrlElicitation(...args),
+  };
 }
 
 interface ConfigOption {
@@ -171,7 +193,7 @@ export function registerHubCommands(program: Command): void {
         const { callClientHandlers } = await import("../call-client.js");
         const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
-        const { ToolOwners } = await import("../tool-owners.js");
+        const { ToolOwners } = await import("../../host/tool-owners.js");
         const owners = ToolOwners.open(process.env);
         // `server__tool` starts that server alone; a plain name, the servers that may offer it (see ToolOwners).
         // Returns false when the servers the index chose do not offer the name after all: every server is then started.
@@ -197,6 +219,10 @@ export function registerHubCommands(program: Command): void {
             const progress = progressLine();
             const result = await hub
               .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
+              // A name no server offers is the caller's mistake, as `tools NAME` says: exit 2, with the tools there are.
+              .catch((error: unknown) => {
+                throw error instanceof HubError && error.code === "unknown-tool" ? new UsageError(error.message) : error;
+              })
               .finally(progress.clear);
             if (options.json) printJson(result);
             else if (result.isError) {

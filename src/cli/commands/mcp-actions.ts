@@ -65,8 +65,15 @@ function entryFor(command: readonly string[], options: McpAddOptions): Record<st
 export async function add(name: string, command: string[], options: McpAddOptions): Promise<void> {
   const file = targetFile(options);
   const entry = entryFor(command, options);
+  // With no config file at all, the bundled servers were the servers; the first file written holds only this one.
+  const hadConfig = locateConfigFile({ cwd: process.cwd(), env: process.env }) !== undefined;
   const { created } = addServer(file, name, entry, { force: options.force === true, env: process.env });
   process.stderr.write(`${created ? "created" : "updated"} ${file}: added server "${name}"\n`);
+  if (created && !hadConfig && name !== "time" && name !== "math") {
+    process.stderr.write(
+      `the bundled time and math servers, used while there was no config, are not in ${file}: \`toolbridge mcp add time -- toolbridge serve time\` (and math) keeps them\n`,
+    );
+  }
 }
 
 export async function remove(name: string, options: McpFileOptions): Promise<void> {
@@ -93,7 +100,7 @@ export async function list(options: McpFileOptions & { json?: boolean }): Promis
         { header: "TRANSPORT", value: ([, s]) => (isStdioServer(s) ? "stdio" : s.type === "sse" ? "sse" : "http") },
         // Arguments and URLs may hold secrets; the URL is shown as everywhere else, with them starred.
         { header: "COMMAND OR URL", value: ([, s]) => (isStdioServer(s) ? [s.command, ...(s.args ?? [])].join(" ") : redactUrl(s.url)), shrink: true },
-        { header: "STATE", value: ([, s]) => (s.disabled ? "disabled" : "") },
+        { header: "STATE", value: ([, s]) => (s.disabled ? "disabled" : s.trust ? "enabled, trusted" : "enabled") },
       ],
       rows,
       { colors: c, ...(process.stdout.isTTY && process.stdout.columns ? { maxWidth: process.stdout.columns } : {}) },

@@ -7,8 +7,8 @@ import { applyFlags } from "../chat/session.js";
 import { ReportedFailure, warn } from "../errors.js";
 import { colorsFor } from "../render/colors.js";
 import { renderTable } from "../render/table.js";
-import { ToolModeCache } from "../tool-mode-cache.js";
-import { probeAndCache } from "../tool-mode-choice.js";
+import { ToolModeCache } from "../../host/tool-mode-cache.js";
+import { probeAndCache } from "../../host/tool-mode-choice.js";
 
 export interface ProbeFlags {
   baseUrl?: string;

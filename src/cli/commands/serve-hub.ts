@@ -20,7 +20,7 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
   // The tasks of every server instance below (a task started in one request is polled in the next).
   const tasks = new TaskStore();
   try {
-    const settings = turnSettings(opened.config, {}, approve);
+    const settings = turnSettings(opened.config, {}, process.env, approve ? { approve } : {});
     // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
     // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's entry knows nothing of.
     const handle = await serveStdio(

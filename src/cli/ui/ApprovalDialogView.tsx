@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import { DESTRUCTIVE_NOTE, UNREAD_ARGUMENTS_NOTE } from "../../agent/approval-facts.js";
 import { APPROVAL_CHOICES, argumentsRead, type ApprovalDialogState, type ArgumentsView } from "./approval-dialog.js";
 import type { ArgumentLines } from "./argument-lines.js";
 import type { PendingApproval } from "./chat-controller.js";
@@ -27,11 +28,14 @@ export function ApprovalDialogView({ pending, state, shown, view }: { pending: P
         <Text bold>{cleanTerminalText(tool.server)}</Text>
         <Text>?</Text>
       </Text>
-      {visible.map((line, index) => (
-        <Text key={state.scroll + index} dimColor>
-          {line}
-        </Text>
-      ))}
+      {visible.map((line, index) => {
+        const tone = shown.tones[(scrolls ? state.scroll : 0) + index];
+        return (
+          <Text key={state.scroll + index} dimColor={tone === undefined} color={tone === "removed" ? "red" : tone === "added" ? "green" : undefined}>
+            {line}
+          </Text>
+        );
+      })}
       {scrolls && (
         <Text color="cyan">
           {state.scroll > 0 ? `↑ ${state.scroll} above · ` : ""}
@@ -39,9 +43,9 @@ export function ApprovalDialogView({ pending, state, shown, view }: { pending: P
           PgDn/Space and PgUp scroll
         </Text>
       )}
-      {tool.annotations?.destructiveHint === true && <Text color="red">The server says this tool may change or delete data.</Text>}
+      {tool.annotations?.destructiveHint === true && <Text color="red">{DESTRUCTIVE_NOTE}</Text>}
       {state.unread && !argumentsRead(state, view) && (
-        <Text color="yellow">{shown.whole ? "Scroll to the end of the arguments before allowing (PgDn); n denies." : "These arguments are too long to review here; they can only be denied."}</Text>
+        <Text color="yellow">{shown.whole ? `${UNREAD_ARGUMENTS_NOTE} (PgDn); n denies.` : "These arguments are too long to review here; they can only be denied."}</Text>
       )}
       <Box flexDirection="column" marginTop={1}>
         {APPROVAL_CHOICES.map((choice, index) => (

@@ -31,6 +31,8 @@ interface UiState {
   choiceIndex: number;
   /** Tab completion's list, while it is open. */
   completion: CompletionMenu | undefined;
+  /** Ctrl-L cleared the screen: items up to this id are no longer drawn (the conversation keeps them). */
+  clearedThrough: number;
 }
 
 export interface ChatAppProps {
@@ -52,10 +54,10 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   const asking = useSyncExternalStore(controller.questions.subscribe, controller.questions.getState);
   const { exit } = useApp();
-  const { columns: width, generation } = useRedrawOnResize();
+  const { columns: width, generation, clearScreen } = useRedrawOnResize();
   const { stdout } = useStdout();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined, clearedThrough: 0 }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
   const completionKey = useCompletion(ui, complete);
 
@@ -68,6 +70,10 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (current.exiting) return;
     if (!current.approval && controller.questions.key(key)) return;
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
+    if (key.kind === "ctrl" && key.letter === "l") {
+      change({ clearedThrough: current.items.at(-1)?.id ?? 0 });
+      return clearScreen();
+    }
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
     if (completionKey(key)) return;
@@ -81,13 +87,13 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (key.kind === "enter" && !key.shift && empty && controller.resumeQueue()) return;
     if (key.kind === "up" && empty && current.queue.length > 0) {
       const last = controller.unqueueLast();
-      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last) } });
+      if (last !== undefined) change({ prompt: { ...EMPTY_PROMPT, buffer: bufferOf(last.shown), pastes: last.pastes } });
       return;
     }
     const step = applyKey(ui.get().prompt, key, history.all);
     change({ prompt: step.state, exitArmed: false });
     if (step.submit !== undefined) {
-      history.add(step.submit);
+      history.add(step.submit.text);
       controller.submit(step.submit);
     }
   });
@@ -126,9 +132,9 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const dialogState = state.approval && view.dialog.for === state.approval ? view.dialog.state : INITIAL_APPROVAL_DIALOG;
   return (
     <Box flexDirection="column">
-      <Static key={generation} items={state.items as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
+      <Static key={generation} items={(view.clearedThrough === 0 ? state.items : state.items.filter((item) => item.id > view.clearedThrough)) as ChatItem[]}>{(item) => <ChatItemView key={item.id} item={item} colors={colors} width={width} />}</Static>
       {state.starting.length > 0 && !state.live && <Text dimColor>starting servers: {state.starting.map(cleanTerminalText).join(", ")}…</Text>}
-      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} />}
+      {state.live && <LiveTurnView live={state.live} colors={colors} width={width} clock={controller.dialogs} paused={state.approval !== undefined || asking.current !== undefined} />}
       <QueuedView queue={state.queue} paused={state.queuePaused} />
       {state.choice && (
         <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
@@ -148,7 +154,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
         <>
           <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
-          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-D quits"}</Text>
+          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-L clears · Ctrl-D quits"}</Text>
         </>
       )}
     </Box>

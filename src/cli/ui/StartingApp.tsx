@@ -2,7 +2,7 @@ import { Text } from "ink";
 import { useSyncExternalStore } from "react";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
-import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
+import { applyKey, EMPTY_PROMPT, type PromptState, type Submission } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
 import { UiStore } from "./ui-store.js";
@@ -11,7 +11,7 @@ import { useKeys } from "./use-keys.js";
 /** What was typed while the chat started: the line being edited, the messages sent (queued), and whether the user quit. */
 export interface EarlyInput {
   prompt: PromptState;
-  queued: readonly string[];
+  queued: readonly Submission[];
   quit: boolean;
 }
 
@@ -33,7 +33,7 @@ export function StartingApp({ input, history }: { input: UiStore<EarlyInput>; hi
     }
     const step = applyKey(current.prompt, key, history.all);
     const queued = step.submit === undefined ? current.queued : [...current.queued, step.submit];
-    if (step.submit !== undefined) history.add(step.submit);
+    if (step.submit !== undefined) history.add(step.submit.text);
     input.set({ ...current, prompt: step.state, queued });
   });
   if (view.quit) return <Text dimColor>stopping…</Text>;

@@ -1,13 +1,19 @@
 import stringWidth from "string-width";
+import { argumentBlocks } from "../../agent/argument-view.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 
 /**
  * A tool call's arguments as the approval dialog shows them: every argument, every string
  * whole, wrapped to the dialog's width, so what is allowed is what was read. A string of
- * several lines is shown as its lines under its name; other values as indented JSON.
+ * several lines (also inside an object) is shown as its lines under its name, edits of a file
+ * as a diff (`- ` old, `+ ` new lines, coloured); other values as indented JSON.
  */
+export type LineTone = "removed" | "added" | undefined;
+
 export interface ArgumentLines {
   lines: string[];
+  /** Each line's colour, beside `lines` (undefined: plain). */
+  tones: LineTone[];
   /** False when the arguments were too long to show whole: then they cannot be allowed from the dialog. */
   whole: boolean;
 }
@@ -29,28 +35,37 @@ export function argumentLines(args: Record<string, unknown>, width: number): Arg
 
 function layOut(args: Record<string, unknown>, width: number): ArgumentLines {
   const lines: string[] = [];
-  const push = (line: string, indent: string): boolean => {
+  const tones: LineTone[] = [];
+  const push = (line: string, indent: string, tone?: LineTone): boolean => {
     // A line never needs more characters than the lines left can hold (one more, to know it was cut).
     const room = (MAX_ARGUMENT_LINES - lines.length + 1) * width;
     for (const piece of hardWrap(visible(line.slice(0, room)), width - indent.length)) {
       if (lines.length >= MAX_ARGUMENT_LINES) return false;
       lines.push(indent + piece);
+      tones.push(tone);
     }
     return true;
   };
-  for (const [key, value] of Object.entries(args)) {
-    const text = typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? "null";
-    const own = text.split(/\r?\n/);
-    if (typeof value === "string" && own.length > 1) {
-      if (!push(`${key}: (${own.length} lines)`, "")) return cut(lines);
-      for (const line of own) if (!push(line, "  │ ")) return cut(lines);
+  for (const block of argumentBlocks(args)) {
+    if (block.kind === "text") {
+      if (!push(`${block.name}: (${block.lines.length} lines)`, "")) return cut(lines, tones);
+      for (const line of block.lines) if (!push(line, "  │ ")) return cut(lines, tones);
+    } else if (block.kind === "edits") {
+      for (const [index, edit] of block.edits.entries()) {
+        const which = block.edits.length === 1 ? "" : ` ${index + 1} of ${block.edits.length}`;
+        if (!push(`${block.name}${which}: ${edit.removed} line${edit.removed === 1 ? "" : "s"} out, ${edit.added} in`, "")) return cut(lines, tones);
+        for (const line of edit.lines) {
+          const [mark, tone] = line.kind === "removed" ? ["- ", "removed" as const] : line.kind === "added" ? ["+ ", "added" as const] : ["  ", undefined];
+          if (!push(line.text, `  ${mark}`, tone)) return cut(lines, tones);
+        }
+      }
     } else {
-      const [first = "", ...rest] = own;
-      if (!push(`${key}: ${typeof value === "string" ? JSON.stringify(value) : first}`, "")) return cut(lines);
-      for (const line of rest) if (!push(line, "")) return cut(lines);
+      const [first = "", ...rest] = block.json.split(/\r?\n/);
+      if (!push(`${block.name}: ${first}`, "")) return cut(lines, tones);
+      for (const line of rest) if (!push(line, "")) return cut(lines, tones);
     }
   }
-  return { lines, whole: true };
+  return { lines, tones, whole: true };
 }
 
 /** Cut at exactly `width` columns, spaces kept (a reviewer sees them as they are); linear in the line. */
@@ -77,9 +92,10 @@ function hardWrap(line: string, width: number): string[] {
   return pieces;
 }
 
-function cut(lines: string[]): ArgumentLines {
+function cut(lines: string[], tones: LineTone[]): ArgumentLines {
   lines.push(`… more than ${MAX_ARGUMENT_LINES.toLocaleString("en-US")} lines: too long to review here`);
-  return { lines, whole: false };
+  tones.push(undefined);
+  return { lines, tones, whole: false };
 }
 
 /**

@@ -14,6 +14,7 @@ import { progressText } from "../render/progress-text.js";
 import { cleanTerminalText, TerminalTextCleaner } from "../render/terminal-text.js";
 import { splitFinishedMarkdown } from "./markdown-blocks.js";
 import { PersonTime, type ClockMark } from "./dialog-clock.js";
+import { plainSubmission, type Submission } from "./prompt-editor.js";
 import { ServerQuestions } from "./server-questions.js";
 import { errorAdvice, turnUsageItems } from "./usage-items.js";
 
@@ -42,6 +43,8 @@ export interface LiveTurn {
   waitingFor: readonly string[];
   /** Whether anything of the model's answer (text, thinking or a tool call) has come yet. */
   answered: boolean;
+  /** When the model's answer last moved (a piece of text or thinking, a tool call): a stream that stops is shown stalled. */
+  lastHeardAt: number;
   /** The part of the answer not yet moved to the static region. */
   text: string;
   reasoning: string;
@@ -77,7 +80,7 @@ export interface ChatState {
   items: readonly ChatItem[];
   live: LiveTurn | undefined;
   /** Messages typed during a turn, sent in order after it. */
-  queue: readonly string[];
+  queue: readonly Submission[];
   /** The turn was cancelled with messages queued: they wait until the person sends them (or drops them). */
   queuePaused: boolean;
   approval: PendingApproval | undefined;
@@ -183,9 +186,10 @@ export class ChatController {
   }
 
   /** A message or a /command from the prompt: run now, or queued behind the turn in progress (a paused queue goes on with it). */
-  submit(text: string): void {
-    if (text.trim() === "") return;
-    this.update({ queue: [...this.state.queue, text], queuePaused: false });
+  submit(message: string | Submission): void {
+    const submission = typeof message === "string" ? plainSubmission(message) : message;
+    if (submission.text.trim() === "") return;
+    this.update({ queue: [...this.state.queue, submission], queuePaused: false });
     void this.drain();
   }
 
@@ -219,7 +223,7 @@ export class ChatController {
   }
 
   /** Takes back the last queued message (to edit it), if any. */
-  unqueueLast(): string | undefined {
+  unqueueLast(): Submission | undefined {
     const last = this.state.queue.at(-1);
     if (last !== undefined) this.update({ queue: this.state.queue.slice(0, -1), queuePaused: this.state.queuePaused && this.state.queue.length > 1 });
     return last;
@@ -254,9 +258,9 @@ export class ChatController {
         const next = this.state.queue[0];
         if (next === undefined || this.state.exiting || this.state.queuePaused) break;
         this.update({ queue: this.state.queue.slice(1) });
-        if (next.trim().startsWith("/")) {
-          this.show({ kind: "user", text: cleanTerminalText(next) });
-          const input = await slashInput(next, this.session, this.colors).catch((error: unknown) => {
+        if (next.text.trim().startsWith("/")) {
+          this.show({ kind: "user", text: cleanTerminalText(next.shown) });
+          const input = await slashInput(next.text, this.session, this.colors).catch((error: unknown) => {
             this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
             return undefined;
           });
@@ -266,7 +270,7 @@ export class ChatController {
           } else if (input) {
             // Esc / Ctrl-C cancels a command that waits on the model (/compact), as it cancels a turn.
             this.turn = new AbortController();
-            const result = await runSlashCommand(next.trim(), {
+            const result = await runSlashCommand(next.text.trim(), {
               session: this.session,
               colors: this.colors,
               print: (text) => this.show({ kind: "output", text }),
@@ -289,13 +293,13 @@ export class ChatController {
   }
 
   /** Sends a message (with the resources it mentions), or a prompt command's messages (`prompt`). */
-  private async runTurn(text: string, prompt?: { before: Message[]; input: string | ContentPart[] | null }): Promise<void> {
-    if (!prompt) this.show({ kind: "user", text: cleanTerminalText(text) });
+  private async runTurn(message: Submission, prompt?: { before: Message[]; input: string | ContentPart[] | null }): Promise<void> {
+    if (!prompt) this.show({ kind: "user", text: cleanTerminalText(message.shown) });
     this.turn = new AbortController();
     this.cleaner = new TerminalTextCleaner();
     this.reasoningCleaner = new TerminalTextCleaner();
     const signal = this.turn.signal;
-    this.update({ live: { startedAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
+    this.update({ live: { startedAt: Date.now(), lastHeardAt: Date.now(), waitingFor: this.state.starting, answered: false, text: "", reasoning: "", running: [] } });
     try {
       // A turn waits only for the servers still starting (each within its startup timeout), so their tools are offered.
       if (this.state.starting.length > 0) await untilAborted(this.session.ready, signal);
@@ -311,12 +315,13 @@ export class ChatController {
       let input: string | ContentPart[] | null;
       if (prompt) input = beginPromptTurn(this.session, prompt);
       else {
-        const { content, attachments } = await messageInput(text, this.session);
+        const { content, attachments } = await messageInput(message.text, this.session);
         for (const attachment of attachments) this.show({ kind: "notice", tone: attachment.attached ? "info" : "warning", text: cleanTerminalText(describeAttachment(attachment)) });
         input = content;
       }
       this.personTime.startTurn();
-      await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
+      const turn = await this.session.agent.send(input, { signal, onEvent: (event) => this.onEvent(event) });
+      this.dropUnanswered(turn);
     } catch (error) {
       this.flushLive();
       this.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });
@@ -324,6 +329,18 @@ export class ChatController {
       this.turn = undefined;
       this.update({ live: undefined });
     }
+  }
+
+  /**
+   * A turn that failed before the model said anything is taken out of the conversation: left in,
+   * the message is sent again with the next one (twice, when the person sends it again). The
+   * input history still has it.
+   */
+  private dropUnanswered(turn: TurnResult): void {
+    if (turn.status !== "failed" || turn.text !== "" || turn.reasoning !== "" || turn.toolCalls.length > 0 || turn.messages.length === 0) return;
+    const messages = this.session.agent.messages;
+    this.session.agent.replaceMessages(messages.slice(0, messages.length - turn.messages.length));
+    this.show({ kind: "notice", tone: "info", text: "the message is not kept in the conversation: ↑ brings it back to send again" });
   }
 
   private onEvent(received: AgentEvent): void {
@@ -336,7 +353,7 @@ export class ChatController {
       case "model-request":
         break;
       case "reasoning-delta":
-        this.updateSoon({ live: { ...live, answered: true, reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
+        this.updateSoon({ live: { ...live, answered: true, lastHeardAt: Date.now(), reasoning: live.reasoning + this.reasoningCleaner.push(event.text) } });
         break;
       case "text-delta": {
         let reasoning = live.reasoning;
@@ -346,7 +363,7 @@ export class ChatController {
         }
         const { finished, rest } = splitFinishedMarkdown(live.text + this.cleaner.push(event.text));
         if (finished !== "") this.show({ kind: "answer", text: finished });
-        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, reasoning, text: rest } });
+        this.updateSoon({ live: { ...(this.state.live ?? live), answered: true, lastHeardAt: Date.now(), reasoning, text: rest } });
         break;
       }
       case "tool-call-started": {
@@ -354,7 +371,7 @@ export class ChatController {
         const args = cleanTerminalText(typeof event.arguments === "string" ? event.arguments : summarizeArguments(event.arguments));
         const current = this.state.live ?? live;
         const call: RunningCall = { id: event.id, name: cleanTerminalText(event.name), args, started: this.dialogs.mark() };
-        this.update({ live: { ...current, answered: true, running: [...current.running, call] } });
+        this.update({ live: { ...current, answered: true, lastHeardAt: Date.now(), running: [...current.running, call] } });
         break;
       }
       case "tool-progress": {
@@ -378,7 +395,7 @@ export class ChatController {
           durationMs: event.durationMs,
           denied: event.outcome === "denied" || event.outcome === "not-approved",
         });
-        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now() } });
+        this.update({ live: { ...(this.state.live ?? current), running: current.running.filter((call) => call.id !== event.id), answered: false, startedAt: Date.now(), lastHeardAt: Date.now() } });
         break;
       }
       case "usage":

@@ -15,15 +15,35 @@ export const EMPTY_BUFFER: InputBuffer = { text: "", cursor: 0 };
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-function graphemeStarts(text: string): number[] {
-  const starts: number[] = [];
-  for (const { index } of segmenter.segment(text)) starts.push(index);
-  return starts;
+/**
+ * Grapheme boundaries are found in a window around the cursor, never over the whole text, so a
+ * key costs the same in a megabyte as in a word. A boundary is trusted only when the window
+ * reaches back to the line's start (a line feed always ends a grapheme) or when it lies past
+ * the window's first grapheme; otherwise (a cluster longer than the window) the window doubles.
+ * (A line of more than 30 flags, pairs of regional indicators, may be paired off by one.)
+ */
+const WINDOW = 64;
+
+function boundariesAround(text: string, cursor: number): number[] {
+  // The start of the line holding the character before the cursor.
+  const lineFrom = cursor < 2 ? 0 : text.lastIndexOf("\n", cursor - 2) + 1;
+  for (let size = WINDOW; ; size *= 2) {
+    const from = Math.max(lineFrom, cursor - size);
+    const to = Math.min(text.length, cursor + size);
+    const starts: number[] = [];
+    for (const { index } of segmenter.segment(text.slice(from, to))) starts.push(from + index);
+    // A boundary depends on what comes before it, so the window's first one is trusted only at the line's start.
+    const trustedBefore = from === lineFrom || starts.some((start) => start > from && start < cursor);
+    const trustedAfter = to === text.length || starts.some((start) => start > cursor);
+    if (trustedBefore && trustedAfter) return starts;
+  }
 }
 
 function previousBoundary(text: string, cursor: number): number {
+  if (cursor === 0) return 0;
+  const starts = boundariesAround(text, cursor);
   let before = 0;
-  for (const start of graphemeStarts(text)) {
+  for (const start of starts) {
     if (start >= cursor) break;
     before = start;
   }
@@ -31,7 +51,9 @@ function previousBoundary(text: string, cursor: number): number {
 }
 
 function nextBoundary(text: string, cursor: number): number {
-  for (const start of graphemeStarts(text)) if (start > cursor) return start;
+  if (cursor >= text.length) return text.length;
+  const starts = boundariesAround(text, cursor);
+  for (const start of starts) if (start > cursor) return start;
   return text.length;
 }
 

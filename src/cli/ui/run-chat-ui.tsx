@@ -5,7 +5,7 @@ import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
 import type { ResumeChoice } from "./saved-sessions.js";
 import { InputHistory } from "./history.js";
-import { stateDir } from "./state-dir.js";
+import { stateDir } from "../../host/state-dir.js";
 import { NO_EARLY_INPUT, StartingApp, type EarlyInput } from "./StartingApp.js";
 import { UiStore } from "./ui-store.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Agent } from "../../agent/agent.js";
 import { parseTranscript, serializeTranscript, type Transcript, type TranscriptHeader } from "../../agent/transcript.js";
 import type { Message } from "../../llm/types.js";
-import { stateDir } from "./state-dir.js";
+import { stateDir } from "../../host/state-dir.js";
 
 /** `20261122-170305`: a time for file names (UTC), sortable. */
 export function fileStamp(now: Date): string {

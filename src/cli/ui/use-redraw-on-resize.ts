@@ -1,5 +1,5 @@
 import { useStdout } from "ink";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 
 /** Clears the screen and the scrollback, and puts the cursor home. */
 const CLEAR_TERMINAL = "\x1b[2J\x1b[3J\x1b[H";
@@ -12,9 +12,15 @@ export const RESIZE_SETTLE_MS = 200;
  * changed and settled, the terminal is cleared and the generation goes up, so a
  * `<Static key={generation}>` is mounted anew and draws every item again at the new width.
  */
-export function useRedrawOnResize(): { columns: number; generation: number } {
-  const { stdout } = useStdout();
+export function useRedrawOnResize(): { columns: number; generation: number; clearScreen: () => void } {
+  const { stdout, write } = useStdout();
   const [view, setView] = useState(() => ({ columns: stdout.columns || 80, generation: 0 }));
+  // Ctrl-L: the terminal cleared through Ink's `write`, which draws the live region again after it, and
+  // `<Static>` mounted anew (the caller leaves out of it what was cleared).
+  const clearScreen = useCallback(() => {
+    write(CLEAR_TERMINAL);
+    setView((current) => ({ ...current, generation: current.generation + 1 }));
+  }, [write]);
   useEffect(() => {
     let drawn = stdout.columns || 80;
     let timer: NodeJS.Timeout | undefined;
@@ -38,5 +44,5 @@ export function useRedrawOnResize(): { columns: number; generation: number } {
       stdout.off("resize", onResize);
     };
   }, [stdout]);
-  return view;
+  return { ...view, clearScreen };
 }

@@ -110,6 +110,8 @@ export class OAuthSession {
     // registration and tokens of the old one (stamped with its issuer) are not used.
     this.provider.discovery = undefined;
     try {
+      // Checked before the SDK's auth() registers a client there: it refuses a list without S256, not a missing list.
+      refuseWithoutPkce(await this.provider.discoveryState());
       if ((await auth(this.provider, options())) === "AUTHORIZED") return;
       // The code is redeemed where it was asked for (SEP-2352), even if a refused token meanwhile had discovery done again.
       const asked = this.provider.discovery;
@@ -236,6 +238,20 @@ async function discover(serverUrl: string, resourceMetadataUrl: URL | undefined,
     const metadata = await discoverAuthorizationServerMetadata(root, { fetchFn, skipIssuerValidation: true });
     return { authorizationServerUrl: root, ...(metadata ? { authorizationServerMetadata: metadata } : {}) };
   }
+}
+
+/**
+ * The MCP authorization spec: a client MUST verify from the authorization server's metadata that
+ * it supports PKCE (S256), and MUST refuse to proceed when `code_challenge_methods_supported` is
+ * absent. A server with no metadata at all gets the 2025-03-26 default endpoints, where that
+ * revision requires PKCE of every authorization server.
+ */
+function refuseWithoutPkce(discovery: OAuthDiscoveryState): void {
+  const metadata = discovery.authorizationServerMetadata;
+  const methods = metadata?.code_challenge_methods_supported;
+  if (metadata === undefined || methods?.includes("S256")) return;
+  const listed = methods === undefined ? "lists no code_challenge_methods_supported in its metadata" : `lists ${JSON.stringify(methods.slice(0, 5)).slice(0, 100)} as its code_challenge_methods_supported`;
+  throw new Error(`the login was refused: the authorization server ${JSON.stringify(metadata.issuer)} ${listed}: the MCP authorization spec allows a login only where the metadata lists PKCE with S256`);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type TurnEvent,
 } from "../api.js";
 import { messageWith, type Attachment } from "../attachment.js";
-import { historyOf, loadConversations, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
+import { historyOf, loadConversations, MAX_KEPT_RESULT_CHARS, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
 import { tearDownApps, whenPageGoes } from "./AppFrame.js";
@@ -104,7 +104,9 @@ export function App() {
     const sorted = [...next].sort((a, b) => b.updatedAt - a.updatedAt);
     conversationsRef.current = sorted;
     setConversations(sorted);
-    if (!saveConversations(sorted)) setNotice("This browser's storage is full: delete old conversations so new ones are kept.");
+    const { saved, cut } = saveConversations(sorted);
+    if (!saved) setNotice("This browser's storage is full: delete old conversations so new ones are kept.");
+    else if (cut > 0) setNotice(`${cut} tool result${cut === 1 ? " is" : "s are"} longer than ${MAX_KEPT_RESULT_CHARS / 1024} kB: saved in this browser cut to that (marked where cut); the rest is shown until the page reloads.`);
   };
   const update = (id: string, change: (conversation: Conversation) => Conversation) => {
     persist(conversationsRef.current.map((c) => (c.id === id ? { ...change(c), updatedAt: Date.now() } : c)));
@@ -133,7 +135,7 @@ export function App() {
       return;
     }
     if (event.type === "approval" && sessionAllowed().has(event.fingerprint)) {
-      void answerApproval(event.id, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
+      void answerApproval(event.id, event.fingerprint, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
       return;
     }
     if (event.type === "server-question" && event.question.kind === "sampling" && sessionAllowed(SAMPLING_ALLOWED).has(event.question.server)) {
@@ -202,12 +204,12 @@ export function App() {
     else turn.controller.abort();
   };
 
-  const answer = (id: string, decision: ApprovalDecision, fingerprint?: string) => {
+  const answer = (id: string, decision: ApprovalDecision, fingerprint: string) => {
     const turn = running.current;
     if (turn) for (const segment of turn.view.segments) for (const call of segment.calls) if (call.approval?.id === id) call.approval = undefined;
-    if (decision.decision === "allow-session" && fingerprint) sessionStorage.setItem(SESSION_ALLOWED, JSON.stringify([...sessionAllowed(), fingerprint]));
+    if (decision.decision === "allow-session") sessionStorage.setItem(SESSION_ALLOWED, JSON.stringify([...sessionAllowed(), fingerprint]));
     redraw((n) => n + 1);
-    void answerApproval(id, decision).catch((error: unknown) => setNotice(String(error)));
+    void answerApproval(id, fingerprint, decision).catch((error: unknown) => setNotice(String(error)));
   };
 
   const answerServer = async (question: ServerQuestion, answer: ServerQuestionAnswer): Promise<string | undefined> => {
@@ -354,7 +356,7 @@ export function App() {
                 );
               }),
               // In the same list, under the id its stored turn will have: when it ends, the element stays and only what changed is drawn.
-              live && <TurnItem key={live.id} live={live.view} tools={tools} last index={turns.length} actions={{ onApproval: (id, decision) => answer(id, decision, findFingerprint(live.view, id)), onQuestion: answerServer }} />,
+              live && <TurnItem key={live.id} live={live.view} tools={tools} last index={turns.length} actions={{ onApproval: answer, onQuestion: answerServer }} />,
             ]}
             <div ref={end} />
           </section>
@@ -399,9 +401,4 @@ const TurnItem = memo(
 function titleOf(input: string): string {
   const line = input.trim().split("\n")[0] ?? "";
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New chat";
-}
-
-function findFingerprint(view: TurnView, approvalId: string): string | undefined {
-  for (const segment of view.segments) for (const call of segment.calls) if (call.approval?.id === approvalId) return call.approval.fingerprint;
-  return undefined;
 }

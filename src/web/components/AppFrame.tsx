@@ -25,7 +25,7 @@ type Rpc = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: Rec
 
 interface Pending {
   kind: "tool";
-  question: Omit<ApprovalQuestion, "id" | "callId">;
+  question: Omit<ApprovalQuestion, "callId">;
   resolve: (answer: ApprovalDecision) => void;
 }
 
@@ -53,17 +53,24 @@ export function whenPageGoes(): () => void {
 export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: string; input: unknown; result: CallToolResult }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [src, setSrc] = useState<string>();
+  const [refused, setRefused] = useState<string[]>([]);
   const [failure, setFailure] = useState<string>();
   const [height, setHeight] = useState(240);
   /** Whether the app said it is initialized (the bridge's effect may run again later, for the same app). */
   const ready = useRef(false);
-  const [asking, setAsking] = useState<Pending>();
+  // The app's questions, one shown at a time in the order they came: a second call never replaces the one on screen.
+  const [questions, setQuestions] = useState<Pending[]>([]);
+  const asking = questions[0];
   const [link, setLink] = useState<{ url: OpenableUrl; resolve: (opened: boolean) => void }>();
 
   useEffect(() => {
     let live = true;
     openAppFrame(uri, tool.server).then(
-      (opened) => live && setSrc(opened.path),
+      (opened) => {
+        if (!live) return;
+        setSrc(opened.path);
+        setRefused(opened.refused);
+      },
       (error: unknown) => live && setFailure(error instanceof Error ? error.message : String(error)),
     );
     return () => {
@@ -74,7 +81,9 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
   useEffect(() => {
     if (!src) return;
     const post = (message: Omit<Rpc, "jsonrpc">) => frame.current?.contentWindow?.postMessage({ jsonrpc: "2.0", ...message }, "*");
-    const ask = (question: Pending["question"]) => new Promise<ApprovalDecision>((resolve) => setAsking({ kind: "tool", question, resolve }));
+    const ask = (question: Pending["question"]) => new Promise<ApprovalDecision>((resolve) => setQuestions((waiting) => [...waiting, { kind: "tool", question, resolve }]));
+    // The frame's id, which the gateway knows this app by: its calls reach its own server only.
+    const frameId = src.split("/").at(-1) ?? "";
     // The theme the app was last told; told again when the person (or the system) switches it.
     let told: string | undefined = ready.current ? pageTheme() : undefined;
     const stopWatching = watchTheme(() => {
@@ -102,11 +111,12 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
         case "tools/call": {
           const name = String(message.params?.name ?? "");
           const args = (message.params?.arguments ?? {}) as Record<string, unknown>;
-          let answer = await callAppTool(tool.name, name, args);
+          let answer = await callAppTool(frameId, name, args);
           if ("approval" in answer) {
-            const decision = await ask(answer.approval);
+            const question = answer.approval;
+            const decision = await ask(question);
             if (decision.decision === "deny") return { content: [{ type: "text", text: `The person denied this tool call${decision.reason ? `: ${decision.reason}` : "."}` }], isError: true };
-            answer = await callAppTool(tool.name, name, args, { fingerprint: answer.approval.fingerprint });
+            answer = await callAppTool(frameId, name, args, { id: question.id, fingerprint: question.fingerprint });
           }
           if ("approval" in answer) throw new Error("not approved");
           return answer.result;
@@ -178,13 +188,19 @@ export function AppFrame({ tool, uri, input, result }: { tool: ToolView; uri: st
       {src && (
         <iframe ref={frame} src={src} title={`${tool.title ?? tool.name} app`} sandbox="allow-scripts allow-forms" referrerpolicy="no-referrer" height={height} />
       )}
+      {refused.map((line) => (
+        <p class="app-failure" key={line}>
+          Left out of the app's content security policy: {line}
+        </p>
+      ))}
       {asking && (
         <Approval
+          key={asking.question.id}
           question={asking.question}
           session={false}
           onAnswer={(answer) => {
             asking.resolve(answer);
-            setAsking(undefined);
+            setQuestions((waiting) => waiting.filter((pending) => pending !== asking));
           }}
         />
       )}

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { fetchPrompts, fetchResources, getPrompt, readResource, type PromptView, type ResourceView } from "../api.js";
+import { fetchPrompts, fetchResources, getPrompt, readResource, type PromptView, type ReadQuestion, type ResourceView } from "../api.js";
 import { attach, byteSize, sizeText, type Attachment } from "../attachment.js";
+import { ArmedButton } from "./Approval.js";
+import { Arguments } from "./Arguments.js";
 import { Icon } from "./Icon.js";
 import { PromptForm } from "./PromptForm.js";
 
@@ -24,7 +26,15 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [prompt, setPrompt] = useState<PromptView>();
   const [closed, setClosed] = useState(false);
+  // A read the gateway asks about first (the policy does not allow this server's resources and prompts unasked).
+  const [reading, setReading] = useState<{ question: ReadQuestion; resolve: (allowed: boolean) => void }>();
   const box = useRef<HTMLTextAreaElement>(null);
+  const askToRead = (question: ReadQuestion) => new Promise<boolean>((resolve) => setReading({ question, resolve }));
+  const answerRead = (allowed: boolean) => {
+    reading?.resolve(allowed);
+    setReading(undefined);
+    box.current?.focus();
+  };
 
   useEffect(() => box.current?.focus(), []);
   useEffect(() => {
@@ -62,7 +72,8 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
 
   const usePrompt = async (chosen: PromptView, args: Record<string, string>) => {
     try {
-      const result = await getPrompt(chosen, args);
+      const result = await getPrompt(chosen, args, askToRead);
+      if (!result) return;
       const parts = result.messages.map((message) => message.content.text ?? message.content.resource?.text ?? "").filter(Boolean);
       setText(parts.join("\n\n"));
       setPrompt(undefined);
@@ -86,7 +97,8 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
     const start = before.length - menu.query.length - 1;
     setText(text.slice(0, start) + text.slice(caret));
     try {
-      const read = await readResource({ uri: chosen.uri, server: chosen.server });
+      const read = await readResource({ uri: chosen.uri, server: chosen.server }, askToRead);
+      if (!read) return;
       const body = read.contents.map((content) => content.text ?? `[${content.mimeType ?? "binary"} content, ${content.blob?.length ?? 0} base64 characters]`).join("\n");
       const { attachment, notice } = attach({ uri: chosen.uri, name: chosen.title ?? chosen.name }, body, attachments);
       if (notice) onError(notice);
@@ -132,6 +144,30 @@ export function Composer({ running, onSend, onStop, draft, onDraftUsed, onError 
 
   return (
     <div class="composer-wrap">
+      {reading && (
+        <section class="approval" role="group" aria-label="Approve reading">
+          <p class="approval-title">
+            {reading.question.kind === "resource" ? (
+              <>
+                Read <strong>{reading.question.uri}</strong> from <strong>{reading.question.server}</strong>?
+              </>
+            ) : (
+              <>
+                Get the prompt <strong>{reading.question.name}</strong> from <strong>{reading.question.server}</strong>?
+              </>
+            )}
+          </p>
+          {reading.question.kind === "prompt" && <Arguments value={reading.question.arguments} />}
+          <div class="approval-buttons">
+            <ArmedButton class="btn primary" onClick={() => answerRead(true)}>
+              Allow once
+            </ArmedButton>
+            <button type="button" class="btn" onClick={() => answerRead(false)}>
+              Don't
+            </button>
+          </div>
+        </section>
+      )}
       {prompt && <PromptForm prompt={prompt} onCancel={() => (setPrompt(undefined), box.current?.focus())} onSubmit={(args) => void usePrompt(prompt, args)} onError={onError} />}
       {menu && (
         <ul class="menu" id="composer-menu" role="listbox" tabIndex={0} onKeyDown={onKeyDown} aria-label={menu.kind === "prompt" ? "Prompts" : "Resources"}>

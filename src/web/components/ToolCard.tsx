@@ -72,7 +72,7 @@ export function ToolCard({ call, tool, onApproval }: { call: CallView; tool?: To
           ) : call.summary !== undefined ? (
             <>
               <div class="label">Result</div>
-              <pre class="result-text">{call.summary}</pre>
+              <Content content={call.summary} asCode />
             </>
           ) : null}
         </div>

@@ -13,7 +13,8 @@ export interface TurnActions {
   onEdit?: (input: string) => void;
   onDelete?: () => void;
   onRetry?: () => void;
-  onApproval?: (approvalId: string, answer: ApprovalDecision) => void;
+  /** The person's answer to approval `approvalId`, given on the question whose `fingerprint` they were shown. */
+  onApproval?: (approvalId: string, answer: ApprovalDecision, fingerprint: string) => void;
   /** A server's question answered; resolves to why the gateway refused the answer, if it did. */
   onQuestion?: (question: Question, answer: ServerQuestionAnswer) => Promise<string | undefined>;
 }
@@ -136,7 +137,7 @@ export function TurnBlock({ view, tools, actions, live }: { view: TurnView; tool
                 key={call.id}
                 call={call}
                 tool={tools.find((tool) => tool.name === call.name)}
-                onApproval={call.approval && actions.onApproval ? (answer) => actions.onApproval?.(call.approval!.id, answer) : undefined}
+                onApproval={call.approval && actions.onApproval ? (answer) => actions.onApproval?.(call.approval!.id, answer, call.approval!.fingerprint) : undefined}
               />
             ))}
           </div>

@@ -43,6 +43,7 @@ function sources(overrides: Partial<CompletionSources> = {}): CompletionSources 
       return variable === "book" ? ["guide", "gamma"].filter((b) => b.startsWith(value)) : ["1", "2"];
     },
     toolNames: () => ["time__get_date", "time__convert", "math__add"],
+    modelNames: async () => ["Qwen/Qwen3-8B", "Qwen/Qwen3-32B", "llama-3.1-8b"],
     skills: () => [
       { name: "pdf-processing", server: "docs", description: "Extract text from PDFs" },
       { name: "release-notes", server: "docs", description: "Write release notes" },
@@ -56,6 +57,10 @@ function sources(overrides: Partial<CompletionSources> = {}): CompletionSources 
 const run = (text: string, s = sources()) => complete(text, text.length, s, new AbortController().signal);
 
 describe("completion: slash commands", () => {
+  it("completes the models the server lists after /model", async () => {
+    expect(await run("/model Qwen")).toMatchObject({ from: 7, to: 11, candidates: [{ insert: "Qwen/Qwen3-8B " }, { insert: "Qwen/Qwen3-32B " }] });
+  });
+
   it("offers built-ins and prompt commands that start with what is typed, each followed by a space", async () => {
     expect(await run("/")).toMatchObject({ from: 0, to: 1, candidates: [{ insert: "/help " }, { insert: "/tools " }, { insert: "/load " }, { insert: "/promote " }] });
     expect((await run("/pro"))?.candidates.map((c) => c.insert)).toEqual(["/promote "]);

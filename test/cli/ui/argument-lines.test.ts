@@ -40,4 +40,33 @@ describe("the arguments an approval shows", () => {
     expect(whole).toBe(false);
     expect(lines).toHaveLength(MAX_ARGUMENT_LINES + 1);
   });
+
+  it("shows edits of a file as a diff, old lines red, new ones green, never as one escaped line", () => {
+    const edits = [
+      { oldText: "function greet() {\n  return 'hi';\n}", newText: "function greet(name) {\n  return `hi ${name}`;\n}" },
+      { oldText: "// end", newText: "// end\n// really" },
+    ];
+    const { lines, tones, whole } = argumentLines({ path: "/src/a.ts", edits, dryRun: false }, 80);
+    expect(whole).toBe(true);
+    expect(lines).toEqual([
+      'path: "/src/a.ts"',
+      "edits 1 of 2: 2 lines out, 2 in",
+      "  - function greet() {",
+      "  -   return 'hi';",
+      "  + function greet(name) {",
+      "  +   return `hi ${name}`;",
+      "    }",
+      "edits 2 of 2: 0 lines out, 1 in",
+      "    // end",
+      "  + // really",
+      "dryRun: false",
+    ]);
+    expect(tones).toEqual([undefined, undefined, "removed", "removed", "added", "added", undefined, undefined, undefined, "added", undefined]);
+    expect(lines.join("\n")).not.toContain("\\n");
+  });
+
+  it("shows a multi-line string inside an object as its lines, named by its path", () => {
+    const { lines } = argumentLines({ files: [{ path: "a.txt", content: "one\ntwo" }] }, 80);
+    expect(lines).toEqual(['files[0].path: "a.txt"', "files[0].content: (2 lines)", "  │ one", "  │ two"]);
+  });
 });

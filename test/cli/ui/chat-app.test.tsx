@@ -197,7 +197,7 @@ describe("ChatApp", () => {
     app.stdin.write("\x1b[A");
     await tick();
     expect(app.lastFrame()).toContain("› third");
-    expect(controller.getState().queue).toEqual(["second"]);
+    expect(controller.getState().queue.map((m) => m.shown)).toEqual(["second"]);
     app.stdin.write("\x15");
     app.stdin.write("\x1b");
     await tick();

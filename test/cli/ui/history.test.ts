@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InputHistory, MAX_HISTORY_ENTRIES } from "../../../src/cli/ui/history.js";
-import { stateDir } from "../../../src/cli/ui/state-dir.js";
+import { stateDir } from "../../../src/host/state-dir.js";
 
 let dir: string | undefined;
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as edit from "../../../src/cli/ui/input-buffer.js";
 
 describe("the input buffer", () => {
@@ -37,5 +37,33 @@ describe("the input buffer", () => {
   it("draws the cursor on the character under it, or on a space at the end of a line", () => {
     expect(edit.splitAtCursor({ text: "ab\ncd", cursor: 2 })).toEqual({ before: "ab", under: " ", after: "\ncd" });
     expect(edit.splitAtCursor({ text: "現在", cursor: 0 })).toEqual({ before: "", under: "現", after: "在" });
+  });
+});
+
+describe("the input buffer in a megabyte", () => {
+  const big = "word ".repeat(200_000);
+
+  it("segments only a window around the cursor, so a key costs the same in a megabyte as in a word", () => {
+    const segment = vi.spyOn(Intl.Segmenter.prototype, "segment");
+    try {
+      let buffer = edit.insert(edit.bufferOf(big), "é");
+      buffer = edit.left(edit.backspace(buffer));
+      edit.splitAtCursor(buffer);
+      const lengths = segment.mock.calls.map(([text]) => text.length);
+      expect(lengths.length).toBeGreaterThan(0);
+      expect(Math.max(...lengths)).toBeLessThan(1000);
+    } finally {
+      segment.mockRestore();
+    }
+  });
+
+  it("still moves over a cluster longer than the window whole, and over a line break", () => {
+    const zalgo = "e" + "\u0301".repeat(300);
+    const buffer = edit.bufferOf(`${big}${zalgo}`);
+    expect(edit.backspace(buffer).text).toBe(big);
+    expect(edit.left(buffer).cursor).toBe(big.length);
+    const afterBreak = { text: "ab\ncd", cursor: 3 };
+    expect(edit.left(afterBreak).cursor).toBe(2);
+    expect(edit.right({ text: `x${zalgo}y`, cursor: 1 }).cursor).toBe(1 + zalgo.length);
   });
 });

@@ -8,7 +8,7 @@ function typeKeys(keys: Array<Key | Paste>, history: string[] = []): { state: Pr
   for (const key of keys) {
     const step = applyKey(state, key, history);
     state = step.state;
-    if (step.submit !== undefined) sent.push(step.submit);
+    if (step.submit !== undefined) sent.push(step.submit.text);
   }
   return { state, sent };
 }
@@ -51,5 +51,30 @@ describe("the prompt", () => {
     const { state } = typeKeys([text("ab"), { kind: "newline" }, text("cd"), { kind: "up" }], ["old"]);
     expect(state.buffer.text).toBe("ab\ncd");
     expect(state.buffer.cursor).toBe(2);
+  });
+
+  it("shows a long paste as a label and sends the paste whole, with what was typed around it", () => {
+    const log = Array.from({ length: 4210 }, (_, i) => `line ${i} of the log`).join("\n");
+    const steps: Array<Key | Paste> = [text("look: "), { kind: "paste", text: log, cut: false }, text(" why?")];
+    const { state } = typeKeys(steps);
+    expect(state.buffer.text).toBe("look: [pasted 85.3 KB, 4,210 lines] why?");
+    expect(typeKeys([...steps, enter]).sent).toEqual([`look: ${log} why?`]);
+  });
+
+  it("numbers a second paste of the same size, and says when a paste was cut", () => {
+    const long = "x".repeat(2000);
+    const { state } = typeKeys([{ kind: "paste", text: long, cut: false }, { kind: "paste", text: long, cut: true }]);
+    expect(state.buffer.text).toBe("[pasted 2.0 KB, 1 line][pasted 2.0 KB, 1 line, cut at 1,000,000 characters]");
+    const twice = typeKeys([{ kind: "paste", text: long, cut: false }, { kind: "paste", text: long, cut: false }]).state.buffer.text;
+    expect(twice).toBe("[pasted 2.0 KB, 1 line][pasted 2.0 KB, 1 line #2]");
+  });
+
+  it("deletes a paste's label whole with Backspace, and sends nothing of it", () => {
+    const { sent } = typeKeys([text("a"), { kind: "paste", text: "y".repeat(5000), cut: false }, { kind: "backspace" }, text("b"), enter]);
+    expect(sent).toEqual(["ab"]);
+  });
+
+  it("keeps a short paste in the box as it is", () => {
+    expect(typeKeys([{ kind: "paste", text: "a\nb\nc", cut: false }]).state.buffer.text).toBe("a\nb\nc");
   });
 });

@@ -2,12 +2,15 @@ import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { render } from "ink-testing-library";
 import picocolors from "picocolors";
 import { afterEach, describe, expect, it } from "vitest";
+import { ApprovalPolicy } from "../../../src/agent/approval.js";
+import { createSamplingHandler } from "../../../src/agent/sampling.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
 import { ChatApp } from "../../../src/cli/ui/ChatApp.js";
 import { ChatController } from "../../../src/cli/ui/chat-controller.js";
 import { InputHistory } from "../../../src/cli/ui/history.js";
 import { ServerQuestions } from "../../../src/cli/ui/server-questions.js";
 import { ServerQuestionView } from "../../../src/cli/ui/ServerQuestionView.js";
+import type { ChatModel } from "../../../src/llm/types.js";
 import type { HubTool } from "../../../src/mcp/types.js";
 
 const form: ElicitRequestFormParams = {
@@ -31,6 +34,41 @@ describe("the question queue", () => {
     q.key({ kind: "text", text: "a" });
     expect(await second).toEqual({ decision: "allow-session" });
     expect(q.key({ kind: "text", text: "x" })).toBe(false);
+  });
+
+  it("answers a server's sampling questions still waiting by 'always for this server' at once, and only that server's", async () => {
+    const q = new ServerQuestions();
+    const sampled: string[] = [];
+    // The model that answers: it notes each request it gets.
+    const model: ChatModel = {
+      provider: "test",
+      modelId: "m1",
+      async *stream(request) {
+        sampled.push(String(request.messages.at(-1)?.content));
+        yield { type: "text-delta", text: "ok" };
+      },
+    };
+    const sample = createSamplingHandler({ approval: { policy: new ApprovalPolicy(), askSampling: q.approveSampling }, model: async () => model });
+    // The server that asks: four questions at once from "srv", one from "other" between them.
+    const ask = (server: string, text: string) => sample({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens: 10 }, { server, signal: new AbortController().signal });
+    const first = ask("srv", "one");
+    const second = ask("srv", "two");
+    const other = ask("other", "three");
+    const fourth = ask("srv", "four");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(q.getState()).toMatchObject({ current: { kind: "sampling", request: { server: "srv" } }, waiting: 3 });
+    q.key({ kind: "text", text: "a" });
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    // The other server's question is next: "srv"'s are not asked again.
+    expect(q.getState()).toMatchObject({ current: { kind: "sampling", request: { server: "other" } }, waiting: 0 });
+    await Promise.all([second, fourth]);
+    expect(sampled.sort()).toEqual(["four", "one", "two"]);
+    q.key({ kind: "escape" });
+    await expect(other).rejects.toThrow(/User rejected sampling request/);
+    // Later ones from "srv" are not asked.
+    expect(await ask("srv", "five")).toMatchObject({ content: { text: "ok" } });
+    expect(q.getState().current).toBeUndefined();
   });
 
   it("opens a URL only on yes, and only an http(s) one", async () => {

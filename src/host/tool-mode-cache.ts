@@ -1,17 +1,20 @@
-import { join } from "node:path";
 import { z } from "zod";
 import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
-import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
-import { stateDir } from "./ui/state-dir.js";
+import { newestEntries, readStateFile, stateFilePath, writeStateFile } from "./state-file.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 const RowSchema = z.object({ mode: z.enum(PROBED_MODES), ok: z.boolean(), ms: z.number(), detail: z.string().optional() });
+/** One mode's share of an eval: what `--tool-mode auto` compares. */
+const EvalRowSchema = z.object({ mode: z.enum(PROBED_MODES), tasks: z.number().int().nonnegative(), right: z.number().int().nonnegative() });
+export type EvalRow = z.infer<typeof EvalRowSchema>;
 const EntrySchema = z.object({
   /** ISO time of the last change, for dropping the oldest entries. */
   at: z.string(),
   rows: z.array(RowSchema).max(PROBED_MODES.length).optional(),
+  /** The last `toolbridge eval` of this model, per mode: followed instead of the probe. */
+  eval: z.array(EvalRowSchema).max(PROBED_MODES.length).optional(),
   strictRefused: z.boolean().optional(),
 });
 const FileSchema = z.object({ version: z.literal(1), models: z.record(z.string(), EntrySchema) });
@@ -24,8 +27,8 @@ const MAX_ENTRIES = 200;
 
 /**
  * What was learnt about each server and model's tool calling, kept between runs in the
- * state directory (`tool-modes.json`, 0600): the probe's table and whether the server
- * refuses `strict`. Keyed by the server's URL without credentials and the model's name.
+ * state directory (`tool-modes.json`, 0600): the probe's table, the last eval's tasks right
+ * per mode, and whether the server refuses `strict`. Keyed by the server's URL without credentials and the model's name.
  * A file that cannot be read or parsed counts as empty and is replaced on the next write.
  */
 export class ToolModeCache implements StrictToolsMemory {
@@ -36,11 +39,8 @@ export class ToolModeCache implements StrictToolsMemory {
 
   /** The cache in the user's state directory; undefined when that cannot be made (no home, read-only). */
   static open(env: Env): ToolModeCache | undefined {
-    try {
-      return new ToolModeCache(join(stateDir(env), "tool-modes.json"));
-    } catch {
-      return undefined;
-    }
+    const file = stateFilePath(env, "tool-modes.json");
+    return file === undefined ? undefined : new ToolModeCache(file);
   }
 
   /** The probe's table for this server and model, when one was made. */
@@ -50,6 +50,15 @@ export class ToolModeCache implements StrictToolsMemory {
 
   saveProbe(server: string, model: string, rows: readonly ProbeRow[]): void {
     this.update(server, model, { rows: [...rows] });
+  }
+
+  /** The last eval's tasks right per mode for this server and model, when one was run. */
+  evalRows(server: string, model: string): EvalRow[] | undefined {
+    return this.read()[strictKey(server, model)]?.eval;
+  }
+
+  saveEval(server: string, model: string, rows: readonly EvalRow[]): void {
+    this.update(server, model, { eval: rows.map(({ mode, tasks, right }) => ({ mode, tasks, right })) });
   }
 
   refuses(server: string, model: string): boolean {

@@ -1,5 +1,6 @@
 import { bestMode, PROBE_TIMEOUT_MS, probeToolModes, type ProbedMode, type ProbeRow } from "../agent/tool-mode-probe.js";
 import { toolCallingFor } from "../agent/tool-calling.js";
+import { bestEvalMode } from "../agent/eval/runner.js";
 import type { LlmConfig } from "../config/schema.js";
 import type { ChatModel } from "../llm/types.js";
 import type { ToolModeCache } from "./tool-mode-cache.js";
@@ -21,9 +22,10 @@ export async function probeAndCache(model: ChatModel, llm: LlmConfig, cache: Too
 }
 
 /**
- * The mode a session in tool mode "auto" starts in. With `auto` set (flag or config), the
- * first use of a model probes it (`say` tells the user, since it takes a few requests);
- * with no tool mode set, a probe already cached is followed and none is made.
+ * The mode a session in tool mode "auto" starts in. A cached eval of the model (`toolbridge
+ * eval`) is followed first: its mode with the most tasks right. Else, with `auto` set (flag
+ * or config), the first use of a model probes it (`say` tells the user, since it takes a few
+ * requests); with no tool mode set, a probe already cached is followed and none is made.
  */
 export async function probedModeFor(
   model: ChatModel,
@@ -33,7 +35,11 @@ export async function probedModeFor(
   signal?: AbortSignal,
 ): Promise<ProbedMode | undefined> {
   if (llm.toolMode !== undefined && llm.toolMode !== "auto") return undefined;
-  const cached = cache?.probe(model.baseURL ?? model.provider, model.modelId);
+  const server = model.baseURL ?? model.provider;
+  const measured = cache?.evalRows(server, model.modelId);
+  const evaluated = measured && bestEvalMode(measured);
+  if (evaluated) return evaluated;
+  const cached = cache?.probe(server, model.modelId);
   if (cached) return bestMode(cached);
   if (llm.toolMode !== "auto") return undefined;
   say(`Probing how ${model.modelId} calls tools best (one request per mode, once per model)…`);

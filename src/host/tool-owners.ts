@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { z } from "zod";
 import type { ServerConfig } from "../config/schema.js";
 import { plainName } from "../mcp/tool-names.js";
 import type { HubTool, ServerState } from "../mcp/types.js";
-import { newestEntries, readStateFile, writeStateFile } from "./state-file.js";
-import { stateDir } from "./ui/state-dir.js";
+import { newestEntries, readStateFile, stateFilePath, writeStateFile } from "./state-file.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -39,11 +37,8 @@ export class ToolOwners {
 
   /** The index in the user's state directory; undefined when that cannot be made (no home, read-only). */
   static open(env: Env): ToolOwners | undefined {
-    try {
-      return new ToolOwners(join(stateDir(env), "tool-owners.json"));
-    } catch {
-      return undefined;
-    }
+    const file = stateFilePath(env, "tool-owners.json");
+    return file === undefined ? undefined : new ToolOwners(file);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolSearchSettings } from "../../src/cli/tool-search-settings.js";
+import { toolSearchSettings } from "../../src/host/tool-search-settings.js";
 import { parseConfig } from "../../src/config/load.js";
 import { EmbeddingRanker } from "../../src/toolcall/tool-search.js";
 

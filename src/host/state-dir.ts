@@ -5,8 +5,8 @@ import { join } from "node:path";
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Where the chat keeps what it remembers between runs (input history, saved
- * conversations): `$XDG_STATE_HOME/toolbridge`, else `~/.local/state/toolbridge`, made
+ * Where toolbridge keeps what it remembers between runs (the chat's input history and saved
+ * conversations, the tool-mode cache, the tool owners, the gateway's store): `$XDG_STATE_HOME/toolbridge`, else `~/.local/state/toolbridge`, made
  * private to the user (0700) on first use.
  */
 export function stateDir(env: Env): string {

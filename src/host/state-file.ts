@@ -1,5 +1,16 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { z } from "zod";
+import { stateDir } from "./state-dir.js";
+
+/** The path of the state directory's file `name`; undefined when the directory cannot be made (no home, read-only). */
+export function stateFilePath(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+  try {
+    return join(stateDir(env), name);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A JSON file of the state directory as `schema` reads it; undefined when it is missing, bigger

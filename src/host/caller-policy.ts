@@ -1,0 +1,53 @@
+import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import type { ToolFilter } from "../agent/tool-host.js";
+import type { HubTool } from "../mcp/types.js";
+
+/**
+ * What a caller of the gateway (or of `serve hub`) may see and run: ONE decision over
+ * (caller, server, tool or resource or prompt), taken by every route that reaches a server
+ * (`/mcp`, the web chat's `/api/resource`, `/api/prompt`, `/api/app-tool`). A route where a
+ * person can be asked (the web chat) turns `ask` into a question; one where nobody can be (`/mcp`,
+ * `serve hub`) refuses it. Reading resources and prompts counts as running something of the
+ * server's: unasked only where its tools would be (mode `readonly` or `all`, or a trusted server).
+ */
+
+export type PolicySubject =
+  | { kind: "tool"; tool: HubTool }
+  | { kind: "resource"; server: string; uri: string }
+  | { kind: "prompt"; server: string; name: string };
+
+export type CallerDecision = { action: "allow" } | { action: "ask" } | { action: "refuse"; reason: string };
+
+export interface CallerPolicySettings {
+  approve: ApprovalMode;
+  servers: Readonly<Record<string, ServerApprovalConfig>>;
+  /** The tool allow-list (`tools.enabled` / `tools.disabled`): a tool outside it is refused on every route. */
+  toolFilter?: ToolFilter;
+}
+
+export class CallerPolicy {
+  private readonly approval: ApprovalPolicy;
+
+  constructor(private readonly settings: CallerPolicySettings) {
+    // Fresh: nothing is allowed for a session here; a turn's own policy holds the person's "for this session".
+    this.approval = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers });
+  }
+
+  /**
+   * `caller` is the key that asks (its digest, or "anonymous" without keys): today no rule
+   * differs by key, and a route must still name who asks, so a rule per key has one place to go.
+   */
+  decide(caller: string, subject: PolicySubject): CallerDecision {
+    void caller;
+    if (subject.kind === "tool") {
+      if (this.settings.toolFilter && !this.settings.toolFilter(subject.tool)) return { action: "refuse", reason: `the tool ${subject.tool.name} is not offered here (tools.enabled / tools.disabled)` };
+      return this.approval.verdict(subject.tool).allowed ? { action: "allow" } : { action: "ask" };
+    }
+    return this.approval.readsUnasked(subject.server) ? { action: "allow" } : { action: "ask" };
+  }
+
+  /** Whether `caller` may have it with nobody to ask (`/mcp`, `serve hub`). */
+  allowsUnasked(caller: string, subject: PolicySubject): boolean {
+    return this.decide(caller, subject).action === "allow";
+  }
+}
