@@ -4,6 +4,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerHubCommands } from "./commands/hub-commands.js";
 import { registerAgentCommands } from "./commands/agent-commands.js";
 import { registerGateway } from "./commands/gateway.js";
+import { registerLaunch } from "./commands/launch.js";
 import { registerAuthCommands } from "./commands/auth.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelsCommands } from "./commands/models.js";
@@ -27,6 +28,7 @@ registerModelsCommands(program);
 registerEvalCommand(program);
 registerServe(program);
 registerGateway(program);
+registerLaunch(program);
 reportUsageErrors(program);
 addHelpExamples(program);
 

@@ -24,11 +24,12 @@ export interface GroupSpawned {
  * every Debian, Ubuntu and Fedora base system.
  */
 const LAUNCHER = "open(my $e, '>&=', 3) or exit 127; fcntl($e, 2, 1); setpgrp(0, 0); exec { $ARGV[0] } @ARGV; print $e 0 + $!; exit 127";
-const PERL = "/usr/bin/perl";
+export const PERL = "/usr/bin/perl";
 
 let perlFound: boolean | undefined;
 
-function hasPerl(): boolean {
+/** Whether PERL is there to run (checked once). */
+export function hasPerl(): boolean {
   if (perlFound === undefined) {
     try {
       accessSync(PERL, fs.X_OK);

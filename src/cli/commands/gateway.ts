@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import type { LlmConfig } from "../../config/schema.js";
+import type { Logger } from "../../gateway/log.js";
 import { action, UsageError, warn } from "../errors.js";
 import type { AgentFlags } from "../chat/session.js";
 import { ROOT_OPTION } from "./hub-commands.js";
@@ -32,6 +33,44 @@ export function registerGateway(program: Command): void {
 }
 
 async function gateway(flags: GatewayFlags): Promise<void> {
+  const running = await startGatewayCommand(flags);
+  try {
+    process.stderr.write(`toolbridge gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, model ${running.model}, store ${running.store})\n`);
+    await new Promise<void>((resolve) => running.signal.addEventListener("abort", () => resolve(), { once: true }));
+  } finally {
+    await running.close();
+  }
+}
+
+/** What a command that starts the gateway for one client of its own (`launch`) sets in place of the flags and the config. */
+export interface PrivateGateway {
+  /** The only key the gateway serves (the config's and TOOLBRIDGE_API_KEYS are not used). */
+  apiKey: string;
+  /** Leave SIGINT to the caller once the servers are up (the terminal gives it to the client too). */
+  leaveSigint: boolean;
+  log: Logger;
+}
+
+export interface RunningGateway {
+  /** Its root URL (http://host:port). */
+  url: string;
+  /** The model it serves by default. */
+  model: string;
+  /** Where it stores responses, for the user to read. */
+  store: string;
+  /** Aborted by SIGINT (unless left to the caller) / SIGTERM / SIGHUP. */
+  signal: AbortSignal;
+  /** The exit code of the signal that aborted `signal`, if one did. */
+  interruptedWith(): number | undefined;
+  /** Stops the gateway, its store and the MCP servers. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the gateway as `toolbridge gateway` does; given `only`, on a free loopback port with
+ * that one key, its responses kept in memory, for the one client that is to use it.
+ */
+export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGateway): Promise<RunningGateway> {
   const env = process.env;
   // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
   const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS, DEFAULT_STORE_BUDGET }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
@@ -65,24 +104,28 @@ async function gateway(flags: GatewayFlags): Promise<void> {
       ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
     });
   };
-  const opened = await openHub({ env, onSignal: "abort", handlers, ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
+  const opened = await openHub({ env, onSignal: "abort", handlers, leaveSigint: only?.leaveSigint ?? false, ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
     llm = applyFlags(config.llm ?? {}, flags);
     return createChatModel(llm, env);
   });
+  const closing: (() => Promise<void>)[] = [() => opened.close()];
+  const close = async () => {
+    for (const step of [...closing].reverse()) await step();
+  };
   try {
     const settings = opened.config.gateway ?? {};
-    const listen = flags.listen ?? listenFromConfig(settings.listen, gatewayModule.DEFAULT_GATEWAY_PORT);
-    const apiKeys = collectKeys(settings.apiKeys, env[API_KEYS_ENV]);
+    const listen = only ? { host: "127.0.0.1", port: 0 } : (flags.listen ?? listenFromConfig(settings.listen, gatewayModule.DEFAULT_GATEWAY_PORT));
+    const apiKeys = only ? [only.apiKey] : collectKeys(settings.apiKeys, env[API_KEYS_ENV]);
     if (!gatewayModule.isLoopback(listen.host)) {
       if (apiKeys.length === 0) throw new UsageError(`listening on ${listen.host} needs API keys: set gateway.apiKeys in the config or ${API_KEYS_ENV}`);
       warn(`the gateway listens on ${listen.host}: other machines can reach it; only requests with an API key are served`, env);
     }
-    const log = jsonLogger(process.stderr);
+    const log = only?.log ?? jsonLogger(process.stderr);
     const limits = {
       maxConcurrentPerKey: settings.maxConcurrentPerKey ?? gatewayModule.DEFAULT_MAX_CONCURRENT_PER_KEY,
       ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
     };
-    const store = flags.store ?? settings.store;
+    const store = only ? "memory:" : (flags.store ?? settings.store);
     let state;
     try {
       state = await stateModule.openGatewayState({
@@ -100,32 +143,30 @@ async function gateway(flags: GatewayFlags): Promise<void> {
       if (error instanceof stateModule.StoreUrlError) throw new UsageError(`${flags.store !== undefined ? "--store" : "gateway.store"}: ${error.message}`);
       throw error;
     }
-    try {
-      const handle = await gatewayModule.startGateway({
-        hub: opened.hub,
-        models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
-        questions,
-        settings: turnSettings(opened.config, llm, env, { ...(approve ? { approve } : {}), skills: opened.hub }),
-        host: listen.host,
-        port: listen.port,
-        apiKeys,
-        ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
-        ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
-        ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
-        ...(settings.approvalTimeoutSeconds ? { approvalTimeoutMs: settings.approvalTimeoutSeconds * 1000 } : {}),
-        ...(settings.appCspAllowLocal ? { appCspAllowLocal: true } : {}),
-        ...limits,
-        state,
-        log,
-      });
-      process.stderr.write(`toolbridge gateway listening on ${handle.url} (OpenAI base URL ${handle.url}/v1, model ${opened.alongside.modelId}, store ${state.description})\n`);
-      await new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
-      await handle.close();
-    } finally {
-      await state.close();
-    }
-  } finally {
-    await opened.close();
+    const opening = state;
+    closing.push(() => opening.close());
+    const handle = await gatewayModule.startGateway({
+      hub: opened.hub,
+      models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
+      questions,
+      settings: turnSettings(opened.config, llm, env, { ...(approve ? { approve } : {}), skills: opened.hub }),
+      host: listen.host,
+      port: listen.port,
+      apiKeys,
+      ...(settings.corsOrigins ? { corsOrigins: settings.corsOrigins } : {}),
+      ...(settings.allowedHosts ? { allowedHosts: settings.allowedHosts } : {}),
+      ...(settings.maxRequestBytes ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+      ...(settings.approvalTimeoutSeconds ? { approvalTimeoutMs: settings.approvalTimeoutSeconds * 1000 } : {}),
+      ...(settings.appCspAllowLocal ? { appCspAllowLocal: true } : {}),
+      ...limits,
+      state,
+      log,
+    });
+    closing.push(() => handle.close());
+    return { url: handle.url, model: opened.alongside.modelId, store: state.description, signal: opened.signal, interruptedWith: () => opened.interruptedWith(), close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
