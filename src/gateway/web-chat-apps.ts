@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
 import type { CallToolResult } from "../mcp/types.js";
 import { HttpError } from "./http.js";
 import type { TurnRunner } from "./turns.js";
@@ -199,14 +199,19 @@ export type AppToolAnswer = { result: CallToolResult } | { approval: { tool: str
  * A tool call an app makes: only to tools of its own server that this gateway offers; run when
  * the policy allows it or the person approved this very definition, else the question comes back.
  */
-export async function callAppTool(hub: WebChatHub, runner: TurnRunner, settings: { approve: ApprovalMode; servers: Readonly<Record<string, ServerApprovalConfig>> }, request: z.infer<typeof AppToolCallSchema>, signal: AbortSignal): Promise<AppToolAnswer> {
+export async function callAppTool(hub: WebChatHub, runner: TurnRunner, settings: { approve: ApprovalMode; servers: Readonly<Record<string, ServerApprovalConfig>>; rules?: ApprovalRules }, request: z.infer<typeof AppToolCallSchema>, signal: AbortSignal): Promise<AppToolAnswer> {
   const offered = runner.offered();
   const owner = offered.find((tool) => tool.name === request.appTool);
   const tool = offered.find((candidate) => candidate.name === request.name);
   if (!owner || !tool) throw new HttpError(404, `No tool ${!owner ? request.appTool : request.name} is offered here`, "invalid_request_error", "not_found");
   if (tool.server !== owner.server) throw new HttpError(403, `The app of ${owner.name} (server ${owner.server}) may call only its own server's tools, not ${tool.name} (server ${tool.server})`, "forbidden");
   const fingerprint = toolFingerprint(tool);
-  const allowed = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers }).verdict(tool).allowed || request.approved?.fingerprint === fingerprint;
+  const verdict = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers, ...(settings.rules ? { rules: settings.rules } : {}) }).verdict(tool);
+  // A deny rule is not asked about: nobody's approval runs it.
+  if (!verdict.allowed && verdict.denied !== undefined) {
+    return { result: { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false, rule: verdict.denied }) }], isError: true } };
+  }
+  const allowed = verdict.allowed || request.approved?.fingerprint === fingerprint;
   if (!allowed) {
     return { approval: { tool: tool.name, server: tool.server, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), fingerprint, arguments: request.arguments } };
   }
