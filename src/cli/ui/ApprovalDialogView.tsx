@@ -40,6 +40,7 @@ export function ApprovalDialogView({ pending, state, shown, view }: { pending: P
         </Text>
       )}
       {tool.annotations?.destructiveHint === true && <Text color="red">The server says this tool may change or delete data.</Text>}
+      {pending.request.why !== undefined && <Text dimColor>Asked because {cleanTerminalText(pending.request.why)}.</Text>}
       {state.unread && !argumentsRead(state, view) && (
         <Text color="yellow">{shown.whole ? "Scroll to the end of the arguments before allowing (PgDn); n denies." : "These arguments are too long to review here; they can only be denied."}</Text>
       )}
