@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
 import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
-import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { ApprovalPolicy, refusalMessage, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { HubError } from "../mcp/errors.js";
 import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/ext-tasks.js";
@@ -16,6 +16,8 @@ export interface HubServerPolicy {
   /** Nobody can be asked over MCP here: what the policy does not allow is refused with a tool result. */
   approve: ApprovalMode;
   servers: Readonly<Record<string, ServerApprovalConfig>>;
+  /** The config's allow and deny rules by pattern. */
+  rules?: ApprovalRules;
 }
 
 /**
@@ -36,7 +38,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
-  const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers });
+  const policy = new ApprovalPolicy({ mode: options.approve, servers: options.servers, ...(options.rules ? { rules: options.rules } : {}) });
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string }>(items: readonly T[]): T[] => items.filter((item) => policy.readsUnasked(item.server));
 
@@ -48,8 +50,9 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     const params = request.params;
     const tool = offered().find((candidate) => candidate.name === params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-    if (!policy.verdict(tool).allowed) {
-      return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
+    const verdict = policy.verdict(tool);
+    if (!verdict.allowed) {
+      return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false, ...(verdict.denied !== undefined ? { rule: verdict.denied } : {}) }) }], isError: true };
     }
     const args = params.arguments ?? {};
     if (declaresTasksExtension(ctx) && runsAsHubTask(tool)) {
