@@ -80,7 +80,7 @@ async function runOne({ call, args: parsedArgs }: ParsedToolCall, context: RunTo
   // PreToolUse may deny, allow without asking, ask anyway, or change the arguments (checked against the schema below, like the model's).
   let hookPermission: "allow" | "ask" | undefined;
   if (hooks?.has("PreToolUse")) {
-    const pre = await hooks.run("PreToolUse", { tool_name: tool.name, tool_input: parsed.arguments }, tool.name, context.signal);
+    const pre = await hooks.run("PreToolUse", { tool_name: tool.name, tool_input: parsed.arguments, tool_use_id: call.id }, tool.name, context.signal);
     for (const line of pre.problems) context.emit({ type: "notice", code: "hook", message: line });
     if (pre.block !== undefined) return refuse("denied", `Not run: a hook denied "${tool.name}": ${pre.block}`, parsed.arguments);
     if (pre.updatedInput) parsed = { ok: true, arguments: pre.updatedInput };
@@ -118,7 +118,7 @@ async function runOne({ call, args: parsedArgs }: ParsedToolCall, context: RunTo
     const body = resultBody(result);
     let content = toModelContent(result, body);
     if (hooks?.has("PostToolUse")) {
-      const post = await hooks.run("PostToolUse", { tool_name: tool.name, tool_input: parsed.arguments, tool_response: result }, tool.name, context.signal);
+      const post = await hooks.run("PostToolUse", { tool_name: tool.name, tool_input: parsed.arguments, tool_use_id: call.id, tool_response: result }, tool.name, context.signal);
       for (const line of post.problems) context.emit({ type: "notice", code: "hook", message: line });
       const added = [post.block, post.context].filter((text): text is string => text !== undefined).join("\n\n");
       if (added !== "") content = withNote(content, `[hook] ${added}`);

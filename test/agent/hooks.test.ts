@@ -55,7 +55,7 @@ describe("hooks", () => {
     const { tools } = await turn(pre(command));
     expect(tools.called.map((call) => call.args)).toEqual([{ path: "a.txt" }]);
     const input = JSON.parse(readFileSync(join(dir, "input.json"), "utf8"));
-    expect(input).toMatchObject({ session_id: "s-1", hook_event_name: "PreToolUse", tool_name: "fs__write", tool_input: { path: "a.txt" } });
+    expect(input).toMatchObject({ session_id: "s-1", hook_event_name: "PreToolUse", tool_name: "fs__write", tool_input: { path: "a.txt" }, tool_use_id: "c1" });
   });
 
   it("denies a call when a PreToolUse hook exits 2, with its stderr as the reason the model reads", async () => {
