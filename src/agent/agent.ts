@@ -5,6 +5,7 @@ import type { ChatModel, ChatRequest, ContentPart, FinishReason, GenerationSetti
 import { isSealed } from "../llm/reply-block.js";
 import type { HubTool } from "../mcp/types.js";
 import { ApprovalPolicy, type Approval } from "./approval.js";
+import type { Hooks, HookVerdict } from "./hooks.js";
 import { compactConversation, type Compaction, type CompactOptions } from "./compaction.js";
 import type { AgentEvent, StopReason, ToolCallRecord, TurnError, TurnResult } from "./events.js";
 import { RepeatGuard, MAX_IDENTICAL_CALLS } from "./repeat-guard.js";
@@ -78,6 +79,12 @@ export interface AgentOptions {
    * lists each skill's summary, and a call loads one, approved as a read of its server.
    */
   skills?: SkillHost;
+  /**
+   * The session's hooks (see hooks.ts): SessionStart before the first turn of a new
+   * conversation, UserPromptSubmit before each prompt, PreToolUse and PostToolUse around each
+   * call, Stop when the model answers.
+   */
+  hooks?: Hooks;
 }
 
 export interface SendOptions {
@@ -123,9 +130,12 @@ export class Agent {
   private running = false;
   private readonly clientToolNames: ReadonlySet<string>;
   private readonly host: ToolHost;
+  // SessionStart runs once, before the first turn, and only for a conversation that starts empty.
+  private sessionStarting: boolean;
 
   constructor(private readonly options: AgentOptions) {
     this.conversation = [...(options.messages ?? [])];
+    this.sessionStarting = this.conversation.length === 0;
     this.host = options.skills ? withSkills(options.tools, options.skills) : options.tools;
     this.catalog = new ToolCatalog(this.host, options.toolFilter);
     const search = options.toolSearch ?? { mode: "auto" };
@@ -265,13 +275,21 @@ export class Agent {
     let clientToolCalls: ToolCall[] | undefined;
     let finishReason: FinishReason | undefined;
     let stopSequence: string | undefined;
-    if (input !== null) add({ role: "user", content: typeof input === "string" ? input : [...input] });
+    const hooks = this.options.hooks;
+    // Set once a Stop hook kept the turn going (Claude Code's stop_hook_active).
+    let stopHookActive = false;
+    const prompt = input === null ? null : await this.promptWithHooks(input, emit, signal);
+    if (prompt !== null && "blocked" in prompt) {
+      error = { code: "hook-blocked", message: `A UserPromptSubmit hook blocked the prompt: ${prompt.blocked}` };
+      stopReason = "error";
+      emit({ type: "error", error });
+    } else if (prompt !== null) add({ role: "user", content: prompt.content });
     const offer = this.toolOffer.startTurn(this.catalog);
     const format = this.options.responseFormat;
     // Set once a final reply missed the response format: the next request asks for it without tools.
     let reformat = false;
     try {
-      for (;;) {
+      for (; stopReason !== "error"; ) {
         const maxToolCalls = this.options.maxToolCalls ?? Infinity;
         const limit: keyof typeof ANSWER_NOW | undefined =
           stopReason === "repeated-call" ? "repeated-call" : iterations >= this.maxIterations ? "max-iterations" : toolCalls.length >= maxToolCalls ? "max-tool-calls" : undefined;
@@ -305,6 +323,16 @@ export class Agent {
           // At a limit the model was offered no tools; any call it writes anyway is dropped, not left dangling.
           add(assistantMessage(reply, [], []));
           answer = reply.text;
+          if (!limit && hooks?.has("Stop")) {
+            const stop = await hooks.run("Stop", { stop_hook_active: stopHookActive, last_assistant_message: reply.text }, undefined, signal);
+            for (const line of stop.problems) emit({ type: "notice", code: "hook", message: line });
+            // A Stop hook that blocks keeps the turn going with its reason for the model (within the turn's limits).
+            if (stop.block !== undefined && !signal?.aborted) {
+              add({ role: "user", content: `[hook] ${stop.block}` });
+              stopHookActive = true;
+              continue;
+            }
+          }
           break;
         }
         const calls = withIds(reply.toolCalls, this.conversation.length);
@@ -339,6 +367,7 @@ export class Agent {
             approval: this.approval,
             emit,
             skipped,
+            ...(hooks ? { hooks } : {}),
           }),
         );
         for (const record of records) {
@@ -382,6 +411,32 @@ export class Agent {
     };
     emit({ type: "turn-end", turn });
     return turn;
+  }
+
+  /**
+   * The user's message after the hooks: SessionStart (first turn of a new conversation) and
+   * UserPromptSubmit may add context, which goes into the message; UserPromptSubmit may block it.
+   */
+  private async promptWithHooks(input: string | ContentPart[], emit: (event: AgentEvent) => void, signal: AbortSignal | undefined): Promise<{ content: string | ContentPart[] } | { blocked: string }> {
+    const hooks = this.options.hooks;
+    const starting = this.sessionStarting;
+    this.sessionStarting = false;
+    if (!hooks) return { content: typeof input === "string" ? input : [...input] };
+    const contexts: string[] = [];
+    const heard = (verdict: HookVerdict): void => {
+      for (const line of verdict.problems) emit({ type: "notice", code: "hook", message: line });
+      if (verdict.context !== undefined) contexts.push(verdict.context);
+    };
+    // SessionStart only adds context; UserPromptSubmit may also block.
+    if (starting && hooks.has("SessionStart")) heard(await hooks.run("SessionStart", { source: "startup" }, undefined, signal));
+    if (hooks.has("UserPromptSubmit")) {
+      const verdict = await hooks.run("UserPromptSubmit", { prompt: typeof input === "string" ? input : input.map(partText).join("") }, undefined, signal);
+      heard(verdict);
+      if (verdict.block !== undefined) return { blocked: verdict.block };
+    }
+    if (contexts.length === 0) return { content: typeof input === "string" ? input : [...input] };
+    const note = `[hook] ${contexts.join("\n\n")}`;
+    return { content: typeof input === "string" ? `${input}\n\n${note}` : [...input, { type: "text", text: note }] };
   }
 
   /** One streamed model request into `reply`; in auto mode a refusal of `tools` switches to prompt mode and retries. */

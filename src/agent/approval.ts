@@ -31,13 +31,15 @@ export interface ToolApprovalRequest {
   /** The call's arguments, parsed and checked against the tool's schema. */
   arguments: Record<string, unknown>;
   callId: string;
+  /** Why the person is asked (see ApprovalPolicy.whyAsked), filled in by decideApproval. */
+  why?: string;
 }
 
 /**
  * The person's answer: run it once, run this tool unasked for the rest of the session,
- * or deny (the reason, if given, goes back to the model with the refusal).
+ * run every tool of its server unasked for the rest of the session (`allow-server`), or deny (the reason, if given, goes back to the model with the refusal).
  */
-export type ApprovalAnswer = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "deny"; reason?: string };
+export type ApprovalAnswer = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "allow-server" } | { decision: "deny"; reason?: string };
 
 /** Asks a person and waits; front ends show their own dialog. Rejecting counts as deny. */
 export type ApproveCallback = (request: ToolApprovalRequest, signal: AbortSignal | undefined) => Promise<ApprovalAnswer>;
@@ -58,41 +60,84 @@ export interface SamplingApprovalRequest {
 /** As ApproveCallback; "allow-session" means: this server may sample unasked for the rest of the session. */
 export type ApproveSamplingCallback = (request: SamplingApprovalRequest, signal: AbortSignal | undefined) => Promise<ApprovalAnswer>;
 
+/**
+ * Allow and deny rules by pattern over tool names (the config's `permissions`): `*` stands for
+ * any run of characters, nothing else is special. A pattern matches a tool's exposed name or
+ * `server__tool` (its server and own name), so `github__*` covers every tool of server github
+ * whatever names the registry gave them. A deny rule wins over everything, mode `all` included.
+ */
+export interface ApprovalRules {
+  allow?: readonly string[];
+  deny?: readonly string[];
+}
+
 export interface ApprovalPolicyOptions {
   mode?: ApprovalMode;
   servers?: Readonly<Record<string, ServerApprovalConfig>>;
+  rules?: ApprovalRules;
 }
 
-/** Why a tool may run without asking, or that someone must be asked. */
-export type PolicyVerdict = { allowed: true; because: "all" | "trusted-server" | "listed" | "read-only" | "session" } | { allowed: false };
+/**
+ * Why a tool may run without asking, or that someone must be asked, or (`denied`: the deny
+ * rule that matched) that it must not run and nobody is asked.
+ */
+export type PolicyVerdict =
+  | { allowed: true; because: "all" | "trusted-server" | "listed" | "rule" | "read-only" | "session" | "server-session" }
+  | { allowed: false; denied?: string };
 
 export class ApprovalPolicy {
   readonly mode: ApprovalMode;
   private readonly servers: Readonly<Record<string, ServerApprovalConfig>>;
   // Tools the person allowed for the rest of the session, by server and definition (toolIdentity).
   private readonly sessionAllowed = new Set<string>();
+  // Servers whose every tool the person allowed for the rest of the session.
+  private readonly serversAllowed = new Set<string>();
   // Servers the person let sample for the rest of the session.
   private readonly samplingAllowed = new Set<string>();
+  private readonly allowRules: readonly RegExp[];
+  private readonly denyRules: readonly { pattern: string; test: RegExp }[];
 
   constructor(options: ApprovalPolicyOptions = {}) {
     this.mode = options.mode ?? "ask";
     this.servers = options.servers ?? {};
+    this.allowRules = (options.rules?.allow ?? []).map(namePattern);
+    this.denyRules = (options.rules?.deny ?? []).map((pattern) => ({ pattern, test: namePattern(pattern) }));
   }
 
   verdict(tool: HubTool): PolicyVerdict {
+    const names = [tool.name, `${tool.server}__${tool.originalName}`];
+    const denied = this.denyRules.find((rule) => names.some((name) => rule.test.test(name)));
+    if (denied) return { allowed: false, denied: denied.pattern };
     if (this.mode === "all") return { allowed: true, because: "all" };
     const server = Object.hasOwn(this.servers, tool.server) ? this.servers[tool.server] : undefined;
     if (server?.trust === true) return { allowed: true, because: "trusted-server" };
     const listed = [...(server?.autoApprove ?? []), ...(server?.alwaysAllow ?? [])];
     if (listed.includes(tool.originalName) || listed.includes(tool.name)) return { allowed: true, because: "listed" };
+    if (this.allowRules.some((rule) => names.some((name) => rule.test(name)))) return { allowed: true, because: "rule" };
     if (this.mode === "readonly" && tool.annotations?.readOnlyHint === true) return { allowed: true, because: "read-only" };
     if (this.sessionAllowed.has(toolIdentity(tool))) return { allowed: true, because: "session" };
+    if (this.serversAllowed.has(tool.server)) return { allowed: true, because: "server-session" };
     return { allowed: false };
   }
 
   /** Allows this tool as it is defined now, on its server: another server's tool of that name, or a new definition, asks again. */
   allowForSession(tool: HubTool): void {
     this.sessionAllowed.add(toolIdentity(tool));
+  }
+
+  /** Allows every tool of this server, as it is now or becomes, for the rest of the session; deny rules still hold. */
+  allowServerForSession(server: string): void {
+    this.serversAllowed.add(server);
+  }
+
+  /** Why a tool the policy does not allow is asked about, in words for the person deciding. */
+  whyAsked(tool: HubTool): string {
+    const reasons: string[] = [];
+    if (tool.annotations?.destructiveHint === true) reasons.push("the server says it may change or delete data");
+    else if (tool.annotations?.readOnlyHint !== true) reasons.push("the server does not mark it read-only");
+    else if (this.mode === "ask") reasons.push("read-only tools are asked about too (approval mode ask)");
+    reasons.push("no allow rule, trust or autoApprove covers it");
+    return reasons.join("; ");
   }
 
   /**
@@ -114,6 +159,11 @@ export class ApprovalPolicy {
   allowSamplingForSession(server: string): void {
     this.samplingAllowed.add(server);
   }
+}
+
+/** A rule's pattern as a whole-name match: `*` is any run of characters, everything else literal. */
+function namePattern(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, "\\$&")).join(".*")}$`, "s");
 }
 
 /**
@@ -161,23 +211,34 @@ export interface Approval {
   askSampling?: ApproveSamplingCallback;
 }
 
-export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reason?: string };
+/** `rule`: the deny rule that refused the call (nobody was asked). */
+export type ApprovalOutcome = { run: true } | { run: false; asked: boolean; reason?: string; rule?: string };
 
 // The question each approval is asking now: the next waits for its answer (see decideApproval).
 const asking = new WeakMap<Approval, Promise<unknown>>();
 
 /**
- * The policy's verdict, else the person's answer. Questions go one at a time, in the order the
+ * The policy's verdict (or a PreToolUse hook's `hook`), else the person's answer. Questions go one at a time, in the order the
  * calls came: a front end shows one dialog, and a call waiting behind another is decided again
  * once that one is answered, so "allow for this session" covers it when it is the same
  * server's tool with the same definition (toolIdentity), and only then.
  */
-export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined): Promise<ApprovalOutcome> {
-  if (approval.policy.verdict(request.tool).allowed) return { run: true };
+export async function decideApproval(approval: Approval, request: ToolApprovalRequest, signal: AbortSignal | undefined, hook?: "allow" | "ask"): Promise<ApprovalOutcome> {
+  const verdict = approval.policy.verdict(request.tool);
+  if (!verdict.allowed && verdict.denied !== undefined) return { run: false, asked: false, rule: verdict.denied };
+  // A PreToolUse hook of the config may allow without asking, or ask where the policy would not; deny rules still hold.
+  if (hook === "allow" || (verdict.allowed && hook !== "ask")) return { run: true };
   const ask = approval.ask;
   if (!ask) return { run: false, asked: false };
+  const { policy } = approval;
   const decided = (asking.get(approval) ?? Promise.resolve()).then(() =>
-    approval.policy.verdict(request.tool).allowed ? { run: true as const } : settle(() => ask(request, signal), () => approval.policy.allowForSession(request.tool)),
+    policy.verdict(request.tool).allowed && hook !== "ask"
+      ? { run: true as const }
+      : settle(
+          () => ask({ ...request, why: policy.whyAsked(request.tool) }, signal),
+          () => policy.allowForSession(request.tool),
+          () => policy.allowServerForSession(request.tool.server),
+        ),
   );
   asking.set(approval, decided.catch(() => undefined));
   return decided;
@@ -217,7 +278,7 @@ export async function decideSampling(approval: Approval, request: SamplingApprov
   }
 }
 
-async function settle(ask: (() => Promise<ApprovalAnswer>) | undefined, allowForSession: () => void): Promise<ApprovalOutcome> {
+async function settle(ask: (() => Promise<ApprovalAnswer>) | undefined, allowForSession: () => void, allowServer = allowForSession): Promise<ApprovalOutcome> {
   if (!ask) return { run: false, asked: false };
   let answer: ApprovalAnswer;
   try {
@@ -226,12 +287,16 @@ async function settle(ask: (() => Promise<ApprovalAnswer>) | undefined, allowFor
     answer = { decision: "deny" };
   }
   if (answer.decision === "allow-session") allowForSession();
+  if (answer.decision === "allow-server") allowServer();
   if (answer.decision !== "deny") return { run: true };
   return answer.reason === undefined || answer.reason.trim() === "" ? { run: false, asked: true } : { run: false, asked: true, reason: answer.reason.trim() };
 }
 
 /** What the model reads when a call was not run for want of approval. */
 export function refusalMessage(toolName: string, outcome: Extract<ApprovalOutcome, { run: false }>): string {
+  if (outcome.rule !== undefined) {
+    return `Not run: "${toolName}" is denied by the rule "${outcome.rule}" in the configuration. Do not retry it; continue without it.`;
+  }
   if (!outcome.asked) {
     return `Not run: "${toolName}" needs the user's approval, and no one was there to give it. Do not retry it; answer with what you have, or tell the user what you would need to run.`;
   }

@@ -32,7 +32,7 @@ export type AgentEvent =
 export type AgentEventType = AgentEvent["type"];
 
 /** "prompt-mode": switched to prompt-based tool calling; "retry": a failed model request is being sent again. */
-export type NoticeCode = "prompt-mode" | "retry";
+export type NoticeCode = "prompt-mode" | "retry" | "hook";
 
 /** How one tool call ended; everything except "ok" went back to the model as an error it can act on. */
 export type ToolOutcome =

@@ -1,8 +1,9 @@
-import type { ToolCall } from "../llm/types.js";
+import type { ContentPart, ToolCall } from "../llm/types.js";
 import { untilAborted } from "../mcp/time-limit.js";
 import type { HubTool } from "../mcp/types.js";
 import { decideApproval, refusalMessage, toolIdentity, type Approval } from "./approval.js";
 import type { AgentEvent, ToolCallRecord, ToolOutcome } from "./events.js";
+import type { Hooks } from "./hooks.js";
 import { validateToolArguments, type ParsedToolCall } from "./tool-arguments.js";
 import type { ToolCatalog, ToolHost } from "./tool-host.js";
 import { resultBody, summarizeContent, toModelContent } from "./tool-result.js";
@@ -23,6 +24,8 @@ export interface RunToolsContext {
   emit: (event: AgentEvent) => void;
   /** Calls the agent decided not to run (the repeat guard, the turn's call limit), with the reason the model gets. */
   skipped: ReadonlyMap<ToolCall, SkippedCall>;
+  /** The session's hooks: PreToolUse before the approval, PostToolUse after the call. */
+  hooks?: Hooks;
 }
 
 /** A tool that keeps changing under its approval is given up after this many decisions. */
@@ -35,7 +38,8 @@ export function runToolCalls(calls: readonly ParsedToolCall[], context: RunTools
   return Promise.all(calls.map((call) => runOne(call, context)));
 }
 
-async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
+async function runOne({ call, args: parsedArgs }: ParsedToolCall, context: RunToolsContext): Promise<ToolCallRecord> {
+  let parsed = parsedArgs;
   // The call's duration is the tool's: it starts again once the call is approved, so time spent asking is not counted.
   let started = performance.now();
   context.emit({ type: "tool-call-started", id: call.id, name: call.name, arguments: parsed.ok ? parsed.arguments : call.arguments });
@@ -72,6 +76,16 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     );
   }
   if (!parsed.ok) return refuse(parsed.outcome, parsed.message);
+  const { hooks } = context;
+  // PreToolUse may deny, allow without asking, ask anyway, or change the arguments (checked against the schema below, like the model's).
+  let hookPermission: "allow" | "ask" | undefined;
+  if (hooks?.has("PreToolUse")) {
+    const pre = await hooks.run("PreToolUse", { tool_name: tool.name, tool_input: parsed.arguments, tool_use_id: call.id }, tool.name, context.signal);
+    for (const line of pre.problems) context.emit({ type: "notice", code: "hook", message: line });
+    if (pre.block !== undefined) return refuse("denied", `Not run: a hook denied "${tool.name}": ${pre.block}`, parsed.arguments);
+    if (pre.updatedInput) parsed = { ok: true, arguments: pre.updatedInput };
+    hookPermission = pre.permission;
+  }
   // The hub routes by name at the call: if the registry changed since the model saw the list, or
   // while the person decided, that name may now be another server's tool or a new definition.
   // What would run now is decided about (asked about) again, a few times at most.
@@ -80,7 +94,7 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     if (!checked.ok) return refuse(checked.outcome, checked.message, parsed.arguments);
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
     const subject = context.host.approvalSubject?.(tool, parsed.arguments) ?? tool;
-    const approval = await decideApproval(context.approval, { tool: subject, arguments: parsed.arguments, callId: call.id }, context.signal);
+    const approval = await decideApproval(context.approval, { tool: subject, arguments: parsed.arguments, callId: call.id }, context.signal, hookPermission);
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
     if (!approval.run) return refuse(approval.asked ? "denied" : "not-approved", refusalMessage(tool.name, approval), parsed.arguments);
     const decided: HubTool = tool;
@@ -102,10 +116,22 @@ async function runOne({ call, args: parsed }: ParsedToolCall, context: RunToolsC
     const result = context.signal ? await untilAborted(pending, context.signal) : await pending;
     const isError = result.isError === true;
     const body = resultBody(result);
-    return finish({ outcome: isError ? "tool-error" : "ok", isError, result, content: toModelContent(result, body), arguments: parsed.arguments }, body);
+    let content = toModelContent(result, body);
+    if (hooks?.has("PostToolUse")) {
+      const post = await hooks.run("PostToolUse", { tool_name: tool.name, tool_input: parsed.arguments, tool_use_id: call.id, tool_response: result }, tool.name, context.signal);
+      for (const line of post.problems) context.emit({ type: "notice", code: "hook", message: line });
+      const added = [post.block, post.context].filter((text): text is string => text !== undefined).join("\n\n");
+      if (added !== "") content = withNote(content, `[hook] ${added}`);
+    }
+    return finish({ outcome: isError ? "tool-error" : "ok", isError, result, content, arguments: parsed.arguments }, body);
   } catch (error) {
     if (context.signal?.aborted) return refuse("cancelled", CANCELLED_RESULT, parsed.arguments);
     const reason = error instanceof Error ? error.message : String(error);
     return refuse("call-failed", `Error: calling "${call.name}" failed: ${reason}`, parsed.arguments);
   }
+}
+
+/** The tool's content with a note after it, for the model to read. */
+function withNote(content: string | ContentPart[], note: string): string | ContentPart[] {
+  return typeof content === "string" ? `${content}\n\n${note}` : [...content, { type: "text", text: note }];
 }

@@ -15,7 +15,7 @@ const MAX_ARGS_SHOWN = 300;
 
 /**
  * The `ask` of the agent's approval, as a small prompt on the terminal for `run`:
- * allow once, allow this tool for the session, or deny with an optional reason for the
+ * allow once, allow this tool (or every tool of its server) for the session, or deny with an optional reason for the
  * model. The agent asks one question at a time (decideApproval).
  * Ctrl-C during a question is the same interrupt as anywhere else in `run`.
  */
@@ -32,6 +32,7 @@ async function askOnce(io: PromptIo, request: ToolApprovalRequest, signal: Abort
   io.output.write(
     `${c.yellow("?")} run ${c.bold(clean(tool.name))} ${c.dim(`(server ${clean(tool.server)}${hints.length > 0 ? `, ${hints.join(", ")}` : ""})`)} ${c.dim(args)}\n`,
   );
+  if (request.why !== undefined) io.output.write(`  ${c.dim(`asked because ${clean(request.why)}`)}\n`);
   const rl = createInterface({ input: io.input, output: io.output, terminal: true });
   // The terminal is in raw mode while asking: Ctrl-C reaches us as a key, passed on as the signal it would have been.
   rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
@@ -46,9 +47,10 @@ async function askOnce(io: PromptIo, request: ToolApprovalRequest, signal: Abort
     });
   try {
     for (;;) {
-      const answer = (await question(`  ${c.bold("y")} once, ${c.bold("a")} always (this session), ${c.bold("n")} deny [y/a/n] `)).toLowerCase();
+      const answer = (await question(`  ${c.bold("y")} once, ${c.bold("a")} always (this session), ${c.bold("s")} every tool of ${clean(tool.server)} (this session), ${c.bold("n")} deny [y/a/s/n] `)).toLowerCase();
       if (answer === "y" || answer === "yes") return { decision: "allow-once" };
       if (answer === "a" || answer === "always") return { decision: "allow-session" };
+      if (answer === "s" || answer === "server") return { decision: "allow-server" };
       if (answer === "n" || answer === "no" || answer === "") {
         const reason = await question(`  ${c.dim("reason for the model (Enter for none):")} `);
         return reason === "" ? { decision: "deny" } : { decision: "deny", reason };

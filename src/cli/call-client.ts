@@ -23,7 +23,7 @@ export function callClientHandlers(flags: CallFlags, env: Readonly<Record<string
     return cliClientHandlers({
       config,
       llm,
-      approval: { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) },
+      approval: { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) },
       model: namedModels(llm, env, () => (base ??= createChatModel(llm, env))),
       slot,
       colors: colorsFor(process.stderr, env),

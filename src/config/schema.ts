@@ -223,6 +223,25 @@ export const GatewayConfigSchema = z.strictObject({
   storeMaxBytesPerKey: z.number().int().positive().optional(),
 });
 
+/** One hook command, as Claude Code's settings write it; `timeout` in seconds. */
+const HookCommandSchema = z.looseObject({ type: z.literal("command"), command: z.string().min(1), timeout: z.number().positive().max(3600).optional() });
+const HookMatchersSchema = z.array(z.looseObject({ matcher: z.string().optional(), hooks: z.array(HookCommandSchema) }));
+
+/** `hooks`: Claude Code's shape, `{PreToolUse: [{matcher: "fs__.*", hooks: [{type: "command", command, timeout}]}]}`. */
+export const HooksConfigSchema = z.strictObject({
+  PreToolUse: HookMatchersSchema.optional(),
+  PostToolUse: HookMatchersSchema.optional(),
+  UserPromptSubmit: HookMatchersSchema.optional(),
+  Stop: HookMatchersSchema.optional(),
+  SessionStart: HookMatchersSchema.optional(),
+});
+
+/** `permissions`: tools allowed or denied by pattern (`*` any characters) over `server__tool` or exposed names; deny wins. */
+export const PermissionsConfigSchema = z.looseObject({
+  allow: z.array(z.string().min(1)).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+});
+
 export const ConfigSchema = z.looseObject({
   mcpServers: z.record(z.string().min(1), ServerConfigSchema).optional(),
   llm: LlmConfigSchema.optional(),
@@ -243,6 +262,8 @@ export const ConfigSchema = z.looseObject({
   /** When a tool that may run as a task does: auto (long calls on servers that support it), never, always. */
   tasks: z.enum(["auto", "never", "always"]).optional(),
   gateway: GatewayConfigSchema.optional(),
+  hooks: HooksConfigSchema.optional(),
+  permissions: PermissionsConfigSchema.optional(),
 });
 
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;

@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate } from "@modelcontextprotocol/server";
 import type { CallToolResult, ClientCapabilities, InputRequiredResult, Server, ServerContext, Tool } from "@modelcontextprotocol/server";
-import { refusalMessage, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { refusalMessage, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import { CallerPolicy, type PolicySubject } from "../host/caller-policy.js";
 import { HubError } from "../mcp/errors.js";
@@ -17,6 +17,8 @@ export interface HubServerPolicy {
   /** Nobody can be asked over MCP here: what the policy does not allow is refused with a tool result. */
   approve: ApprovalMode;
   servers: Readonly<Record<string, ServerApprovalConfig>>;
+  /** The config's allow and deny rules by pattern. */
+  rules?: ApprovalRules;
 }
 
 /**
@@ -39,7 +41,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
   // The one policy every route takes (src/host/caller-policy.ts); nobody can be asked here, so "ask" is a refusal.
-  const policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}) });
+  const policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
   const allows = (subject: PolicySubject) => policy.allowsUnasked(caller, subject);
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string; uri?: string; uriTemplate?: string }>(items: readonly T[]): T[] =>
@@ -54,8 +56,10 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     const params = request.params;
     const tool = offered().find((candidate) => candidate.name === params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-    if (!allows({ kind: "tool", tool })) {
-      return { content: [{ type: "text", text: refusalMessage(tool.name, { run: false, asked: false }) }], isError: true };
+    const decision = policy.decide(caller, { kind: "tool", tool });
+    if (decision.action !== "allow") {
+      const text = decision.action === "ask" || decision.rule !== undefined ? refusalMessage(tool.name, { run: false, asked: false, ...(decision.action === "refuse" ? { rule: decision.rule } : {}) }) : `Not run: ${decision.reason}`;
+      return { content: [{ type: "text", text }], isError: true };
     }
     const args = params.arguments ?? {};
     if (declaresTasksExtension(ctx) && runsAsHubTask(tool)) {

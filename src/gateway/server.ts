@@ -116,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     return model;
   };
 
-  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, ...(options.settings.toolFilter ? { toolFilter: options.settings.toolFilter } : {}), ...(options.appCspAllowLocal ? { appCspAllowLocal: true } : {}), maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
+  const web = new WebChat({ hub: options.hub, models: options.models, runner, approve: options.settings.approve, servers: options.settings.servers, ...(options.settings.toolFilter ? { toolFilter: options.settings.toolFilter } : {}), ...(options.settings.rules ? { rules: options.settings.rules } : {}), ...(options.appCspAllowLocal ? { appCspAllowLocal: true } : {}), maxBytes, requireModel, approvals: state.approvals, questionRelay: state.questions, maxConcurrentPerKey: limits.maxConcurrentPerKey, ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}), ...(options.questions ? { questions: options.questions } : {}) });
   metrics.countWebApps(() => web.appsHeld());
   const completionContext = async (req: IncomingMessage, res: ServerResponse, { requestId, signal }: { requestId: string; signal: AbortSignal }): Promise<CompletionContext> => {
     const header = req.headers[TOOL_ACTIVITY_HEADER];

@@ -19,5 +19,6 @@ export function turnSettings(config: ResolvedConfig, llm: LlmConfig, env: Env, o
     ...(options.skills ? { skills: options.skills } : {}),
     approve: options.approve ?? config.gateway?.approve ?? "ask",
     servers: config.mcpServers,
+    ...(config.permissions ? { rules: config.permissions } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { Agent } from "../agent/agent.js";
-import { ApprovalPolicy, type ApprovalMode, type ApproveCallback, type ServerApprovalConfig } from "../agent/approval.js";
+import { ApprovalPolicy, type ApprovalMode, type ApprovalRules, type ApproveCallback, type ServerApprovalConfig } from "../agent/approval.js";
 import type { AgentEvent, ToolCallRecord, TurnResult } from "../agent/events.js";
 import { parseToolArguments } from "../agent/tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "../agent/tool-host.js";
@@ -23,6 +23,8 @@ export interface TurnSettings extends Partial<SessionSettings> {
   approve: ApprovalMode;
   /** The configured servers (their approval keys, and the URL of a remote one). */
   servers: Readonly<Record<string, ServerApprovalConfig & { url?: string }>>;
+  /** The config's allow and deny rules by pattern. */
+  rules?: ApprovalRules;
   toolTimeoutMs?: number;
 }
 
@@ -73,7 +75,7 @@ export class TurnRunner {
 
   /** The operator's approval policy, fresh (nothing allowed for a session). */
   policy(): ApprovalPolicy {
-    return new ApprovalPolicy({ mode: this.settings.approve, servers: this.settings.servers });
+    return new ApprovalPolicy({ mode: this.settings.approve, servers: this.settings.servers, ...(this.settings.rules ? { rules: this.settings.rules } : {}) });
   }
 
   /**
@@ -92,6 +94,7 @@ export class TurnRunner {
       approval: { policy: this.policy(), ask: async () => ({ decision: "allow-once" }) },
       emit: () => undefined,
       skipped: new Map(),
+      ...(this.settings.hooks ? { hooks: this.settings.hooks } : {}),
     });
     const done = record as ToolCallRecord;
     this.metrics.toolCalls.inc({ server: servers.get(call.name) ?? "none", outcome: done.outcome });
@@ -109,6 +112,7 @@ export class TurnRunner {
       model: this.metrics.instrument(options.model),
       tools: settings.tools,
       ...(settings.skills ? { skills: settings.skills } : {}),
+      ...(settings.hooks ? { hooks: settings.hooks } : {}),
       messages: request.history,
       clientTools: request.clientTools,
       approval: {

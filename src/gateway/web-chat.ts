@@ -14,7 +14,7 @@ import { WebGrants } from "./web-chat-grants.js";
 import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
 import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
 import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
-import { shownFingerprint, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { shownFingerprint, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 
 /**
@@ -46,6 +46,8 @@ export interface WebChatOptions {
   servers: Readonly<Record<string, ServerApprovalConfig>>;
   /** The tool allow-list, as the turns apply it. */
   toolFilter?: ToolFilter;
+  /** The config's allow and deny rules by pattern. */
+  rules?: ApprovalRules;
   /** An app's CSP may name wildcard and local hosts (`gateway.appCspAllowLocal`). */
   appCspAllowLocal?: boolean;
   maxBytes: number;
@@ -103,7 +105,7 @@ export class WebChat {
 
   constructor(private readonly options: WebChatOptions) {
     this.frames = new AppFrames(this.shownApps, options.appCspAllowLocal === true);
-    this.policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}) });
+    this.policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
     this.approvals = new PendingApprovals(options.approvals, options.approvalTimeoutMs);
     this.running = new RunningTurns(options.maxConcurrentPerKey);
     const questions = (this.questions = options.questions ?? new WebServerQuestions());

@@ -1,4 +1,4 @@
-import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
+import { ApprovalPolicy, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
 import type { ToolFilter } from "../agent/tool-host.js";
 import type { HubTool } from "../mcp/types.js";
 
@@ -16,13 +16,16 @@ export type PolicySubject =
   | { kind: "resource"; server: string; uri: string }
   | { kind: "prompt"; server: string; name: string };
 
-export type CallerDecision = { action: "allow" } | { action: "ask" } | { action: "refuse"; reason: string };
+/** `reason` is a phrase (what refused it); `rule` names the deny rule when one did. */
+export type CallerDecision = { action: "allow" } | { action: "ask" } | { action: "refuse"; reason: string; rule?: string };
 
 export interface CallerPolicySettings {
   approve: ApprovalMode;
   servers: Readonly<Record<string, ServerApprovalConfig>>;
   /** The tool allow-list (`tools.enabled` / `tools.disabled`): a tool outside it is refused on every route. */
   toolFilter?: ToolFilter;
+  /** The config's allow and deny rules by pattern (`permissions`): a denied tool is refused, nobody asked. */
+  rules?: ApprovalRules;
 }
 
 export class CallerPolicy {
@@ -30,7 +33,7 @@ export class CallerPolicy {
 
   constructor(private readonly settings: CallerPolicySettings) {
     // Fresh: nothing is allowed for a session here; a turn's own policy holds the person's "for this session".
-    this.approval = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers });
+    this.approval = new ApprovalPolicy({ mode: settings.approve, servers: settings.servers, ...(settings.rules ? { rules: settings.rules } : {}) });
   }
 
   /**
@@ -41,7 +44,11 @@ export class CallerPolicy {
     void caller;
     if (subject.kind === "tool") {
       if (this.settings.toolFilter && !this.settings.toolFilter(subject.tool)) return { action: "refuse", reason: `the tool ${subject.tool.name} is not offered here (tools.enabled / tools.disabled)` };
-      return this.approval.verdict(subject.tool).allowed ? { action: "allow" } : { action: "ask" };
+      const verdict = this.approval.verdict(subject.tool);
+      if (verdict.allowed) return { action: "allow" };
+      // A deny rule is not asked about: nobody's approval runs it.
+      if (verdict.denied !== undefined) return { action: "refuse", reason: `${subject.tool.name} is denied by the rule "${verdict.denied}" in the configuration`, rule: verdict.denied };
+      return { action: "ask" };
     }
     return this.approval.readsUnasked(subject.server) ? { action: "allow" } : { action: "ask" };
   }

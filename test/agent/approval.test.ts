@@ -33,6 +33,32 @@ describe("ApprovalPolicy", () => {
     expect(policy.verdict(tool()).allowed).toBe(false);
   });
 
+  it("allows and denies by pattern over server__tool or the exposed name, a deny rule winning even over mode all", () => {
+    const policy = new ApprovalPolicy({ rules: { allow: ["fs__read_*", "github__*"], deny: ["github__delete_*"] } });
+    expect(policy.verdict(tool({ name: "read_text", originalName: "read_text" }))).toEqual({ allowed: true, because: "rule" });
+    expect(policy.verdict(tool({ name: "search", originalName: "search", server: "github" }))).toEqual({ allowed: true, because: "rule" });
+    expect(policy.verdict(tool({ name: "delete_repo", originalName: "delete_repo", server: "github" }))).toEqual({ allowed: false, denied: "github__delete_*" });
+    expect(policy.verdict(tool()).allowed).toBe(false);
+    // `*` is the only special character: a dot in a pattern is a dot.
+    expect(new ApprovalPolicy({ rules: { allow: ["fs.read"] } }).verdict(tool({ name: "fsxread" })).allowed).toBe(false);
+    expect(new ApprovalPolicy({ mode: "all", rules: { deny: ["fs__*"] } }).verdict(tool()).allowed).toBe(false);
+  });
+
+  it("allows every tool of a server for the session once the person says so, still under the deny rules", () => {
+    const policy = new ApprovalPolicy({ rules: { deny: ["fs__delete"] } });
+    policy.allowServerForSession("fs");
+    expect(policy.verdict(tool({ name: "anything", originalName: "anything" }))).toEqual({ allowed: true, because: "server-session" });
+    expect(policy.verdict(tool({ name: "delete", originalName: "delete" })).allowed).toBe(false);
+    expect(policy.verdict(tool({ server: "other" })).allowed).toBe(false);
+  });
+
+  it("says why a tool is asked about", () => {
+    const policy = new ApprovalPolicy();
+    expect(policy.whyAsked(tool({ annotations: { destructiveHint: true } }))).toContain("may change or delete data");
+    expect(policy.whyAsked(tool())).toContain("does not mark it read-only");
+    expect(policy.whyAsked(tool())).toContain("no allow rule");
+  });
+
   it("trusts readOnlyHint only in readonly mode", () => {
     const readOnly = tool({ name: "read_file", annotations: { readOnlyHint: true } });
     expect(new ApprovalPolicy().verdict(readOnly).allowed).toBe(false);

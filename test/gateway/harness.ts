@@ -40,10 +40,12 @@ export interface HarnessOptions extends Partial<Omit<GatewayOptions, "hub" | "mo
   roots?: string[];
   /** The gateway's model, in place of the scripted vLLM server's (a scripted Anthropic or Gemini server's). */
   llm?: LlmConfig;
+  /** Turn settings read from a config (turnSettings), over the harness's own. */
+  turnSettings?: Partial<GatewayOptions["settings"]>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { replies, respond, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, llm: otherLlm, ...gatewayOptions } = options;
+  const { replies, respond, toolsEnabled, toolMode, approve, trustTime, servers, aliases, tokenize, roots, llm: otherLlm, turnSettings, ...gatewayOptions } = options;
   const upstream = await startVllmServer({ replies: replies ?? [], ...(respond ? { respond } : {}), toolsEnabled: toolsEnabled ?? true, otherModels: ["other-model"], ...(tokenize !== undefined ? { tokenize } : {}) });
   const config = servers ?? { time: { ...bundledServer("time"), trust: trustTime ?? true } };
   const llm: LlmConfig = otherLlm ?? { provider: "vllm", baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
@@ -57,7 +59,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     hub,
     questions,
     models,
-    settings: { approve: approve ?? "ask", servers: config, ...(toolMode ? { toolMode } : {}) },
+    settings: { approve: approve ?? "ask", servers: config, ...(toolMode ? { toolMode } : {}), ...turnSettings },
   });
   return {
     upstream,

@@ -86,7 +86,7 @@ export class AgentSession {
         // Called after the model's creation has begun, so `llm` holds the flags by then.
         handlers: (config) => {
           // One policy for the session, so "allow for this session" outlives a /model switch.
-          approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+          approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) };
           return cliClientHandlers({
             config,
             llm,
@@ -107,7 +107,7 @@ export class AgentSession {
     );
     const { hub, config } = opened;
     // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
-    const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers }) };
+    const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) };
     if (ask) sessionApproval.ask = ask;
     const settings = sessionSettings(config, llm, env);
     const buildAgent = (model: ChatModel, messages: readonly Message[], probed?: ProbedMode): Agent =>

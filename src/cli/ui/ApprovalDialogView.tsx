@@ -44,6 +44,7 @@ export function ApprovalDialogView({ pending, state, shown, view }: { pending: P
         </Text>
       )}
       {tool.annotations?.destructiveHint === true && <Text color="red">{DESTRUCTIVE_NOTE}</Text>}
+      {pending.request.why !== undefined && <Text dimColor>Asked because {cleanTerminalText(pending.request.why)}.</Text>}
       {state.unread && !argumentsRead(state, view) && (
         <Text color="yellow">{shown.whole ? `${UNREAD_ARGUMENTS_NOTE} (PgDn); n denies.` : "These arguments are too long to review here; they can only be denied."}</Text>
       )}

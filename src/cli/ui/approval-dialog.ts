@@ -6,6 +6,7 @@ import type { Key, Paste } from "./keys.js";
 export const APPROVAL_CHOICES = [
   { key: "y", label: "Allow once" },
   { key: "a", label: "Allow this tool for the session" },
+  { key: "s", label: "Allow every tool of this server for the session" },
   { key: "n", label: "Deny (you can say why)" },
 ] as const;
 
@@ -22,6 +23,9 @@ export interface ApprovalDialogState {
   furthest: number;
   unread: boolean;
 }
+
+/** The index of the Deny choice; the ones before it allow. */
+const DENY = APPROVAL_CHOICES.length - 1;
 
 export const INITIAL_APPROVAL_DIALOG: ApprovalDialogState = { selected: 0, reason: undefined, scroll: 0, furthest: 0, unread: false };
 
@@ -49,7 +53,7 @@ export function argumentsRead(state: ApprovalDialogState, view: ArgumentsView): 
 }
 
 /**
- * One key in the approval dialog: y / a / n (or the arrows and Enter) choose; after Deny, a
+ * One key in the approval dialog: y / a / s / n (or the arrows and Enter) choose; after Deny, a
  * reason may be typed and Enter sends it (empty: no reason); Esc denies at once. PgDn / PgUp
  * (or Space, j / k by the line) scroll arguments taller than the dialog; allowing waits until
  * they have all been shown, so nobody approves what they could not see. Deny always works.
@@ -73,10 +77,11 @@ export function applyApprovalKey(state: ApprovalDialogState, key: Key | Paste, v
     }
   }
   const choose = (index: number): { state: ApprovalDialogState; answer?: ApprovalAnswer } => {
-    if (index < 2 && !argumentsRead(state, view)) return { state: { ...state, selected: index, unread: true } };
+    if (index < DENY && !argumentsRead(state, view)) return { state: { ...state, selected: index, unread: true } };
     if (index === 0) return { state, answer: { decision: "allow-once" } };
     if (index === 1) return { state, answer: { decision: "allow-session" } };
-    return { state: { ...state, selected: 2, reason: edit.EMPTY_BUFFER } };
+    if (index === 2) return { state, answer: { decision: "allow-server" } };
+    return { state: { ...state, selected: DENY, reason: edit.EMPTY_BUFFER } };
   };
   const scrollBy = (lines: number): { state: ApprovalDialogState } => {
     const scroll = Math.max(0, Math.min(state.scroll + lines, view.lines - view.height));

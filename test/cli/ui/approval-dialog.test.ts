@@ -20,6 +20,11 @@ describe("the approval dialog", () => {
     expect(press([t("a")])).toEqual({ decision: "allow-session" });
   });
 
+  it("allows every tool of the server for the session with s", () => {
+    expect(press([t("s")])).toEqual({ decision: "allow-server" });
+    expect(press([t("3")])).toEqual({ decision: "allow-server" });
+  });
+
   it("chooses with the arrows and Enter", () => {
     expect(press([{ kind: "down" }, { kind: "enter", shift: false }])).toEqual({ decision: "allow-session" });
   });

@@ -121,6 +121,18 @@ describe("ChatApp", () => {
     expect(app.lastFrame()).toContain("› x");
   });
 
+  it("offers to allow every tool of the server for the session, and says why it asks", async () => {
+    const { app, controller } = mount();
+    await tick();
+    const tool = { name: "fs__write_file", originalName: "write_file", server: "fs", description: "", inputSchema: { type: "object" } } as unknown as HubTool;
+    const answer: Promise<ApprovalAnswer> = controller.ask({ tool, arguments: { path: "/tmp/a" }, callId: "1", why: "the server does not mark it read-only" }, undefined);
+    await tick();
+    expect(app.lastFrame()).toContain("s) Allow every tool of this server for the session");
+    expect(app.lastFrame()).toContain("Asked because the server does not mark it read-only.");
+    app.stdin.write("s");
+    expect(await answer).toEqual({ decision: "allow-server" });
+  });
+
   it("denies a waiting approval when the turn is cancelled", async () => {
     const { controller } = mount();
     const abort = new AbortController();
