@@ -220,8 +220,10 @@ export function registerHubCommands(program: Command): void {
             const result = await hub
               .callTool(found?.name ?? tool, args, { signal, onProgress: progress.update, ...(options.timeout ? { timeoutMs: options.timeout } : {}) })
               // A name no server offers is the caller's mistake, as `tools NAME` says: exit 2, with the tools there are.
+              // With a server down (failed, or waiting on a login) the tool may be its: that stays a failure, exit 1.
               .catch((error: unknown) => {
-                throw error instanceof HubError && error.code === "unknown-tool" ? new UsageError(error.message) : error;
+                const everyServerUp = hub.servers().every((server) => server.status === "connected" || server.status === "disabled");
+                throw error instanceof HubError && error.code === "unknown-tool" && everyServerUp ? new UsageError(error.message) : error;
               })
               .finally(progress.clear);
             if (options.json) printJson(result);
