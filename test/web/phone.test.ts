@@ -90,6 +90,11 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat on a phone", () => {
     await page.keyboard.type("note");
     await expect.poll(() => menu.locator("[role=option]").count(), { timeout: 15_000 }).toBe(1);
     await page.keyboard.press("Enter");
+    // notes is not trusted: the person is asked before its resource is read, on a phone as on a desktop.
+    const asked = page.getByRole("group", { name: "Approve reading" });
+    expect(await onScreen(page, asked.getByRole("button", { name: "Allow once" }))).toBe(true);
+    await fits("resource-approval");
+    await asked.getByRole("button", { name: "Allow once" }).click();
     await expect.poll(() => page.locator(".attachments").textContent(), { timeout: 15_000 }).toContain("@note");
     harness.upstream.push({ text: "A short summary." });
     await page.keyboard.type("it");
