@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { appPolicy } from "../../src/gateway/web-chat-apps.js";
+import { webChatEvents } from "../support/web-chat-events.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /**
@@ -35,21 +36,7 @@ describe("the web chat under one caller policy, with two keys", () => {
 
   /** One turn of `key`'s, its events in order; `onEvent` may act on each as it comes. */
   async function turn(key: string, input: string, onEvent: (event: Json) => void | Promise<void> = () => undefined): Promise<Json[]> {
-    const response = await post(key, "/api/chat", { model: "Qwen/Qwen3-8B", history: [], input });
-    const events: Json[] = [];
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = JSON.parse(buffer.slice(6, end)) as Json;
-        buffer = buffer.slice(end + 2);
-        events.push(event);
-        await onEvent(event);
-      }
-    }
-    return events;
+    return webChatEvents(await post(key, "/api/chat", { model: "Qwen/Qwen3-8B", history: [], input }), onEvent);
   }
 
   beforeAll(async () => {

@@ -2,12 +2,8 @@ import { SEARCH_TOOL_NAME } from "../../toolcall/tool-search.js";
 import type { ToolCallRecord, TurnResult } from "../events.js";
 import type { EvalTask } from "./task-set.js";
 
-/** How one task went: right or not (and why not), and what its calls were. */
-export interface TaskVerdict {
-  id: string;
-  right: boolean;
-  /** Why the task is not right, in one line. */
-  why?: string;
+/** What the calls of a task (or of every task of a mode, added up) were. */
+export interface CallCounts {
   /** Tool calls made (the tool search's own calls not counted). */
   calls: number;
   /** Calls whose arguments parsed and validated against the tool's schema, and that reached a tool the task offered. */
@@ -21,6 +17,14 @@ export interface TaskVerdict {
   /** 1 when the task needed a tool and no call of one was made (a call written in prose is no call). */
   missed: number;
   tokens: number;
+}
+
+/** How one task went: right or not (and why not), and what its calls were. */
+export interface TaskVerdict extends CallCounts {
+  id: string;
+  right: boolean;
+  /** Why the task is not right, in one line. */
+  why?: string;
   /** The turn failed or was cut short (a server error, the time limit). */
   error?: true;
 }

@@ -5,23 +5,16 @@ import type { ToolHost } from "../tool-host.js";
 import type { ToolCallingMiddlewares } from "../tool-mode.js";
 import { PROBED_MODES, type ProbedMode } from "../tool-mode-probe.js";
 import { EvalToolHost, toolsetFilter } from "./eval-host.js";
-import { judgeTurn, type TaskVerdict } from "./judge.js";
+import { judgeTurn, type CallCounts, type TaskVerdict } from "./judge.js";
 import type { EvalTask, TaskSet } from "./task-set.js";
 
 /** One mode's figures over the task set. */
-export interface ModeResult {
+export interface ModeResult extends CallCounts {
   mode: ProbedMode;
   tasks: number;
   right: number;
-  calls: number;
-  validCalls: number;
-  wrongTool: number;
-  wrongArguments: number;
-  falseCalls: number;
-  missed: number;
   /** Turns that failed or timed out (they count as not right). */
   errors: number;
-  tokens: number;
   /** Wall time of the mode's run, tasks in parallel. */
   seconds: number;
   /** Why the mode was not run, or why its figures do not measure it (the server refused `strict`). */
