@@ -26,7 +26,7 @@ function terminal(...answers: string[]) {
   let shown = "";
   output.on("data", (d: Buffer) => {
     shown += d.toString();
-    if (/\[y\/a\/n\] $|\(Enter for none\): $/.test(shown) && answers.length > 0) input.write(`${answers.shift()}\r`);
+    if (/\[y\/a\/s\/n\] $|\(Enter for none\): $/.test(shown) && answers.length > 0) input.write(`${answers.shift()}\r`);
   });
   return { input, output, shown: () => shown };
 }
@@ -40,6 +40,9 @@ describe("terminalApproval", () => {
     expect(once.shown()).toContain("run write_file (server filesystem, destructive)");
     const always = terminal("a");
     expect(await terminalApproval({ ...always, colors })(request(), undefined)).toEqual({ decision: "allow-session" });
+    const server = terminal("s");
+    expect(await terminalApproval({ ...server, colors })(request(), undefined)).toEqual({ decision: "allow-server" });
+    expect(server.shown()).toContain("s every tool of filesystem (this session)");
   });
 
   it("denies with the reason typed, kept as typed", async () => {
@@ -50,7 +53,7 @@ describe("terminalApproval", () => {
   it("denies on an empty answer, and asks again after a word it does not know", async () => {
     const t = terminal("maybe", "", "");
     expect(await terminalApproval({ ...t, colors })(request(), undefined)).toEqual({ decision: "deny" });
-    expect(t.shown().match(/\[y\/a\/n\]/g)).toHaveLength(2);
+    expect(t.shown().match(/\[y\/a\/s\/n\]/g)).toHaveLength(2);
   });
 
   it("shows arguments and names cleaned of terminal controls", async () => {

@@ -37,7 +37,7 @@ function onTerminal(args: string[], answers: string[]): Promise<{ code: number |
     let asked = 0;
     child.stdout.on("data", (d: Buffer) => {
       screen += d.toString();
-      const questions = screen.match(/\[y\/a\/n\] |\(Enter for none\): /g)?.length ?? 0;
+      const questions = screen.match(/\[y\/a\/s\/n\] |\(Enter for none\): /g)?.length ?? 0;
       for (; asked < questions && answers.length > 0; asked++) child.stdin.write(`${answers.shift()}\r`);
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
