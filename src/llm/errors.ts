@@ -23,6 +23,8 @@ export type LlmErrorCode =
   | "too-large"
   /** The llm settings cannot work as given (no model named, no API key, unknown provider). */
   | "config"
+  /** Provider local, and llama.cpp's runtime (node-llama-cpp) is not installed. */
+  | "runtime-missing"
   /** The request holds content the provider cannot take (audio where it takes none, or not in that format). */
   | "unsupported-content";
 
