@@ -18,7 +18,7 @@ export interface CreateChatModelOptions {
   localServers?: readonly LocalServer[];
   /** Where a server's refusal of strict tool calls is remembered (default: this process). */
   strictMemory?: StrictToolsMemory;
-  /** Told, in one line, that no model server answered and the local model is used instead. */
+  /** Told, in one line, that no model server answered and the local model is used instead, or that llama.cpp's runtime was installed. */
   onNotice?: (line: string) => void;
   /** Provider local: told how a model file being downloaded (`hf:...`) comes along. */
   onDownloadProgress?: (received: number, total: number) => void;
@@ -160,9 +160,10 @@ async function readyRuntime(dir: string, env: Record<string, string | undefined>
   } catch (error) {
     if (!(error instanceof LlmError && error.code === "runtime-missing") || !(await options.offerRuntimeInstall?.())) throw error;
   }
-  const { installLocalRuntime } = await import("./runtime-install.js");
+  const { installLocalRuntime, NODE_LLAMA_CPP_VERSION } = await import("./runtime-install.js");
   await installLocalRuntime({ dir, env, ...(options.onRuntimeProgress ? { onProgress: options.onRuntimeProgress } : {}) });
   await localRuntime(dir);
+  options.onNotice?.(`Installed node-llama-cpp ${NODE_LLAMA_CPP_VERSION} (CPU build) into ${dir}.`);
 }
 
 /** The key for an OpenAI-compatible server (undefined for Anthropic and Gemini, which have their own). */

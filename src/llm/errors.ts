@@ -50,6 +50,9 @@ export class LlmError extends Error {
 /** 501 Not Implemented, 505 HTTP Version Not Supported: asking again gets the same answer. */
 const NEVER_RETRIED = new Set([501, 505]);
 
+/** The way on when the local model cannot run (no runtime, no model file to be had). */
+export const MODEL_SERVER_INSTEAD = "a model server instead (--base-url URL, without --provider local)";
+
 /** How to start a local server, for the one-line "nothing listens" error. */
 export const START_LOCAL_SERVER_HINT =
   "start one with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes` or `ollama serve`";

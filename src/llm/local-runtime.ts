@@ -2,7 +2,7 @@ import { lstat, open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Llama, LlamaModel } from "node-llama-cpp";
-import { configError, LlmError, oneLine } from "./errors.js";
+import { configError, LlmError, MODEL_SERVER_INSTEAD, oneLine } from "./errors.js";
 import { GgufHeaderError, readGgufHeader } from "./gguf-header.js";
 
 type NodeLlamaCpp = typeof import("node-llama-cpp");
@@ -41,7 +41,7 @@ async function loadRuntime(dir: string | undefined): Promise<Runtime> {
     if (!own && (error as { code?: unknown }).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes("node-llama-cpp")) {
       throw new LlmError(
         "runtime-missing",
-        "--provider local runs models with llama.cpp (node-llama-cpp), which is not installed: run `toolbridge install-local` to install it (CPU build; add --gpu cuda or --gpu vulkan for a GPU one), or use a model server (--base-url URL).",
+        `--provider local runs models with llama.cpp (node-llama-cpp), which is not installed: run \`toolbridge install-local\` to install it (CPU build; add --gpu cuda or --gpu vulkan for a GPU one), or use ${MODEL_SERVER_INSTEAD}.`,
       );
     }
     throw configError(`node-llama-cpp could not be loaded: ${oneLine(String((error as Error).message))}`);

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { LlmError, oneLine } from "./errors.js";
+import { LlmError, MODEL_SERVER_INSTEAD, oneLine } from "./errors.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -125,7 +125,10 @@ export async function installLocalRuntime(options: RuntimeInstallOptions): Promi
   }).finally(() => options.onProgress?.(fetched, true));
   if (code !== 0) {
     const why = kept.filter((line) => /\berr(or)?!?\b/i.test(line)).at(-1) ?? kept.at(-1) ?? "no output";
-    throw new LlmError("runtime-missing", `npm could not install node-llama-cpp into ${options.dir} (exit ${code ?? "by signal"}): ${oneLine(why)}`);
+    throw new LlmError(
+      "runtime-missing",
+      `npm could not install node-llama-cpp into ${options.dir} (exit ${code ?? "by signal"}: ${oneLine(why)}). Try again once the npm registry can be reached, or use ${MODEL_SERVER_INSTEAD}.`,
+    );
   }
 }
 

@@ -180,6 +180,7 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
       await term.press("Enter");
       expect(await term.exitCode(), await term.history()).toBe(0);
       expect(await term.history()).toMatch(/✓ add/);
+      expect((await term.history()).replace(/\n/g, "")).toContain(`toolbridge: Installed node-llama-cpp 3.21.1 (CPU build) into ${runtime}.`);
       expect((await npm.args())?.slice(0, 3)).toEqual(["install", "--prefix", runtime]);
       expect((await stat(runtime)).mode & 0o777).toBe(0o700);
     } finally {
@@ -190,7 +191,7 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
 
 /** The message when llama.cpp's runtime is not installed. */
 const MISSING =
-  "--provider local runs models with llama.cpp (node-llama-cpp), which is not installed: run `toolbridge install-local` to install it (CPU build; add --gpu cuda or --gpu vulkan for a GPU one), or use a model server (--base-url URL).";
+  "--provider local runs models with llama.cpp (node-llama-cpp), which is not installed: run `toolbridge install-local` to install it (CPU build; add --gpu cuda or --gpu vulkan for a GPU one), or use a model server instead (--base-url URL, without --provider local).";
 
 let solo: string | undefined;
 

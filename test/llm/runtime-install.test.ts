@@ -66,7 +66,7 @@ describe("installing llama.cpp's runtime with npm", () => {
     const target = join(dir, "runtime");
     const failed = installLocalRuntime({ dir: target, env: { PATH: `${npm.bin}:${process.env.PATH}` } });
     await expect(failed).rejects.toThrow(
-      `npm could not install node-llama-cpp into ${target} (exit 1): npm error request to https://registry.npmjs.org/node-llama-cpp failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org`,
+      `npm could not install node-llama-cpp into ${target} (exit 1: npm error request to https://registry.npmjs.org/node-llama-cpp failed, reason: getaddrinfo ENOTFOUND registry.npmjs.org). Try again once the npm registry can be reached, or use a model server instead (--base-url URL, without --provider local).`,
     );
     await expect(failed).rejects.toBeInstanceOf(LlmError);
   });
