@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
+import { binaryPackages } from "../../src/llm/runtime-install.js";
 import { writeFakeNpm } from "../support/fake-npm.js";
 import { writeTinyGguf } from "../support/tiny-gguf.js";
 import { Tmux } from "../support/tmux.js";
@@ -186,6 +187,26 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
     } finally {
       await term.close();
     }
+  });
+});
+
+describe("toolbridge install-local", () => {
+  it("installs the CPU build, and a GPU build beside it only with --gpu, into the user's runtime directory", async () => {
+    const cwd = await project("install-local");
+    const npm = await writeFakeNpm(join(cwd, "bin"), "install");
+    const env = { PATH: [npm.bin, process.env.PATH].join(":") };
+    const runtime = join(cwd, ".local", "share", "toolbridge", "runtime");
+    const run = await runCli(["install-local", "--gpu", "vulkan"], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`installed node-llama-cpp 3.21.1 (CPU and vulkan builds) into ${runtime}\n`);
+    expect((await npm.args())?.filter((arg) => arg.startsWith("@node-llama-cpp/"))).toEqual(binaryPackages(process.platform, process.arch, "vulkan"));
+  });
+
+  it("refuses a GPU it has no build for as a usage error", async () => {
+    const cwd = await project("install-local-metal");
+    const run = await runCli(["install-local", "--gpu", "metal"], { cwd });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('toolbridge: --gpu: "metal" is not one of cuda, vulkan');
   });
 });
 
