@@ -4,7 +4,8 @@
  * relative link and #anchor resolves.
  *
  * A block that cannot run here (installing, a server that runs until stopped, a hosted API) is marked by the line
- * before its fence: `<!-- docs-test: skip REASON -->`. The list of those is kept short and printed by one test.
+ * before its fence: `<!-- docs-test: skip REASON -->`. The list of those is kept short and printed by one test. A
+ * block whose text says a variable must be set gets it from `<!-- docs-test: env NAME=VALUE ... -->` there instead.
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
@@ -33,6 +34,8 @@ interface Block {
   line: number;
   commands: string[];
   skip?: string;
+  /** Variables the docs tell the reader to set first. */
+  env: Record<string, string>;
 }
 
 async function markdownPages(): Promise<Page[]> {
@@ -63,8 +66,15 @@ function commandBlocks(page: Page): Block[] {
         pending = "";
       }
     }
-    const skip = /^<!-- docs-test: skip (.+?) -->$/.exec(lines[start - 1] ?? "")?.[1];
-    blocks.push({ page: page.path, line: start + 1, commands, ...(skip ? { skip } : {}) });
+    const mark = lines[start - 1] ?? "";
+    const skip = /^<!-- docs-test: skip (.+?) -->$/.exec(mark)?.[1];
+    const env = Object.fromEntries(
+      (/^<!-- docs-test: env (.+?) -->$/.exec(mark)?.[1] ?? "")
+        .split(" ")
+        .filter(Boolean)
+        .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+    blocks.push({ page: page.path, line: start + 1, commands, env, ...(skip ? { skip } : {}) });
   }
   return blocks;
 }
@@ -137,6 +147,7 @@ async function runBlock(block: Block): Promise<LineRun[]> {
     XDG_CACHE_HOME: join(home, ".cache"),
     PATH: `${bin}:${process.env.PATH ?? ""}`,
     NO_COLOR: "1",
+    ...block.env,
   };
   for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "FORCE_COLOR", "TOOLBRIDGE_DEBUG"]) delete env[name];
   // A command that names no model server finds the scripted one, as it would find a vLLM on its default address.
