@@ -5,10 +5,7 @@
 import type { Argument, Command, Option } from "commander";
 import { createProgram } from "../../src/cli/program.js";
 import { HELP_EXAMPLES } from "../../src/cli/help-examples.js";
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
+import { headingAnchor, tableCell } from "./markdown.js";
 
 function pathOf(command: Command): string {
   const names: string[] = [];
@@ -24,7 +21,7 @@ function argumentLabel(argument: Argument): string {
 function optionRow(option: Option): string {
   const fallback = option.defaultValue === undefined || option.defaultValue === false ? "" : ` (default: \`${JSON.stringify(option.defaultValue)}\`)`;
   const choices = option.argChoices ? ` (one of ${option.argChoices.map((choice) => `\`${choice}\``).join(", ")})` : "";
-  return `| \`${option.flags}\` | ${cell(option.description + choices + fallback)} |`;
+  return `| \`${option.flags}\` | ${tableCell(option.description + choices + fallback)} |`;
 }
 
 function section(command: Command): string[] {
@@ -36,20 +33,15 @@ function section(command: Command): string[] {
   const lines = [`## \`toolbridge ${path}\``, "", command.description(), "", "```text", usage, "```", ""];
   if (command.registeredArguments.length > 0) {
     lines.push("| argument | what it is |", "| --- | --- |");
-    for (const argument of command.registeredArguments) lines.push(`| \`${argumentLabel(argument)}\` | ${cell(argument.description)} |`);
+    for (const argument of command.registeredArguments) lines.push(`| \`${argumentLabel(argument)}\` | ${tableCell(argument.description)} |`);
     lines.push("");
   }
   const options = command.options.filter((option) => !option.hidden);
   if (options.length > 0) lines.push("| option | what it does |", "| --- | --- |", ...options.map(optionRow), "");
-  if (command.commands.length > 0) lines.push(`Commands: ${command.commands.map((sub) => `[\`${sub.name()}\`](#${anchor(`toolbridge ${path} ${sub.name()}`)})`).join(", ")}.`, "");
+  if (command.commands.length > 0) lines.push(`Commands: ${command.commands.map((sub) => `[\`${sub.name()}\`](#${headingAnchor(`toolbridge ${path} ${sub.name()}`)})`).join(", ")}.`, "");
   const examples = HELP_EXAMPLES[path];
   if (examples) lines.push("Examples:", "", "```text", ...examples, "```", "");
   return [...lines, ...command.commands.flatMap(section)];
-}
-
-/** GitHub's anchor for a heading of `code`. */
-function anchor(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, "").replace(/ /g, "-");
 }
 
 export function cliReference(): string {
@@ -62,7 +54,7 @@ export function cliReference(): string {
     `${program.description()} Every command below also takes \`-h, --help\`; \`toolbridge --version\` prints the version.`,
     "How the commands fit together, exit codes and signals are in [the CLI guide](../cli.md).",
     "",
-    `Commands: ${program.commands.map((command) => `[\`${command.name()}\`](#${anchor(`toolbridge ${command.name()}`)})`).join(", ")}.`,
+    `Commands: ${program.commands.map((command) => `[\`${command.name()}\`](#${headingAnchor(`toolbridge ${command.name()}`)})`).join(", ")}.`,
     "",
   ];
   const examples = HELP_EXAMPLES[""];

@@ -3,6 +3,7 @@
  * schema's own description of it, so the page cannot say what the schema does not.
  */
 import type { z } from "zod";
+import { headingAnchor, tableCell } from "./markdown.js";
 import { ConfigSchema, HooksConfigSchema, RemoteServerSchema, StdioServerSchema } from "../../src/config/schema.js";
 
 /** What zod 4 keeps of a schema at run time: the parts this page reads. */
@@ -110,23 +111,11 @@ function typeOf(schema: z.ZodType, path: string, queue: Queue, suffix = ""): str
         queue.titles.set(at, title);
         queue.sections.push({ title, path: named, schema: at, ...(form ? { note: form.note } : {}) });
       }
-      return `object ([below](#${anchor(title)}))`;
+      return `object ([below](#${headingAnchor(`\`${title}\``)}))`;
     }
     default:
       return d.type;
   }
-}
-
-/** GitHub's anchor for a heading of `code` (the link check in test/docs uses the same rule). */
-function anchor(path: string): string {
-  return `\`${path}\``
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, "")
-    .replace(/ /g, "-");
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 
 /** A section's table, then the sections of the objects its keys hold, each right after its parent. */
@@ -141,7 +130,7 @@ function render(section: Section, queue: Queue): string[] {
     const type = typeOf(value, section.path === "" ? key : `${section.path}.${key}`, queue);
     children.push(...queue.sections.splice(before));
     const required = def(value).type === "optional" ? "" : " (required)";
-    lines.push(`| \`${key}\`${required} | ${cell(type)} | ${cell(unwrap(value).description ?? "")} |`);
+    lines.push(`| \`${key}\`${required} | ${tableCell(type)} | ${tableCell(unwrap(value).description ?? "")} |`);
   }
   lines.push("");
   for (const child of children) lines.push(...render(child, queue));

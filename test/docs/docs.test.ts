@@ -12,6 +12,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { headingAnchor } from "../../scripts/docs/markdown.js";
 import { GENERATED } from "../../scripts/gen-docs.js";
 import { CLI } from "../support/cli.js";
 import { startVllmServer, type VllmReply } from "../support/vllm-server.js";
@@ -180,7 +181,7 @@ async function inParallel<T, R>(items: T[], limit: number, job: (item: T) => Pro
   return results;
 }
 
-/** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`; repeats get `-1`, `-2`. */
+/** The anchors of a page's headings, as GitHub makes them: repeats get `-1`, `-2`. */
 function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const result = new Set<string>();
@@ -190,7 +191,7 @@ function anchors(text: string): Set<string> {
     const heading = fenced ? null : /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
     const plain = heading[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1");
-    const slug = plain.toLowerCase().replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, "").replace(/ /g, "-");
+    const slug = headingAnchor(plain);
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
