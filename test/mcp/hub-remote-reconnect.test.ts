@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Hub } from "../../src/mcp/hub.js";
-import type { HubEvent, ServerState } from "../../src/mcp/types.js";
+import type { ServerState } from "../../src/mcp/types.js";
 import { restartLine } from "../../src/cli/render/server-restart.js";
 import { startRestartableServer, type RestartableKind, type RestartableServer } from "../support/restartable-mcp-http.js";
 import { hubPerTest } from "./hub-per-test.js";
+import { textOf, watchRestarts as watch } from "./restart-lines.js";
 
 /**
  * A remote server whose connection drops (stopped and started again on the same port, as a deploy or a crash does,
@@ -24,23 +24,6 @@ async function serve(kind: RestartableKind, options: { dropOn?: string } = {}): 
   const server = await startRestartableServer(kind, options);
   servers.push(server);
   return server;
-}
-
-function textOf(result: { content: unknown[] }): string {
-  return (result.content[0] as { text: string }).text;
-}
-
-/** The server-status events of `hub`, and the chat lines they make. */
-function watch(hub: Hub): { states: ServerState[]; lines: string[] } {
-  const states: ServerState[] = [];
-  const lines: string[] = [];
-  hub.on((event: HubEvent) => {
-    if (event.type !== "server-status") return;
-    states.push(event.state);
-    const line = restartLine(event.state);
-    if (line) lines.push(line.text);
-  });
-  return { states, lines };
 }
 
 /** The session a call's answer names ("read run=2 session=run2-abc"). */

@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import type { Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, lastAnswer as lastIn, openChat, say as sayIn, seriousViolations, shot, type Chat } from "./browser.js";
+import { CHROMIUM, DESKTOP, lastAnswer, openChat, say, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * The web chat's approval card at the grain a person means, in headless Chromium: an edit of a file shown as a
@@ -34,13 +34,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's approval card", () => {
     );
     ({ harness, page } = chat);
   }, 60_000);
-  afterAll(async () => {
-    await chat?.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-
-  const say = (text: string) => sayIn(page, text);
-  const lastAnswer = () => lastIn(page);
+  afterAll(() => chat?.close().finally(() => rmSync(root, { recursive: true, force: true })));
 
   it("shows an edit of a file as a diff: old lines red with -, new lines green with +, all 61 on screen before Allow", async () => {
     const file = join(root, "notes.txt");
@@ -51,7 +45,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's approval card", () => {
       { toolCalls: [{ name: "edit_file", arguments: { path: file, edits: [{ oldText: before.join("\n"), newText: after.join("\n") }] } }] },
       { text: "Edited." },
     );
-    await say("Mark lines 6, 26 and 46 as changed.");
+    await say(page, "Mark lines 6, 26 and 46 as changed.");
     const approval = page.getByRole("group", { name: "Approve edit_file" });
     await approval.waitFor({ timeout: 15_000 });
     const diff = approval.locator(".diff");
@@ -73,38 +67,38 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's approval card", () => {
     await expect.poll(() => allow.isEnabled(), { timeout: 15_000 }).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     await allow.click();
-    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Edited.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Edited.");
     expect(readFileSync(file, "utf8")).toBe(`${after.join("\n")}\n`);
   });
 
   it("allows every tool of a server for the session: its other tools run unasked, a deny rule still refuses, another server is still asked", async () => {
     harness.upstream.push({ toolCalls: [{ name: "write_file", arguments: { path: join(root, "a.txt"), content: "a" } }] }, { text: "Written." });
-    await say("Write a.txt.");
+    await say(page, "Write a.txt.");
     const approval = page.getByRole("group", { name: "Approve write_file" });
     await approval.waitFor({ timeout: 15_000 });
     await shot(page, "approval-server-desktop");
     await approval.getByRole("button", { name: "Allow all tools of fs for this session" }).click();
-    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Written.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Written.");
 
     // Another tool of the same server, in a later turn: not asked.
     harness.upstream.push({ toolCalls: [{ name: "create_directory", arguments: { path: join(root, "made") } }] }, { text: "Made." });
-    await say("Make a directory.");
-    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Made.");
-    expect(await lastAnswer().locator(".tool-state").textContent()).toBe("done");
+    await say(page, "Make a directory.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Made.");
+    expect(await lastAnswer(page).locator(".tool-state").textContent()).toBe("done");
     expect(existsSync(join(root, "made"))).toBe(true);
 
     // A tool the config's deny rule names: refused, nobody asked, whatever was allowed.
     harness.upstream.push({ toolCalls: [{ name: "move_file", arguments: { source: join(root, "a.txt"), destination: join(root, "b.txt") } }] }, { text: "Not moved." });
-    await say("Move it.");
-    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Not moved.");
+    await say(page, "Move it.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Not moved.");
     expect(existsSync(join(root, "a.txt"))).toBe(true);
     expect(JSON.stringify(harness.upstream.chatRequests.at(-1)?.body.messages)).toContain('denied by the rule \\"fs__move_file\\"');
 
     // Another server's tool: still asked.
     harness.upstream.push({ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Dated." });
-    await say("What is the date?");
+    await say(page, "What is the date?");
     await page.getByRole("group", { name: "Approve get-date" }).waitFor({ timeout: 15_000 });
     await page.getByRole("group", { name: "Approve get-date" }).getByRole("button", { name: "Allow once" }).click();
-    await expect.poll(() => lastAnswer().textContent(), { timeout: 15_000 }).toContain("Dated.");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Dated.");
   });
 });
