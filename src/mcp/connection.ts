@@ -87,8 +87,8 @@ export type ListKind = "tools" | "resources" | "prompts";
 
 /**
  * One MCP server: starts it (spawning a stdio child or reaching a URL), keeps its lists of
- * tools, resources and prompts, routes requests to it, restarts a stdio server that died,
- * and ends it. Never rejects while starting: a failure becomes `status: "failed"`.
+ * tools, resources and prompts, routes requests to it, restarts a stdio server that died (and
+ * reconnects a remote one whose connection dropped), and ends it. Never rejects while starting: a failure becomes `status: "failed"`.
  */
 export class Connection {
   readonly state: ServerState;
@@ -924,7 +924,7 @@ export class Connection {
     this.setState({ toolCount: this.tools.length, resourceCount: this.resources.length, promptCount: this.prompts.length });
   }
 
-  /** The client of a live server, restarting a stdio server that died (bounded, with backoff). */
+  /** The client of a live server, restarting a stdio server that died or reconnecting a remote one (bounded, with backoff). */
   private async ready(): Promise<Client> {
     for (;;) {
       if (this.closing) throw new HubError("closed", "the hub was closed", { server: this.name });
