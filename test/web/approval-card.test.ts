@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import type { Harness } from "../gateway/harness.js";
-import { CHROMIUM, DESKTOP, lastAnswer, openChat, say, seriousViolations, shot, type Chat } from "./browser.js";
+import { CHROMIUM, DESKTOP, lastAnswer, openChat, openPage, overflowing, PHONE, say, seriousViolations, shot, type Chat } from "./browser.js";
 
 /**
  * The web chat's approval card at the grain a person means, in headless Chromium: an edit of a file shown as a
@@ -69,6 +69,33 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's approval card", () => {
     await allow.click();
     await expect.poll(() => lastAnswer(page).textContent(), { timeout: 15_000 }).toContain("Edited.");
     expect(readFileSync(file, "utf8")).toBe(`${after.join("\n")}\n`);
+  });
+
+  it("on a phone, wraps an edit's long lines inside the card: nothing sticks out sideways, every button on screen", async () => {
+    const { context, page: phone } = await openPage(chat.browser, harness.gateway.url, PHONE);
+    try {
+      await phone.locator(".empty-servers").waitFor({ timeout: 15_000 });
+      const file = join(root, "wide.txt");
+      const old = `${"a long line of the file that does not fit a phone ".repeat(4)}\nsecond line`;
+      writeFileSync(file, old);
+      harness.upstream.push({ toolCalls: [{ name: "edit_file", arguments: { path: file, edits: [{ oldText: old, newText: old.replace("second", "2nd") }] } }] }, { text: "Edited on the phone." });
+      await say(phone, "Edit it.");
+      const approval = phone.getByRole("group", { name: "Approve edit_file" });
+      await approval.waitFor({ timeout: 15_000 });
+      await approval.locator(".diff").scrollIntoViewIfNeeded();
+      expect(await overflowing(phone)).toEqual([]);
+      await shot(phone, "approval-diff-phone");
+      for (const name of ["Allow once", "Allow for this session", "Allow all tools of fs for this session", "Deny…"]) {
+        const button = approval.getByRole("button", { name });
+        await button.scrollIntoViewIfNeeded();
+        const box = await button.boundingBox();
+        expect(box !== null && box.x >= 0 && box.x + box.width <= PHONE.width).toBe(true);
+      }
+      await approval.getByRole("button", { name: "Allow once" }).click();
+      await expect.poll(() => lastAnswer(phone).textContent(), { timeout: 15_000 }).toContain("Edited on the phone.");
+    } finally {
+      await context.close();
+    }
   });
 
   it("allows every tool of a server for the session: its other tools run unasked, a deny rule still refuses, another server is still asked", async () => {
