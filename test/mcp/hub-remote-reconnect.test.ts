@@ -26,6 +26,9 @@ async function serve(kind: RestartableKind, options: { dropOn?: string } = {}): 
   return server;
 }
 
+/** How a stopped server's drop is met: the pooled connection closed under the request, or (once the client saw it close) refused. */
+const DOWN = /(the connection was cut|connection refused)/;
+
 /** The session a call's answer names ("read run=2 session=run2-abc"). */
 function sessionOf(text: string): string | undefined {
   return /session=(\S+)/.exec(text)?.[1];
@@ -122,9 +125,11 @@ describe("a remote server that is down for a while", () => {
     const result = await hub.callTool("read", {});
     await back;
     expect(textOf(result)).toMatch(/^read run=2 /);
-    expect(hub.servers()[0]).toMatchObject({ status: "connected", restarts: 2, dropped: "the connection was cut" });
-    expect(states.filter((state) => state.status === "connecting")).toHaveLength(2);
-    expect(lines).toEqual(["server remote reconnected (the connection was cut), tools back"]);
+    // The first reconnection met the server down; the next (or, on a slow machine, a later one) found it back.
+    const tries = states.filter((state) => state.status === "connecting").length;
+    expect(tries).toBeGreaterThanOrEqual(2);
+    expect(hub.servers()[0]).toMatchObject({ status: "connected", restarts: tries, dropped: expect.stringMatching(DOWN) });
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^server remote reconnected \\(${DOWN.source}\\), tools back$`))]);
   });
 });
 
@@ -154,10 +159,10 @@ describe("a hostile remote server", () => {
     const result = await hub.callTool("write", {});
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(
-      /^server "remote" dropped \(the connection was cut\) during this call of write, which may or may not have run, and is down: cannot connect to http:\/\/127\.0\.0\.1:\d+\/mcp: .*ECONNREFUSED.* \(gave up after 2 tries to reconnect it\)$/,
+      /^server "remote" dropped \((the connection was cut|connection refused)\) during this call of write, which may or may not have run, and is down: cannot connect to http:\/\/127\.0\.0\.1:\d+\/mcp: .*ECONNREFUSED.* \(gave up after 2 tries to reconnect it\)$/,
     );
     expect(states.filter((state) => state.status === "connecting")).toHaveLength(2);
-    expect(lines).toEqual([expect.stringMatching(/^server remote is down \(the connection was cut\): cannot connect to .*ECONNREFUSED.*\(gave up after 2 tries to reconnect it\)$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^server remote is down \((the connection was cut|connection refused)\): cannot connect to .*ECONNREFUSED.*\(gave up after 2 tries to reconnect it\)$/)]);
     expect(lines[0]).not.toContain("\n");
   });
 });
