@@ -71,8 +71,9 @@ export interface HubOptions {
    */
   oauthDir?: string;
   /**
-   * The wait before a dropped server's first restart, doubling for each next one up to 30 s (each server's
-   * maxRestarts bounds how many). Default 1000 ms.
+   * The wait before a dropped server's first restart (a remote server's reconnection), doubling for each next one up
+   * to 30 s (each server's maxRestarts bounds how many); each wait is between half of it and all of it, at random, so
+   * that hubs whose server went down do not all come back at once. Default 1000 ms.
    */
   restartBackoffMs?: number;
 }
