@@ -42,8 +42,8 @@ const toolFilter = {
   /** The most bytes one message from the server may take (default 64 MiB). */
   maxMessageBytes: z.number().int().positive().optional(),
   /**
-   * How many times in a row a server that exited (or whose connection dropped) is started again (reconnected),
-   * waiting about 1 s, 2 s, 4 s ... up to 30 s before each, before it is left down (default 5; 0 never restarts it).
+   * How many times in a row a server that exited (or whose connection dropped) is started again, waiting 1 s,
+   * 2 s, 4 s ... up to 30 s before each, before it is left down (default 5; 0 never restarts it).
    */
   maxRestarts: z.number().int().min(0).max(100).optional(),
   /** This server's roots (directories or file: URIs), instead of the top-level `roots`. */
