@@ -40,7 +40,7 @@ const toolFilter = {
     .max(100)
     .optional()
     .describe(
-      "How many times in a row a server that exited (or whose connection dropped) is started again, waiting 1 s, 2 s, 4 s ... up to 30 s before each, before it is left down (default 5; 0 never restarts it).",
+      "How many times in a row a server that exited is started again (or one whose connection dropped is reconnected), waiting about 1 s, 2 s, 4 s ... up to 30 s (with jitter) before each, before it is left down (default 5; 0 never restarts it).",
     ),
   roots: z.array(rootEntry).optional().describe("This server's roots (directories or file: URIs), instead of the top-level `roots`."),
   logLevel: z.enum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]).optional().describe("The least severe server log message we ask for (logging/setLevel); default \"warning\"."),
