@@ -71,8 +71,9 @@ export interface HubOptions {
    */
   oauthDir?: string;
   /**
-   * The wait before a dropped server's first restart, doubling for each next one up to 30 s (each server's
-   * maxRestarts bounds how many). Default 1000 ms.
+   * The wait before a dropped server's first restart (a remote server's reconnection), doubling for each next one up
+   * to 30 s (each server's maxRestarts bounds how many); each wait is between half of it and all of it, at random, so
+   * that hubs whose server went down do not all come back at once. Default 1000 ms.
    */
   restartBackoffMs?: number;
 }
@@ -289,9 +290,10 @@ export class Hub {
     const why = state.dropped ?? "the connection closed";
     // What the process wrote last, as the drop's error quoted it: often why the call ended it.
     const stderr = /; stderr: (.*)$/.exec(drop.message)?.[1];
+    const came = state.transport === "stdio" ? "restarted" : "reconnected";
     const text = back
-      ? `server "${tool.server}" restarted (${why}${stderr ? `; stderr: ${stderr}` : ""}) during this call of ${tool.name}: it may or may not have run. Check before calling it again.`
-      : `server "${tool.server}" stopped (${why}) during this call of ${tool.name}, which may or may not have run, and is down: ${state.error ?? state.status}`;
+      ? `server "${tool.server}" ${came} (${why}${stderr ? `; stderr: ${stderr}` : ""}) during this call of ${tool.name}: it may or may not have run. Check before calling it again.`
+      : `server "${tool.server}" ${state.transport === "stdio" ? "stopped" : "dropped"} (${why}) during this call of ${tool.name}, which may or may not have run, and is down: ${state.error ?? state.status}`;
     return maskedToolResult({ isError: true, content: [{ type: "text", text }] });
   }
 
