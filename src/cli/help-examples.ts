@@ -13,6 +13,7 @@ export const HELP_EXAMPLES: Record<string, readonly string[]> = {
   chat: ["toolbridge chat", "toolbridge chat --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B", "toolbridge chat --continue", 'echo "what time is it?" | toolbridge chat'],
   "mcp add": ["toolbridge mcp add fs -- npx -y @modelcontextprotocol/server-filesystem ~/notes", "toolbridge mcp add docs --url https://example.com/mcp --header 'Authorization: Bearer ${DOCS_TOKEN}'"],
   "models probe": ["toolbridge models probe", "toolbridge models probe Qwen/Qwen3-8B --base-url http://127.0.0.1:8000/v1"],
+  "install-local": ["toolbridge install-local", "toolbridge install-local --gpu cuda"],
   prompt: [`toolbridge prompt time-in '{"place": "Taipei"}'`],
   serve: ["toolbridge serve time", "toolbridge serve hub"],
   gateway: ["toolbridge gateway", "toolbridge gateway --listen 0.0.0.0:8080 --base-url http://127.0.0.1:8000/v1"],

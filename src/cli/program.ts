@@ -8,6 +8,7 @@ import { registerAuthCommands } from "./commands/auth.js";
 import { registerMcpCommands } from "./commands/mcp.js";
 import { registerModelsCommands } from "./commands/models.js";
 import { registerEvalCommand } from "./commands/eval.js";
+import { registerInstallLocal } from "./commands/install-local.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { reportUsageErrors } from "./usage-errors.js";
 import { addHelpExamples } from "./help-examples.js";
@@ -26,6 +27,7 @@ export function createProgram(): Command {
   registerAuthCommands(program);
   registerMcpCommands(program);
   registerModelsCommands(program);
+  registerInstallLocal(program);
   registerEvalCommand(program);
   registerServe(program);
   registerGateway(program);

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { describeNetworkCause, LlmError, oneLine } from "./errors.js";
+import { describeNetworkCause, LlmError, MODEL_SERVER_INSTEAD, oneLine } from "./errors.js";
 
 /**
  * `hf:OWNER/REPO/FILE.gguf[#REVISION]`: a file of a Hugging Face model repository (FILE may be in
@@ -93,7 +93,7 @@ async function download(ref: string, url: string, target: string, options: Downl
       if (deadline.aborted) throw fail("timeout", `it took longer than ${options.timeoutMs ?? TIMEOUT_MS} ms`);
       // Nothing came: most often no network (the first run offline), so say what else would do.
       const host = new URL(address).host;
-      throw new LlmError("connection", `Cannot download ${ref}: ${host} cannot be reached (${describeNetworkCause(error)}). Use a model server instead (--base-url URL, without --provider local) or a GGUF file already on disk (--model PATH).`, { url: address, cause: error });
+      throw new LlmError("connection", `Cannot download ${ref}: ${host} cannot be reached (${describeNetworkCause(error)}). Use ${MODEL_SERVER_INSTEAD} or a GGUF file already on disk (--model PATH).`, { url: address, cause: error });
     }
   };
   // The hub answers a redirect to its file store, with the file's size and hash beside it.
