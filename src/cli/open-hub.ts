@@ -7,6 +7,7 @@ import { Hub, type HubOptions } from "../mcp/hub.js";
 import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
+import { sayStopping } from "./render/startup-status.js";
 import { ToolOwners } from "../host/tool-owners.js";
 
 export interface OpenHubOptions {
@@ -97,6 +98,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
       process.exit(code);
     }
     interrupted = code;
+    if (!started) sayStopping(env);
     // While starting, this also stops the servers (Hub.connect's signal).
     controller.abort(new HubError("cancelled", `interrupted by ${signal}`));
     // While starting, not waiting for `alongside` either (a model server that does not answer).

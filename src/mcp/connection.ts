@@ -17,7 +17,7 @@ import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
-import { withTimeout } from "./time-limit.js";
+import { untilAborted, withTimeout } from "./time-limit.js";
 import { WebSocketClientTransport } from "./websocket-transport.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
@@ -645,7 +645,8 @@ export class Connection {
     this.registerHandlers(client);
     try {
       const started = performance.now();
-      await client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) });
+      // The SDK hears the signal only after its server/discover probe: a close (Ctrl-C) during the probe must not wait it out.
+      await untilAborted(client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) }), startup.signal);
       initialized = true;
       if (!prior && transport instanceof ProcessGroupTransport && client.getProtocolEra() === "legacy" && performance.now() - started >= probeTimeoutMs) {
         this.legacyOnly = true;
@@ -653,7 +654,10 @@ export class Connection {
       }
       return client;
     } catch (error) {
-      await client.close().catch(() => undefined);
+      // Given up while the SDK still probes, the client may not hold the transport yet: both are closed.
+      // After a signal to toolbridge (dispose) the process is ended at once, not after the stdin grace.
+      await this.dispose(client, transport);
+      await closeTransport(transport);
       throw error;
     } finally {
       clearTimeout(garbageTimer);

@@ -45,3 +45,11 @@ function countLine(states: ServerState[]): string {
   const failed = states.filter((state) => state.status === "failed").length;
   return `${up}/${states.length} started${failed > 0 ? `, ${failed} failed` : ""}`;
 }
+
+/**
+ * Said at once on a signal while servers start, over the start-up line: stopping them can take
+ * their grace periods, and until then the person would see no sign the key was heard.
+ */
+export function sayStopping(env: Readonly<Record<string, string | undefined>>, stderr: NodeJS.WriteStream = process.stderr): void {
+  stderr.write(`${stderr.isTTY ? "\r\x1b[2K" : ""}${colorsFor(stderr, env).dim("stopping…")}\n`);
+}
