@@ -391,12 +391,14 @@ export class Connection {
 
   /**
    * Closes the transport; a stdio server's process group gets stdin closed, then SIGTERM,
-   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal).
+   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal), as
+   * does a server still starting.
    */
   async close(terminate = false): Promise<void> {
     this.closing = true;
     this.stopped.abort();
-    if (terminate) this.terminating = true;
+    // A server still starting has no session to end: it is not given the stdin grace (a `call` that found its tool elsewhere).
+    if (terminate || this.state.status === "connecting") this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
     await this.starting?.catch(() => undefined);
     await this.shutdown();

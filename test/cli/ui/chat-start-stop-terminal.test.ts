@@ -32,7 +32,7 @@ it("quitting with Ctrl-C while a server starts says stopping… and ends it with
   await t.waitFor(/^stopping…$/m, "the stop");
   expect(await t.exitCode()).toBe(0);
   await t.until(() => !servers.some(isAlive), "the servers to end");
-  expect(readEvents(log)).toEqual(["started", "request server/discover", "stdin ended"]);
+  expect(readEvents(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
 });
 
 function readEvents(log: string): string[] {
