@@ -1,20 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
-import { expectNoChildren, fixture, waitUntil } from "./processes.js";
+import { expectNoChildren, fixture, recordedEvents, waitUntil } from "./processes.js";
 
 let hub: Hub | undefined;
 
-/** What records-its-end.mjs wrote: one event a line (none before it starts). */
-function eventsIn(log: string): string[] {
-  try {
-    return readFileSync(log, "utf8").trim().split("\n");
-  } catch {
-    return [];
-  }
-}
 afterEach(async () => {
   await hub?.close();
   hub = undefined;
@@ -42,15 +34,14 @@ describe("Hub.start", () => {
   it("closed by a signal while a server has not answered the version probe, ends it at once with SIGTERM, not after the probe's wait and the stdin grace", async () => {
     const dir = mkdtempSync(join(tmpdir(), "toolbridge-hub-start-"));
     const log = join(dir, "events");
-    const read = (): string[] => eventsIn(log);
     try {
       const started = Hub.start({ silent: { ...fixture("records-its-end.mjs", log), startupTimeoutMs: 120_000 } });
       hub = started.hub;
-      await waitUntil(() => read().includes("request server/discover"), 10_000, "the version probe to reach the server");
+      await waitUntil(() => recordedEvents(log).includes("request server/discover"), 10_000, "the version probe to reach the server");
       await hub.close({ terminate: true });
       await started.ready;
       // The close did not wait for the probe to time out (the SDK would then have closed stdin first).
-      expect(read()).toEqual(["started", "request server/discover", "SIGTERM"]);
+      expect(recordedEvents(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
       expect(hub.servers()[0]?.status).toBe("closed");
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -63,12 +54,12 @@ describe("Hub.start", () => {
     try {
       const started = Hub.start({ silent: { ...fixture("records-its-end.mjs", log), protocol: "2026-07-28", startupTimeoutMs: 120_000 } });
       hub = started.hub;
-      await waitUntil(() => eventsIn(log).includes("request server/discover"), 10_000, "the probe to reach the server");
+      await waitUntil(() => recordedEvents(log).includes("request server/discover"), 10_000, "the probe to reach the server");
       // The SDK hears the abort only once its probe has timed out: closing must not wait for it.
       await hub.close();
       await started.ready;
       // Still starting, it has no session to end: SIGTERM at once, not its stdin closed and a grace.
-      expect(eventsIn(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
+      expect(recordedEvents(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -45,11 +45,11 @@ it("Ctrl-R finds the newest message sent holding what is typed, Ctrl-R again an 
   await t.press("C-r");
   await t.waitFor(/history search: type to find a message sent/, "the search opened");
   await t.type("colour");
-  await t.waitFor((screen) => /› the colour red/.test(screen) && screen.includes('history search: "colour"'), "the newest match");
+  await t.waitFor((screen) => /│ › the colour red/.test(screen) && screen.includes('history search: "colour"'), "the newest match");
   await t.press("C-r");
-  await t.waitFor(/› the colour blue/, "the older match");
+  await t.waitFor(/│ › the colour blue/, "the older match");
   await t.press("Enter");
-  await t.waitFor((screen) => !screen.includes("history search") && /› the colour blue/.test(screen), "the match in the input box");
+  await t.waitFor((screen) => !screen.includes("history search") && /│ › the colour blue/.test(screen), "the match in the input box");
   await t.press("Enter");
   await t.waitFor(/Answer four\./, "the answer");
   expect(userMessages(s.chatRequests[3])).toEqual(["the colour blue", "what time is it", "the colour red", "the colour blue"]);
@@ -62,9 +62,9 @@ it("Esc leaves the history search and gives back what was being typed", async ()
   await t.type("my draft");
   await t.press("C-r");
   await t.type("old");
-  await t.waitFor(/› an old message/, "the match");
+  await t.waitFor(/│ › an old message/, "the match");
   await t.press("Escape");
-  await t.waitFor((screen) => !screen.includes("history search") && /› my draft/.test(screen), "the draft back");
+  await t.waitFor((screen) => !screen.includes("history search") && /│ › my draft/.test(screen), "the draft back");
   await t.press("Enter");
   await t.waitFor(/Answer two\./, "the answer");
   expect(userMessages(s.chatRequests[1]).at(-1)).toBe("my draft");

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { chat, CLI, home, useChatTerminal, vllm } from "../../support/chat-terminal.js";
 import { childPids, isAlive } from "../../support/processes.js";
+import { recordedEvents } from "../../mcp/processes.js";
 
 const SILENT = fileURLToPath(new URL("../../fixtures/servers/records-its-end.mjs", import.meta.url));
 
@@ -24,7 +25,7 @@ it("quitting with Ctrl-C while a server starts says stopping… and ends it with
   );
   const t = await chat(await vllm([]), config);
   await t.waitFor(/● server time: 1 tool/, "the time server's line");
-  await t.until(() => readEvents(log).includes("request server/discover"), "the silent server to be asked");
+  await t.until(() => recordedEvents(log).includes("request server/discover"), "the silent server to be asked");
   const servers = childPids(await t.pid());
   await t.press("C-c");
   await t.waitFor(/Press Ctrl-C again to quit/, "the quit hint");
@@ -32,13 +33,5 @@ it("quitting with Ctrl-C while a server starts says stopping… and ends it with
   await t.waitFor(/^stopping…$/m, "the stop");
   expect(await t.exitCode()).toBe(0);
   await t.until(() => !servers.some(isAlive), "the servers to end");
-  expect(readEvents(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
+  expect(recordedEvents(log)).toEqual(["started", "request server/discover", "SIGTERM"]);
 });
-
-function readEvents(log: string): string[] {
-  try {
-    return readFileSync(log, "utf8").trim().split("\n");
-  } catch {
-    return [];
-  }
-}
