@@ -18,7 +18,7 @@ import { RefreshQueue } from "./refresh-queue.js";
 import { remoteDropOf } from "./remote-drop.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
-import { withTimeout } from "./time-limit.js";
+import { untilAborted, withTimeout } from "./time-limit.js";
 import { WebSocketClientTransport } from "./websocket-transport.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks.js";
@@ -394,12 +394,14 @@ export class Connection {
 
   /**
    * Closes the transport; a stdio server's process group gets stdin closed, then SIGTERM,
-   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal).
+   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal), as
+   * does a server still starting.
    */
   async close(terminate = false): Promise<void> {
     this.closing = true;
     this.stopped.abort();
-    if (terminate) this.terminating = true;
+    // A server still starting has no session to end: it is not given the stdin grace (a `call` that found its tool elsewhere).
+    if (terminate || this.state.status === "connecting") this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
     await this.starting?.catch(() => undefined);
     await this.shutdown();
@@ -651,7 +653,8 @@ export class Connection {
     this.registerHandlers(client);
     try {
       const started = performance.now();
-      await client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) });
+      // The SDK hears the signal only after its server/discover probe: a close (Ctrl-C) during the probe must not wait it out.
+      await untilAborted(client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) }), startup.signal);
       initialized = true;
       if (!prior && transport instanceof ProcessGroupTransport && client.getProtocolEra() === "legacy" && performance.now() - started >= probeTimeoutMs) {
         this.legacyOnly = true;
@@ -659,7 +662,10 @@ export class Connection {
       }
       return client;
     } catch (error) {
-      await client.close().catch(() => undefined);
+      // Given up while the SDK still probes, the client may not hold the transport yet: both are closed.
+      // After a signal to toolbridge (dispose) the process is ended at once, not after the stdin grace.
+      await this.dispose(client, transport);
+      await closeTransport(transport);
       throw error;
     } finally {
       clearTimeout(garbageTimer);

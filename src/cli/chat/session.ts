@@ -11,6 +11,7 @@ import { downloadProgress } from "../download-progress.js";
 import { runtimeProgress } from "../runtime-offer.js";
 import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import { resumedChanges, type SavedWith } from "./resumed-changes.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
@@ -134,6 +135,19 @@ export class AgentSession {
 
   get hub(): Hub {
     return this.opened.hub;
+  }
+
+  /** The servers configured and enabled, up or not: what a saved conversation records, and a resumed one is compared with. */
+  serverNames(): string[] {
+    return this.hub
+      .servers()
+      .filter((server) => server.status !== "disabled")
+      .map((server) => server.name);
+  }
+
+  /** How the servers and their tools differ from those a resumed conversation was saved with (see resumedChanges). */
+  resumedChanges(saved: SavedWith): string | undefined {
+    return resumedChanges(saved, { servers: this.serverNames(), tools: this.hub.tools().map((tool) => tool.name) });
   }
 
   /** Settles when every server has connected or failed. */
