@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import type { ServerConfig } from "../../src/config/schema.js";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
 import { readBody } from "../support/read-body.js";
@@ -45,6 +46,17 @@ function floodRequests(count: number): object[] {
   ]).flat();
 }
 
+/** Connects to the flooding server, calls its tool: every request was answered, and Node warned of no listeners piled up. */
+async function expectFloodAnswered(server: ServerConfig): Promise<void> {
+  const hub = await Hub.connect({ flood: server }, { ...declining, stderrLogFile: join(dir, "log") });
+  cleanups.push(() => hub.close());
+  expect(hub.servers()[0]?.status).toBe("connected");
+  const result = await hub.callTool("flood", {});
+  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+}
+
 // Over stdio: the flood in one go, then stdin left unread a while, so that the answers wait for the pipe to drain.
 const STDIO_SERVER = `
 const flood = ${JSON.stringify(floodRequests(FLOOD))};
@@ -79,13 +91,7 @@ function handle(message) {
 
 it("answers a stdio server's flood of requests while it does not read, with no listener piled up per answer", async () => {
   writeFileSync(join(dir, "flood.mjs"), STDIO_SERVER);
-  const hub = await Hub.connect({ flood: { command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log") });
-  cleanups.push(() => hub.close());
-  expect(hub.servers()[0]?.status).toBe("connected");
-  const result = await hub.callTool("flood", {});
-  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  await expectFloodAnswered({ command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" });
 }, 180_000);
 
 /**
@@ -132,11 +138,5 @@ async function startHttpFloodServer(): Promise<{ url: string; close(): Promise<v
 it("answers a Streamable HTTP server's flood of requests on one event stream, with no listener piled up per answer", async () => {
   const server = await startHttpFloodServer();
   cleanups.push(() => server.close());
-  const hub = await Hub.connect({ flood: { url: server.url, protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log") });
-  cleanups.push(() => hub.close());
-  expect(hub.servers()[0]?.status).toBe("connected");
-  const result = await hub.callTool("flood", {});
-  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  await expectFloodAnswered({ url: server.url, protocol: "2025-11-25" });
 }, 180_000);
