@@ -12,6 +12,7 @@ import type { TokenStore } from "./auth/token-store.js";
 import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./limited-fetch.js";
+import { ownSignals } from "./request-signals.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
 import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
@@ -504,12 +505,14 @@ export class Connection {
       ...(this.auth ? { authProvider: this.auth.provider } : {}),
     };
     if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for.
-    const fetch = limitedFetch({
-      maxMessageBytes: this.maxMessageBytes,
-      onOversizedStream: (error) => this.onOversizedStream(error),
-      ...(this.auth ? { fetch: this.auth.fetch } : {}),
-    });
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; each request with a signal of its own.
+    const fetch = ownSignals(
+      limitedFetch({
+        maxMessageBytes: this.maxMessageBytes,
+        onOversizedStream: (error) => this.onOversizedStream(error),
+        ...(this.auth ? { fetch: this.auth.fetch } : {}),
+      }),
+    );
     if (config.type === "sse") {
       // The HTTP+SSE transport of 2024-11-05 predates server/discover.
       const transport = new SSEClientTransport(url, { ...requestInit, fetch });
