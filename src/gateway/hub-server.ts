@@ -10,7 +10,10 @@ import type { Hub } from "../mcp/hub.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
+export type HubServerSource = Pick<
+  Hub,
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering"
+>;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -47,6 +50,11 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   const readable = <T extends { server: string; uri?: string; uriTemplate?: string }>(items: readonly T[]): T[] =>
     items.filter((item) => allows({ kind: "resource", server: item.server, uri: item.uri ?? item.uriTemplate ?? "" }));
   const promptable = (items: readonly HubPrompt[]): HubPrompt[] => items.filter((item) => allows({ kind: "prompt", server: item.server, name: item.name }));
+  // Reading a server's resources and prompts is judged per server: what the caller may read of it, it may complete.
+  const reads = (server: string) => allows({ kind: "resource", server, uri: "" });
+  // Offered only where a server the caller may read offers it: a client is not promised what no server can give it.
+  const completes = hub.serversOffering("completions").some(reads);
+  if (completes) server.registerCapabilities({ completions: {} });
 
   server.setRequestHandler('tools/list', async () => {
     await hub.currentTools();
@@ -115,6 +123,33 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(promptable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
+  if (completes) {
+    server.setRequestHandler("completion/complete", async (request) => {
+      const { ref } = request.params;
+      // The owner among what this caller may read, as for a read or a prompt; what it may not is unknown here.
+      let owner: string | undefined;
+      let params = request.params;
+      if (ref.type === "ref/prompt") {
+        const entry = promptNames(promptable(await hub.prompts())).find((candidate) => candidate.exposed === ref.name);
+        if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        owner = entry.prompt.server;
+        params = { ...params, ref: { ...ref, name: entry.prompt.name } };
+      } else {
+        owner =
+          readable(await hub.resourceTemplates()).find((template) => template.uriTemplate === ref.uri)?.server ??
+          readable(await hub.resources()).find((resource) => resource.uri === ref.uri)?.server;
+        if (owner === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      }
+      // A server that offers no completions has none to give: asking it would only be an error.
+      if (!hub.serversOffering("completions").includes(owner)) return { completion: { values: [] } };
+      try {
+        return await hub.complete(params, owner);
+      } catch (error) {
+        throw relayed(error);
+      }
+    });
+  }
+
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const entry = promptNames(promptable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
