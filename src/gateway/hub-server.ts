@@ -7,12 +7,13 @@ import { HubError } from "../mcp/errors.js";
 import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/ext-tasks.js";
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
+import { HubLogRelay } from "./hub-server-logs.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 export type HubServerSource = Pick<
   Hub,
-  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering"
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on"
 >;
 
 export interface HubServerPolicy {
@@ -55,6 +56,18 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   // Offered only where a server the caller may read offers it: a client is not promised what no server can give it.
   const completes = hub.serversOffering("completions").some(reads);
   if (completes) server.registerCapabilities({ completions: {} });
+  // Logs are about a server: the caller sees those of a server it may read, or run a tool of, unasked.
+  const sees = (name: string) => reads(name) || offered().some((tool) => tool.server === name && allows({ kind: "tool", tool }));
+  const logs = new HubLogRelay(hub, sees);
+  if (hub.serversOffering("logging").some(sees)) {
+    server.registerCapabilities({ logging: {} });
+    // Applied to what this client is sent, not relayed: the servers behind are shared by every client of the hub.
+    server.setRequestHandler("logging/setLevel", (request) => {
+      logs.setLevel(request.params.level);
+      return {};
+    });
+    logRelays.set(mcp, logs);
+  }
 
   server.setRequestHandler('tools/list', async () => {
     await hub.currentTools();
@@ -83,7 +96,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     }
     const round = relayedRound(server, ctx);
     const signal = ctx.mcpReq.signal;
-    const outcome = await hub.relayToolCall(tool.name, args, round, { signal }).catch((error: unknown) => {
+    const outcome = await logs.during(ctx, tool.server, () => hub.relayToolCall(tool.name, args, round, { signal })).catch((error: unknown) => {
       throwRefusedRound(error, round);
       // A task-only tool: a 2026-07-28 client hears so (-32021); a 2025-11-25 one cannot declare the extension, and
       // is answered with the result of a task of the hub's own, waited for here.
@@ -104,7 +117,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
-  server.setRequestHandler('resources/read', async (request) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
     // Read from a server the policy lets be read, never left to the hub to pick among all of them.
     const owner =
@@ -113,7 +126,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     // A URI no readable server has, or one its server says it does not have, is resource-not-found (-32002).
     if (owner === undefined) throw new ResourceNotFoundError(uri);
     try {
-      return await hub.readResource(uri, owner);
+      return await logs.during(ctx, owner, () => hub.readResource(uri, owner));
     } catch (error) {
       if (isNotFound(error)) throw new ResourceNotFoundError(uri);
       throw relayed(error);
@@ -124,7 +137,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     prompts: promptNames(promptable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
   if (completes) {
-    server.setRequestHandler("completion/complete", async (request) => {
+    server.setRequestHandler("completion/complete", async (request, ctx) => {
       const { ref } = request.params;
       // The owner among what this caller may read, as for a read or a prompt; what it may not is unknown here.
       let owner: string | undefined;
@@ -143,7 +156,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       // A server that offers no completions has none to give: asking it would only be an error.
       if (!hub.serversOffering("completions").includes(owner)) return { completion: { values: [] } };
       try {
-        return await hub.complete(params, owner);
+        return await logs.during(ctx, owner, () => hub.complete(params, owner));
       } catch (error) {
         throw relayed(error);
       }
@@ -155,7 +168,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     const round = relayedRound(server, ctx);
     try {
-      return await hub.relayPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server, round);
+      return await logs.during(ctx, entry.prompt.server, () => hub.relayPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server, round));
     } catch (error) {
       throwRefusedRound(error, round);
       throw relayed(error);
@@ -225,6 +238,8 @@ export interface HubChangeNotifier {
   promptsChanged(): void;
   resourcesChanged(): void;
   resourceUpdated(uri: string): void;
+  /** A server's log message; where there is no connection to send it on, it is heard during requests only (HubLogRelay). */
+  log?(event: Extract<HubEvent, { type: "log" }>): void;
 }
 
 /** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function. */
@@ -235,13 +250,20 @@ export function publishHubChanges(hub: { on?: (listener: (event: HubEvent) => vo
       else if (event.type === "prompts-changed") notify.promptsChanged();
       else if (event.type === "resources-changed") notify.resourcesChanged();
       else if (event.type === "resource-updated") notify.resourceUpdated(event.uri);
+      else if (event.type === "log") notify.log?.(event);
     }) ?? (() => undefined)
   );
 }
 
+/** The log relay of each hub server that offers logging: a long-lived one's notifier sends it every message (serverNotifier). */
+const logRelays = new WeakMap<McpServer, HubLogRelay>();
+
 /** The notifier of one long-lived hub server (stdio: one per connection). */
 export function serverNotifier(mcp: McpServer): HubChangeNotifier {
+  const logs = logRelays.get(mcp);
+  logs?.forwardAll(mcp);
   return {
+    log: (event) => logs?.onEvent(event),
     toolsChanged: () => mcp.sendToolListChanged(),
     promptsChanged: () => mcp.sendPromptListChanged(),
     resourcesChanged: () => mcp.sendResourceListChanged(),

@@ -62,7 +62,7 @@ const FRONTS: Front[] = [
   {
     name: "/mcp, a 2026-07-28 client (SDK v2)",
     open: () =>
-      connected(new ModernClient({ name: "test", version: "1.0.0" }), new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`))) as unknown as Promise<HubClient>,
+      connected(new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } }), new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`))) as unknown as Promise<HubClient>,
   },
 ];
 
@@ -73,6 +73,11 @@ describe.each(FRONTS)("$name", (front) => {
   }, 60_000);
   afterAll(async () => {
     await client?.close();
+  });
+
+  it("speaks the era its client asked for", () => {
+    const era = (client as Partial<Pick<ModernClient, "getProtocolEra">>).getProtocolEra?.();
+    expect(era ?? "legacy").toBe(front.name.includes("2026-07-28") ? "modern" : "legacy");
   });
 
   it("declares completions, and relays a prompt argument's completion (with its context) to the server that offers the prompt", async () => {
@@ -103,7 +108,7 @@ describe("the completions capability", () => {
   it("is declared only where a server the caller may read offers completions", async () => {
     const untrusted = await startHarness({ servers: { time: SERVERS.time! }, approve: "ask" });
     const capabilities = async (url: string) => {
-      const client = new ModernClient({ name: "test", version: "1.0.0" });
+      const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
       try {
         await client.connect(new ModernHttpClientTransport(new URL(`${url}/mcp`)));
         return client.getServerCapabilities();
