@@ -46,12 +46,9 @@ export class HubLogRelay {
     this.level = level;
   }
 
-  /** From a hub served over a connection that outlives each request (`serve hub`): a 2025-11-25 client hears every message at once. */
+  /** From a hub served over a 2025-11-25 connection that outlives each request (`serve hub`): every message goes out as it comes. */
   forwardAll(mcp: McpServer): void {
-    // Only a 2025-11-25 handshake ends in `initialized`: a 2026-07-28 client hears only during its requests.
-    mcp.server.oninitialized = () => {
-      this.connection = (params) => void mcp.server.sendLoggingMessage(params).catch(() => undefined);
-    };
+    this.connection = (params) => void mcp.server.sendLoggingMessage(params).catch(() => undefined);
   }
 
   /** A log event of the hub's, sent on the connection where one forwards every message (see forwardAll). */

@@ -8,12 +8,13 @@ import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type Remo
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import { HubLogRelay } from "./hub-server-logs.js";
+import { ClientSubscriptions } from "./hub-server-subscriptions.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 export type HubServerSource = Pick<
   Hub,
-  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on"
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe"
 >;
 
 export interface HubServerPolicy {
@@ -66,8 +67,11 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       logs.setLevel(request.params.level);
       return {};
     });
-    logRelays.set(mcp, logs);
   }
+  const subscribes = hub.serversOffering("subscriptions").some(reads);
+  const subscriptions = subscribes ? new ClientSubscriptions(hub) : undefined;
+  if (subscriptions) server.registerCapabilities({ resources: { subscribe: true } });
+  servedHere.set(mcp, { logs, ...(subscriptions ? { subscriptions } : {}) });
 
   server.setRequestHandler('tools/list', async () => {
     await hub.currentTools();
@@ -117,12 +121,13 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
+  // Read from a server the policy lets be read, never left to the hub to pick among all of them.
+  const readableOwner = async (uri: string): Promise<string | undefined> =>
+    readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
+    readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
-    // Read from a server the policy lets be read, never left to the hub to pick among all of them.
-    const owner =
-      readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
-      readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
+    const owner = await readableOwner(uri);
     // A URI no readable server has, or one its server says it does not have, is resource-not-found (-32002).
     if (owner === undefined) throw new ResourceNotFoundError(uri);
     try {
@@ -132,6 +137,26 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
       throw relayed(error);
     }
   });
+  if (subscriptions) {
+    server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+      const { uri } = request.params;
+      // Where the instance ends with the request (/mcp, stateless), nothing outlives it to carry an update.
+      if (ctx.http !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "resources/subscribe: this endpoint is stateless and sends no update outside a request; a 2026-07-28 client hears of changes on subscriptions/listen");
+      const owner = await readableOwner(uri);
+      if (owner === undefined) throw new ResourceNotFoundError(uri);
+      if (!hub.serversOffering("subscriptions").includes(owner)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resources/subscribe: the server of ${uri} sends no updates of its resources`);
+      try {
+        await subscriptions.subscribe(owner, uri);
+      } catch (error) {
+        throw error instanceof ProtocolError ? error : relayed(error);
+      }
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", (request) => {
+      subscriptions.unsubscribe(request.params.uri);
+      return {};
+    });
+  }
 
   server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(promptable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
@@ -237,37 +262,55 @@ export interface HubChangeNotifier {
   toolsChanged(): void;
   promptsChanged(): void;
   resourcesChanged(): void;
-  resourceUpdated(uri: string): void;
+  /** `server` owns the resource: a 2025-11-25 client hears of the resources it subscribed to, at their servers. */
+  resourceUpdated(uri: string, server: string): void;
   /** A server's log message; where there is no connection to send it on, it is heard during requests only (HubLogRelay). */
   log?(event: Extract<HubEvent, { type: "log" }>): void;
+  /** The connection is gone: what it held at the servers is let go. */
+  close?(): void;
 }
 
-/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function. */
+/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function (which closes the notifier). */
 export function publishHubChanges(hub: { on?: (listener: (event: HubEvent) => void) => () => void }, notify: HubChangeNotifier): () => void {
-  return (
+  const off =
     hub.on?.((event) => {
       if (event.type === "tools-changed") notify.toolsChanged();
       else if (event.type === "prompts-changed") notify.promptsChanged();
       else if (event.type === "resources-changed") notify.resourcesChanged();
-      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri);
+      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri, event.server);
       else if (event.type === "log") notify.log?.(event);
-    }) ?? (() => undefined)
-  );
+    }) ?? (() => undefined);
+  return () => {
+    off();
+    notify.close?.();
+  };
 }
 
-/** The log relay of each hub server that offers logging: a long-lived one's notifier sends it every message (serverNotifier). */
-const logRelays = new WeakMap<McpServer, HubLogRelay>();
+/** What each hub server holds for its one client: a long-lived one's notifier passes it what comes (serverNotifier). */
+const servedHere = new WeakMap<McpServer, { logs: HubLogRelay; subscriptions?: ClientSubscriptions }>();
 
-/** The notifier of one long-lived hub server (stdio: one per connection). */
+/**
+ * The notifier of one long-lived hub server (stdio: one per connection). A 2025-11-25 client (its handshake ends in
+ * `initialized`) hears every log message as it comes and the updates of the resources it subscribed to; a 2026-07-28
+ * one hears of changes on its subscriptions/listen stream, which the SDK's entry filters by what it names.
+ */
 export function serverNotifier(mcp: McpServer): HubChangeNotifier {
-  const logs = logRelays.get(mcp);
-  logs?.forwardAll(mcp);
+  const held = servedHere.get(mcp);
+  let legacy = false;
+  mcp.server.oninitialized = () => {
+    legacy = true;
+    held?.logs.forwardAll(mcp);
+  };
   return {
-    log: (event) => logs?.onEvent(event),
+    log: (event) => held?.logs.onEvent(event),
     toolsChanged: () => mcp.sendToolListChanged(),
     promptsChanged: () => mcp.sendPromptListChanged(),
     resourcesChanged: () => mcp.sendResourceListChanged(),
-    resourceUpdated: (uri) => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined),
+    resourceUpdated: (uri, server) => {
+      if (legacy && !held?.subscriptions?.wants(server, uri)) return;
+      void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    },
+    close: () => held?.subscriptions?.close(),
   };
 }
 

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport as ModernHttpClientTransport } from "@mod
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer, CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import type { ServerConfig } from "../../src/config/schema.js";
@@ -122,6 +123,40 @@ describe("the completions capability", () => {
       expect((await capabilities(untrusted.gateway.url))?.completions).toBeUndefined();
     } finally {
       await untrusted.close();
+    }
+  }, 60_000);
+});
+
+describe("resource subscriptions of a 2025-11-25 client", () => {
+  it("on serve hub: subscribes at the resource's server and passes its updates on; a resource the caller may not read is unknown", async () => {
+    const client = new Client({ name: "test", version: "1.0.0" });
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
+    try {
+      await client.connect(new StdioClientTransport(hubCommand()));
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const { resources } = await client.listResources();
+      const uri = resources.find((resource) => resource.uri.startsWith("demo://"))!.uri;
+      await client.subscribeResource({ uri });
+      // server-everything sends an update of each resource subscribed to at once, then every 5 s.
+      await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+      await expect.poll(() => updated, { timeout: 20_000 }).toContain(uri);
+      // The untrusted time server's resources are not this client's: nobody can be asked here.
+      await expect(client.subscribeResource({ uri: "time://zones" })).rejects.toThrow(/Resource not found/);
+      await client.unsubscribeResource({ uri });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("on /mcp: refused, saying why (nothing outlives a request there to carry an update)", async () => {
+    const client = await connected(new Client({ name: "test", version: "1.0.0" }), new StreamableHTTPClientTransport(new URL(`${harness.gateway.url}/mcp`)));
+    try {
+      const { resources } = await client.listResources();
+      const uri = resources.find((resource) => resource.uri.startsWith("demo://"))!.uri;
+      await expect(client.subscribeResource({ uri })).rejects.toThrow(/stateless.*subscriptions\/listen/);
+    } finally {
+      await client.close();
     }
   }, 60_000);
 });
