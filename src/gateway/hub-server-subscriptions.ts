@@ -1,4 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import type { McpHttpHandler } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import type { Hub } from "../mcp/hub.js";
 
 /** Resources one client of the hub may be subscribed to at once. */
@@ -74,4 +76,69 @@ export class ClientSubscriptions {
 
 function keyOf(server: string, uri: string): string {
   return `${server}\n${uri}`;
+}
+
+/** A `subscriptions/listen` naming resources (2026-07-28). */
+const ResourceListenSchema = z.looseObject({
+  method: z.literal("subscriptions/listen"),
+  params: z.looseObject({ notifications: z.looseObject({ resourceSubscriptions: z.array(z.string()) }) }),
+});
+
+/** The server `caller` may read `uri` from, if any (as resources/read finds it). */
+export type ReadableOwner = (caller: string, uri: string) => Promise<string | undefined>;
+
+/**
+ * Resource subscriptions of 2026-07-28 clients of an HTTP handler of the SDK's (the request's body already parsed by
+ * the caller): a `subscriptions/listen` naming resources, which the SDK's entry serves knowing nothing of the hub,
+ * goes to it naming only the resources the caller may read at a server that sends updates (the entry's
+ * acknowledgement says which, as the spec has a server say what it honors), at most MAX_SUBSCRIPTIONS_PER_CLIENT;
+ * those are subscribed to at their servers while the stream is open, and let go when it ends.
+ */
+export function withResourceListens(handler: McpHttpHandler, hub: Subscriber & Pick<Hub, "serversOffering">, ownerOf: ReadableOwner): McpHttpHandler {
+  const fetch: McpHttpHandler["fetch"] = async (request, options) => {
+    const listen = ResourceListenSchema.safeParse(options?.parsedBody);
+    if (!listen.success) return handler.fetch(request, options);
+    const caller = options?.authInfo?.clientId ?? "anonymous";
+    const subscriptions = new ClientSubscriptions(hub);
+    const kept: string[] = [];
+    for (const uri of new Set(listen.data.params.notifications.resourceSubscriptions)) {
+      if (kept.length >= MAX_SUBSCRIPTIONS_PER_CLIENT) break;
+      const owner = await ownerOf(caller, uri);
+      if (owner === undefined || !hub.serversOffering("subscriptions").includes(owner)) continue;
+      // One its server refuses is left out of what the acknowledgement honors.
+      const subscribed = await subscriptions.subscribe(owner, uri).then(() => true, () => false);
+      if (subscribed) kept.push(uri);
+    }
+    const { resourceSubscriptions: _asked, ...notifications } = listen.data.params.notifications;
+    const passedOn = { ...listen.data, params: { ...listen.data.params, notifications: kept.length > 0 ? { ...notifications, resourceSubscriptions: kept } : notifications } };
+    const response = await handler.fetch(request, { ...options, parsedBody: passedOn });
+    if (!response.body) {
+      subscriptions.close();
+      return response;
+    }
+    return new Response(endingWith(response.body, () => subscriptions.close()), { status: response.status, headers: response.headers });
+  };
+  return { ...handler, fetch };
+}
+
+/** `body` passed on as it comes; `end` runs once when it ends or its reader goes. */
+function endingWith(body: ReadableStream<Uint8Array>, end: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  const once = (): void => {
+    if (!ended) end();
+    ended = true;
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (!next.done) return controller.enqueue(next.value);
+      once();
+      controller.close();
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
 }

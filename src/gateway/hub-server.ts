@@ -8,7 +8,7 @@ import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type Remo
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import { HubLogRelay } from "./hub-server-logs.js";
-import { ClientSubscriptions } from "./hub-server-subscriptions.js";
+import { ClientSubscriptions, type ReadableOwner } from "./hub-server-subscriptions.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
@@ -46,7 +46,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
   // The one policy every route takes (src/host/caller-policy.ts); nobody can be asked here, so "ask" is a refusal.
-  const policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
+  const policy = callerPolicy(options);
   const allows = (subject: PolicySubject) => policy.allowsUnasked(caller, subject);
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string; uri?: string; uriTemplate?: string }>(items: readonly T[]): T[] =>
@@ -122,9 +122,8 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
   // Read from a server the policy lets be read, never left to the hub to pick among all of them.
-  const readableOwner = async (uri: string): Promise<string | undefined> =>
-    readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
-    readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
+  const owners = resourceOwners(hub, options);
+  const readableOwner = (uri: string) => owners(caller, uri);
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
     const owner = await readableOwner(uri);
@@ -200,6 +199,22 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     }
   });
   return mcp;
+}
+
+function callerPolicy(options: HubServerPolicy): CallerPolicy {
+  return new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
+}
+
+/** The server a caller may read a URI from: one the policy lets be read that lists it, else one with a template it matches. */
+export function resourceOwners(hub: Pick<HubServerSource, "resources" | "resourceTemplates">, options: HubServerPolicy): ReadableOwner {
+  const policy = callerPolicy(options);
+  return async (caller, uri) => {
+    const reads = (server: string) => policy.allowsUnasked(caller, { kind: "resource", server, uri });
+    return (
+      (await hub.resources()).find((resource) => resource.uri === uri && reads(resource.server))?.server ??
+      (await hub.resourceTemplates()).find((template) => reads(template.server) && new UriTemplate(template.uriTemplate).match(uri) !== null)?.server
+    );
+  };
 }
 
 /**

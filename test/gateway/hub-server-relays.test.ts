@@ -160,3 +160,26 @@ describe("resource subscriptions of a 2025-11-25 client", () => {
     }
   }, 60_000);
 });
+
+describe("resource subscriptions of a 2026-07-28 client of /mcp (subscriptions/listen)", () => {
+  it("are held at the resource's server while the stream is open, its updates passed on; a resource the caller may not read is not honored", async () => {
+    const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (notification) => void updated.push(notification.params.uri));
+    try {
+      await client.connect(new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`)));
+      expect(client.getProtocolEra()).toBe("modern");
+      const { resources } = await client.listResources();
+      const uri = resources.find((resource) => resource.uri.startsWith("demo://"))!.uri;
+      const subscription = await client.listen({ resourceSubscriptions: [uri, "time://zones"] });
+      // The untrusted time server's resource is not this client's: the acknowledgement leaves it out.
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([uri]);
+      await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+      await expect.poll(() => updated, { timeout: 20_000 }).toContain(uri);
+      expect(updated).not.toContain("time://zones");
+      await subscription.close();
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
