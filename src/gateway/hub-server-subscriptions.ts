@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import type { McpHttpHandler } from "@modelcontextprotocol/server";
+import type { McpHttpHandler, RequestId, Transport } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Hub } from "../mcp/hub.js";
 
@@ -87,30 +87,40 @@ const ResourceListenSchema = z.looseObject({
 /** The server `caller` may read `uri` from, if any (as resources/read finds it). */
 export type ReadableOwner = (caller: string, uri: string) => Promise<string | undefined>;
 
+type ListenHub = Subscriber & Pick<Hub, "serversOffering">;
+
+/**
+ * A `subscriptions/listen` naming resources (2026-07-28), which the SDK's entry serves knowing nothing of the hub, as it
+ * goes on to the entry: naming only the resources `caller` may read at a server that sends updates (the entry's
+ * acknowledgement says which, as the spec has a server say what it honors), at most MAX_SUBSCRIPTIONS_PER_CLIENT,
+ * each subscribed to at its server by `subscriptions` (the listen's own, let go when it ends). Undefined: no such listen.
+ */
+async function narrowedListen(message: unknown, caller: string, hub: ListenHub, ownerOf: ReadableOwner, subscriptions: ClientSubscriptions): Promise<Record<string, unknown> | undefined> {
+  const listen = ResourceListenSchema.safeParse(message);
+  if (!listen.success) return undefined;
+  const kept: string[] = [];
+  for (const uri of new Set(listen.data.params.notifications.resourceSubscriptions)) {
+    if (kept.length >= MAX_SUBSCRIPTIONS_PER_CLIENT) break;
+    const owner = await ownerOf(caller, uri);
+    if (owner === undefined || !hub.serversOffering("subscriptions").includes(owner)) continue;
+    // One its server refuses is left out of what the acknowledgement honors.
+    const subscribed = await subscriptions.subscribe(owner, uri).then(() => true, () => false);
+    if (subscribed) kept.push(uri);
+  }
+  const { resourceSubscriptions: _asked, ...notifications } = listen.data.params.notifications;
+  return { ...listen.data, params: { ...listen.data.params, notifications: kept.length > 0 ? { ...notifications, resourceSubscriptions: kept } : notifications } };
+}
+
 /**
  * Resource subscriptions of 2026-07-28 clients of an HTTP handler of the SDK's (the request's body already parsed by
- * the caller): a `subscriptions/listen` naming resources, which the SDK's entry serves knowing nothing of the hub,
- * goes to it naming only the resources the caller may read at a server that sends updates (the entry's
- * acknowledgement says which, as the spec has a server say what it honors), at most MAX_SUBSCRIPTIONS_PER_CLIENT;
- * those are subscribed to at their servers while the stream is open, and let go when it ends.
+ * the caller): a listen naming resources goes on narrowed (narrowedListen), its resources held at their servers while
+ * its stream is open.
  */
-export function withResourceListens(handler: McpHttpHandler, hub: Subscriber & Pick<Hub, "serversOffering">, ownerOf: ReadableOwner): McpHttpHandler {
+export function withResourceListens(handler: McpHttpHandler, hub: ListenHub, ownerOf: ReadableOwner): McpHttpHandler {
   const fetch: McpHttpHandler["fetch"] = async (request, options) => {
-    const listen = ResourceListenSchema.safeParse(options?.parsedBody);
-    if (!listen.success) return handler.fetch(request, options);
-    const caller = options?.authInfo?.clientId ?? "anonymous";
     const subscriptions = new ClientSubscriptions(hub);
-    const kept: string[] = [];
-    for (const uri of new Set(listen.data.params.notifications.resourceSubscriptions)) {
-      if (kept.length >= MAX_SUBSCRIPTIONS_PER_CLIENT) break;
-      const owner = await ownerOf(caller, uri);
-      if (owner === undefined || !hub.serversOffering("subscriptions").includes(owner)) continue;
-      // One its server refuses is left out of what the acknowledgement honors.
-      const subscribed = await subscriptions.subscribe(owner, uri).then(() => true, () => false);
-      if (subscribed) kept.push(uri);
-    }
-    const { resourceSubscriptions: _asked, ...notifications } = listen.data.params.notifications;
-    const passedOn = { ...listen.data, params: { ...listen.data.params, notifications: kept.length > 0 ? { ...notifications, resourceSubscriptions: kept } : notifications } };
+    const passedOn = await narrowedListen(options?.parsedBody, options?.authInfo?.clientId ?? "anonymous", hub, ownerOf, subscriptions);
+    if (!passedOn) return handler.fetch(request, options);
     const response = await handler.fetch(request, { ...options, parsedBody: passedOn });
     if (!response.body) {
       subscriptions.close();
@@ -119,6 +129,49 @@ export function withResourceListens(handler: McpHttpHandler, hub: Subscriber & P
     return new Response(endingWith(response.body, () => subscriptions.close()), { status: response.status, headers: response.headers });
   };
   return { ...handler, fetch };
+}
+
+/**
+ * withResourceListens on one stdio connection (`serve hub`, whose caller is "stdio"): its resources held at their
+ * servers until the entry ends the listen, the client cancels it, or the connection closes. Messages keep their order.
+ * Install on the transport once the entry has set its handlers.
+ */
+export function serveResourceListens(wire: Transport, hub: ListenHub, ownerOf: ReadableOwner): void {
+  const open = new Map<RequestId, ClientSubscriptions>();
+  const receive = wire.onmessage;
+  const send = wire.send.bind(wire);
+  const closed = wire.onclose;
+  const end = (id: RequestId): void => {
+    open.get(id)?.close();
+    open.delete(id);
+  };
+  let arrived = Promise.resolve();
+  wire.onmessage = (message, extra) => {
+    arrived = arrived.then(async () => {
+      if ("method" in message && message.method === "subscriptions/listen" && "id" in message) {
+        const subscriptions = new ClientSubscriptions(hub);
+        const passedOn = await narrowedListen(message, "stdio", hub, ownerOf, subscriptions);
+        if (passedOn) {
+          open.set(message.id, subscriptions);
+          return receive?.(passedOn as typeof message, extra);
+        }
+      }
+      if ("method" in message && message.method === "notifications/cancelled") {
+        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (id !== undefined) end(id);
+      }
+      receive?.(message, extra);
+    }).catch((error: unknown) => wire.onerror?.(error instanceof Error ? error : new Error(String(error))));
+  };
+  wire.send = (message, options) => {
+    // The entry refused the listen, or ended it.
+    if ("id" in message && !("method" in message) && message.id !== undefined) end(message.id);
+    return send(message, options);
+  };
+  wire.onclose = () => {
+    for (const id of [...open.keys()]) end(id);
+    closed?.();
+  };
 }
 
 /** `body` passed on as it comes; `end` runs once when it ends or its reader goes. */

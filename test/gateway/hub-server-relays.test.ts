@@ -161,13 +161,16 @@ describe("resource subscriptions of a 2025-11-25 client", () => {
   }, 60_000);
 });
 
-describe("resource subscriptions of a 2026-07-28 client of /mcp (subscriptions/listen)", () => {
+describe.each([
+  { name: "/mcp", transport: () => new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`)) },
+  { name: "serve hub", transport: () => new ModernStdioClientTransport(hubCommand()) },
+])("resource subscriptions of a 2026-07-28 client of $name (subscriptions/listen)", ({ transport }) => {
   it("are held at the resource's server while the stream is open, its updates passed on; a resource the caller may not read is not honored", async () => {
     const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
     const updated: string[] = [];
     client.setNotificationHandler("notifications/resources/updated", (notification) => void updated.push(notification.params.uri));
     try {
-      await client.connect(new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`)));
+      await client.connect(transport());
       expect(client.getProtocolEra()).toBe("modern");
       const { resources } = await client.listResources();
       const uri = resources.find((resource) => resource.uri.startsWith("demo://"))!.uri;
@@ -178,6 +181,8 @@ describe("resource subscriptions of a 2026-07-28 client of /mcp (subscriptions/l
       await expect.poll(() => updated, { timeout: 20_000 }).toContain(uri);
       expect(updated).not.toContain("time://zones");
       await subscription.close();
+      // Stopped again: server-everything's updates are one toggle for all its subscribers.
+      await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
     } finally {
       await client.close();
     }
