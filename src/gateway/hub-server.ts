@@ -40,6 +40,11 @@ export interface HubServerPolicy {
  * (held in the store under an id of the store's; its status, result, error and questions are the server's, and the
  * client's answers go back to it), as is its -32021 for a task-only tool called without the extension. A call of a
  * SEP-1686 server's task tool that declares the extension runs in the background as a task of the hub's.
+ *
+ * It passes on what the servers behind it offer besides, each only where a server the caller may read offers it and
+ * only about what the caller may see: `completion/complete` (to the prompt's or template's server), their log messages
+ * (HubLogRelay), and resource subscriptions (`resources/subscribe` on a connection that outlives its requests; a
+ * 2026-07-28 client's subscriptions/listen is narrowed before the SDK's entry serves it: see hub-server-subscriptions).
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio"): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
