@@ -210,6 +210,11 @@ export class Connection {
     return this.config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
+  /** What the server declared it offers, while a client of it is open. */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
+  }
+
   /** Connects and loads the lists; never rejects. */
   start(): Promise<void> {
     if (this.state.status === "disabled") return Promise.resolve();

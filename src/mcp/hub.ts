@@ -1,5 +1,5 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
-import type { InputRequiredResult, Tool } from "@modelcontextprotocol/client";
+import type { InputRequiredResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -29,6 +29,7 @@ import type {
   HubTool,
   LoadedSkill,
   ReadResourceResult,
+  RelayedFeature,
   RelayedRound,
   Root,
   ServerState,
@@ -408,6 +409,11 @@ export class Hub {
     return (owner ?? this.resourceOwner(ref.uri, undefined)).complete(params);
   }
 
+  /** The connected servers that declare `feature`: what the hub, served as one MCP server, can pass on. */
+  serversOffering(feature: RelayedFeature): string[] {
+    return [...this.connections.values()].filter((c) => c.state.status === "connected" && offersFeature(c.capabilities, feature)).map((c) => c.name);
+  }
+
   /** Tasks on every connected server (those they list, and those this hub waits for). */
   async tasks(): Promise<HubTask[]> {
     this.assertOpen();
@@ -628,6 +634,11 @@ export class Hub {
   private assertOpen(): void {
     if (this.closing) throw new HubError("closed", "the hub was closed");
   }
+}
+
+function offersFeature(capabilities: ServerCapabilities | undefined, feature: RelayedFeature): boolean {
+  if (feature === "subscriptions") return capabilities?.resources?.subscribe === true;
+  return capabilities?.[feature] !== undefined;
 }
 
 function matchesTemplate(template: string, uri: string): boolean {

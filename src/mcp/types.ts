@@ -74,6 +74,9 @@ export interface RelayedRound {
   clientCapabilities?: ClientCapabilities;
 }
 
+/** What a server may offer beyond its lists that the hub, served as one MCP server, passes on: `completion/complete`, log messages, resource subscriptions. */
+export type RelayedFeature = "completions" | "logging" | "subscriptions";
+
 export interface CallToolOptions {
   signal?: AbortSignal;
   /** Overrides the server's toolTimeoutMs; each progress notification restarts it. */
