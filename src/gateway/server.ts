@@ -18,7 +18,8 @@ import { handleCreateResponse, handleStoredResponse } from "./responses.js";
 import { DEFAULT_STORE_TTL_SECONDS, StateUnavailableError, type GatewayState } from "./state.js";
 import { openEmbeddedState } from "./state-embedded.js";
 import { TurnRunner, type TurnSettings } from "./turns.js";
-import { sendWebFile, WebChat } from "./web-chat.js";
+import { WebChat } from "./web-chat.js";
+import { sendWebFile } from "./web-page.js";
 import type { WebServerQuestions } from "./web-chat-server-questions.js";
 import type { WebChatHub } from "./web-chat-mcp.js";
 

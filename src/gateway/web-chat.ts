@@ -1,6 +1,4 @@
-import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { serializeTranscript, MessageSchema } from "../agent/transcript.js";
 import type { ChatModel } from "../llm/types.js";
@@ -18,23 +16,10 @@ import { shownFingerprint, type ApprovalMode, type ApprovalRules, type ServerApp
 import type { ToolFilter } from "../agent/tool-host.js";
 
 /**
- * The web chat's side of the gateway: its files, and the small API the page calls. Every
- * route here needs the gateway's key when it has keys, except the page's own files and an
- * app frame (its unguessable id is the permission, handed out by an authenticated call).
+ * The web chat's side of the gateway: the small API the page calls (the page's own files are
+ * web-page.ts's). Every route here needs the gateway's key when it has keys, except an app
+ * frame (its unguessable id is the permission, handed out by an authenticated call).
  */
-
-/** dist/web, from src/gateway as from dist/gateway. */
-const WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
-const FILES: Record<string, { file: string; type: string }> = {
-  "/": { file: "index.html", type: "text/html; charset=utf-8" },
-  "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
-  "/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
-};
-/**
- * A page that runs only our own script: no inline code, nothing from elsewhere, images only as
- * data: URLs; frames only from here (the MCP Apps frames, each sandboxed with a policy of its own).
- */
-const PAGE_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export type WebRoute = (req: IncomingMessage, res: ServerResponse, context: { requestId: string; signal: AbortSignal; caller: string }) => Promise<void>;
 
@@ -74,21 +59,6 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`, "invalid_request_error");
-}
-
-/** The page's files (GET, no key); false when `path` is none of them. */
-export async function sendWebFile(path: string, res: ServerResponse): Promise<boolean> {
-  const entry = Object.hasOwn(FILES, path) ? FILES[path] : undefined;
-  if (!entry) return false;
-  let body: Buffer;
-  try {
-    body = await readFile(`${WEB_ROOT}${entry.file}`);
-  } catch {
-    throw new HttpError(404, "The web chat is not built: run `npm run build`", "invalid_request_error", "not_found");
-  }
-  res.writeHead(200, { "content-type": entry.type, "content-security-policy": PAGE_POLICY, "x-content-type-options": "nosniff", "cache-control": "no-cache" });
-  res.end(body);
-  return true;
 }
 
 /** The web chat's API routes and what they hold between requests (approvals, running turns, log lines, app frames). */
