@@ -1,5 +1,5 @@
 import type { ContentPart, Message, Usage } from "../llm/types.js";
-import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat-questions.js";
+import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat/questions.js";
 import type { CallToolResult } from "../mcp/types.js";
 
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */

@@ -1,19 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { serializeTranscript, MessageSchema } from "../agent/transcript.js";
-import type { ChatModel } from "../llm/types.js";
-import { HttpError, readJsonBody, sendJson } from "./http.js";
-import type { GatewayModels } from "./models.js";
-import type { ApprovalRelay, QuestionRelay } from "./state.js";
-import type { TurnRunner } from "./turns.js";
-import { CallerPolicy, type PolicySubject } from "../host/caller-policy.js";
-import { appUri, AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, ClosePageSchema, sendAppFrame, ShownApps } from "./web-chat-apps.js";
-import { WebGrants } from "./web-chat-grants.js";
-import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./web-chat-mcp.js";
-import { ServerQuestionAnswerSchema, WebServerQuestions } from "./web-chat-server-questions.js";
-import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./web-chat-turns.js";
-import { shownFingerprint, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../agent/approval.js";
-import type { ToolFilter } from "../agent/tool-host.js";
+import { serializeTranscript, MessageSchema } from "../../agent/transcript.js";
+import type { ChatModel } from "../../llm/types.js";
+import { HttpError, readJsonBody, sendJson } from "../http.js";
+import type { GatewayModels } from "../models.js";
+import type { ApprovalRelay, QuestionRelay } from "../state/state.js";
+import type { TurnRunner } from "../turns.js";
+import { CallerPolicy, type PolicySubject } from "../../host/caller-policy.js";
+import { appUri, AppFrames, AppFrameRequestSchema, AppToolCallSchema, callAppTool, ClosePageSchema, sendAppFrame, ShownApps } from "./apps.js";
+import { WebGrants } from "./grants.js";
+import { CompleteRequestSchema, promptsView, PromptRequestSchema, ResourceRequestSchema, resourcesView, serversView, type WebChatHub } from "./mcp.js";
+import { ServerQuestionAnswerSchema, WebServerQuestions } from "./server-questions.js";
+import { ApprovalAnswerSchema, PendingApprovals, RunningTurns, StopSchema, streamWebTurn, WebTurnSchema } from "./turns.js";
+import { shownFingerprint, type ApprovalMode, type ApprovalRules, type ServerApprovalConfig } from "../../agent/approval.js";
+import type { ToolFilter } from "../../agent/tool-host.js";
 
 /**
  * The web chat's side of the gateway: the small API the page calls (the page's own files are

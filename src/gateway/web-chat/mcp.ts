@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Hub } from "../mcp/hub.js";
-import type { HubServerSource } from "./hub-server.js";
+import type { Hub } from "../../mcp/hub.js";
+import type { HubServerSource } from "../hub-server.js";
 
 /**
  * What the web chat shows of the MCP servers beyond their tools: prompts (the `/` menu),

@@ -1,7 +1,7 @@
-import type { ApprovalPolicy } from "../agent/approval.js";
-import type { HubTool } from "../mcp/types.js";
-import { WireError } from "./openai-wire.js";
-import { McpToolSchema, type McpTool, type ResponsesRequest } from "./responses-wire.js";
+import type { ApprovalPolicy } from "../../agent/approval.js";
+import type { HubTool } from "../../mcp/types.js";
+import { WireError } from "../openai-wire.js";
+import { McpToolSchema, type McpTool, type ResponsesRequest } from "./wire.js";
 
 /**
  * OpenAI's remote-MCP tool (`{"type": "mcp", server_label, server_url, allowed_tools,

@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
-import type { AgentEvent, TurnResult } from "../agent/events.js";
-import { estimateToolTokens } from "../agent/tool-offer.js";
-import { toToolDefinition } from "../agent/tool-host.js";
-import { INTERLEAVED_THINKING_BETA } from "../llm/anthropic.js";
-import type { Message, ToolCall } from "../llm/types.js";
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import { estimateToolTokens } from "../../agent/tool-offer.js";
+import { toToolDefinition } from "../../agent/tool-host.js";
+import { INTERLEAVED_THINKING_BETA } from "../../llm/anthropic.js";
+import type { Message, ToolCall } from "../../llm/types.js";
 import {
   anthropicErrorBody,
   CountTokensRequestSchema,
@@ -17,11 +17,11 @@ import {
   type ContentBlock,
   type StopReason,
 } from "./anthropic-wire.js";
-import { logTurn, SHADOWED_HEADER, type CompletionContext } from "./chat-completions.js";
-import { HttpError, sendJson, turnFailure } from "./http.js";
-import { WireError, type AgentRequest } from "./openai-wire.js";
-import { signedCallId } from "./signed-call-id.js";
-import { parseBody } from "./web-chat.js";
+import { logTurn, SHADOWED_HEADER, type CompletionContext } from "../chat-completions/chat-completions.js";
+import { HttpError, sendJson, turnFailure } from "../http.js";
+import { WireError, type AgentRequest } from "../openai-wire.js";
+import { signedCallId } from "../signed-call-id.js";
+import { parseBody } from "../web-chat/web-chat.js";
 
 /** Anthropic streams send a ping now and then, so proxies keep a quiet stream (tools running) open. */
 const PING_INTERVAL_MS = 10_000;

@@ -1,6 +1,6 @@
-import { HttpError } from "./http.js";
-import { ItemReferenceSchema, responseOfItem, type Item } from "./responses-wire.js";
-import type { ResponseStore, StoredResponse } from "./state.js";
+import { HttpError } from "../http.js";
+import { ItemReferenceSchema, responseOfItem, type Item } from "./wire.js";
+import type { ResponseStore, StoredResponse } from "../state/state.js";
 
 /** Stored responses the item references of one request may name. */
 export const MAX_REFERENCED_RESPONSES = 1000;

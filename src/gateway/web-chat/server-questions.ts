@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import type { ApprovalAnswer, SamplingApprovalRequest } from "../agent/approval.js";
-import { checkValue, formFields, type FieldValue, type FormField } from "../mcp/elicitation-fields.js";
-import { openableUrl } from "../mcp/openable-url.js";
-import type { HubEvent } from "../mcp/types.js";
-import type { QuestionRelay } from "./state.js";
-import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
+import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
+import { checkValue, formFields, type FieldValue, type FormField } from "../../mcp/elicitation-fields.js";
+import { openableUrl } from "../../mcp/openable-url.js";
+import type { HubEvent } from "../../mcp/types.js";
+import type { QuestionRelay } from "../state/state.js";
+import type { ServerQuestion, ServerQuestionAnswer } from "./questions.js";
 
 /**
  * Servers' questions asked in the web chat: an elicitation form, a page a server asks the

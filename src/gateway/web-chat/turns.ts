@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import { callFingerprint, type ApprovalAnswer, type ApproveCallback } from "../agent/approval.js";
-import type { AgentEvent } from "../agent/events.js";
-import { MessageSchema } from "../agent/transcript.js";
-import type { ChatModel } from "../llm/types.js";
-import { ConcurrencyLimit } from "./access.js";
-import type { ApprovalRelay } from "./state.js";
-import type { TurnRunner } from "./turns.js";
-import { appUri, type ShownApps } from "./web-chat-apps.js";
-import type { ApprovalQuestion } from "./web-chat-questions.js";
-import type { WebServerQuestions } from "./web-chat-server-questions.js";
+import { callFingerprint, type ApprovalAnswer, type ApproveCallback } from "../../agent/approval.js";
+import type { AgentEvent } from "../../agent/events.js";
+import { MessageSchema } from "../../agent/transcript.js";
+import type { ChatModel } from "../../llm/types.js";
+import { ConcurrencyLimit } from "../access.js";
+import type { ApprovalRelay } from "../state/state.js";
+import type { TurnRunner } from "../turns.js";
+import { appUri, type ShownApps } from "./apps.js";
+import type { ApprovalQuestion } from "./questions.js";
+import type { WebServerQuestions } from "./server-questions.js";
 
 /**
  * The web chat's turns: each streamed as the agent's own events (the page shows tool calls,

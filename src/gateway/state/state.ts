@@ -1,5 +1,5 @@
-import type { ApprovalAnswer } from "../agent/approval.js";
-import type { ServerQuestion, ServerQuestionAnswer } from "./web-chat-questions.js";
+import type { ApprovalAnswer } from "../../agent/approval.js";
+import type { ServerQuestion, ServerQuestionAnswer } from "../web-chat/questions.js";
 
 /**
  * What the gateway keeps between requests, behind one interface with two homes: an embedded

@@ -1,12 +1,12 @@
-import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { HubTool } from "../mcp/types.js";
-import { base64Bytes, resultBody } from "../agent/tool-result.js";
-import { partText } from "../llm/content-part.js";
-import type { ContentPart, TokenLogprob, ToolCall } from "../llm/types.js";
-import { sealBlock, ThinkingBlocks, type ThinkingBlock } from "./thinking-blocks.js";
-import { signatureField } from "./openai-wire.js";
-import { signedCallId } from "./signed-call-id.js";
-import { itemId, responseUsage, type Item, type NamespacedFunction } from "./responses-wire.js";
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import type { HubTool } from "../../mcp/types.js";
+import { base64Bytes, resultBody } from "../../agent/tool-result.js";
+import { partText } from "../../llm/content-part.js";
+import type { ContentPart, TokenLogprob, ToolCall } from "../../llm/types.js";
+import { sealBlock, ThinkingBlocks, type ThinkingBlock } from "../thinking-blocks.js";
+import { signatureField } from "../openai-wire.js";
+import { signedCallId } from "../signed-call-id.js";
+import { itemId, responseUsage, type Item, type NamespacedFunction } from "./wire.js";
 
 /**
  * The output of one response, built from the agent's events, and (when streamed) the event

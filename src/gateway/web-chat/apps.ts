@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { BlockList, isIPv4 } from "node:net";
 import { z } from "zod";
-import { callFingerprint } from "../agent/approval.js";
-import type { CallerPolicy } from "../host/caller-policy.js";
-import type { CallToolResult } from "../mcp/types.js";
-import { HttpError } from "./http.js";
-import type { TurnRunner } from "./turns.js";
-import type { WebChatHub } from "./web-chat-mcp.js";
-import type { WebGrants } from "./web-chat-grants.js";
-import type { ApprovalQuestion } from "./web-chat-questions.js";
+import { callFingerprint } from "../../agent/approval.js";
+import type { CallerPolicy } from "../../host/caller-policy.js";
+import type { CallToolResult } from "../../mcp/types.js";
+import { HttpError } from "../http.js";
+import type { TurnRunner } from "../turns.js";
+import type { WebChatHub } from "./mcp.js";
+import type { WebGrants } from "./grants.js";
+import type { ApprovalQuestion } from "./questions.js";
 
 /**
  * MCP Apps (the `io.modelcontextprotocol/ui` extension): a tool's `ui://` HTML resource, served

@@ -1,9 +1,9 @@
-import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../agent/approval.js";
-import { createSamplingHandler, type SamplingOptions } from "../agent/sampling.js";
-import type { ChatModel } from "../llm/types.js";
-import type { ClientHandlers } from "../mcp/types.js";
-import type { GatewayModels } from "./models.js";
-import type { WebServerQuestions } from "./web-chat-server-questions.js";
+import { ApprovalPolicy, type ApprovalMode, type ServerApprovalConfig } from "../../agent/approval.js";
+import { createSamplingHandler, type SamplingOptions } from "../../agent/sampling.js";
+import type { ChatModel } from "../../llm/types.js";
+import type { ClientHandlers } from "../../mcp/types.js";
+import type { GatewayModels } from "../models.js";
+import type { WebServerQuestions } from "./server-questions.js";
 
 export interface WebClientHandlerOptions extends Omit<SamplingOptions, "approval" | "model" | "servers"> {
   approve: ApprovalMode;

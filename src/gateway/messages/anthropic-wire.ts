@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { parseToolArguments } from "../agent/tool-arguments.js";
-import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "./openai-wire.js";
-import { isSealed } from "../llm/reply-block.js";
-import { CallIdSchema, unsignedCallId } from "./signed-call-id.js";
-import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
-import { randomHex } from "./random-hex.js";
+import { parseToolArguments } from "../../agent/tool-arguments.js";
+import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../../llm/types.js";
+import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "../openai-wire.js";
+import { isSealed } from "../../llm/reply-block.js";
+import { CallIdSchema, unsignedCallId } from "../signed-call-id.js";
+import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "../thinking-blocks.js";
+import { randomHex } from "../random-hex.js";
 
 /**
  * Anthropic's Messages API as the gateway reads and writes it: requests are checked with these

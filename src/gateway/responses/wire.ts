@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { refusalMessage } from "../agent/approval.js";
-import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../llm/types.js";
-import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "./openai-wire.js";
-import { CallIdSchema, unsignedCallId } from "./signed-call-id.js";
-import { unsealBlock } from "./thinking-blocks.js";
-import { randomHex } from "./random-hex.js";
+import { refusalMessage } from "../../agent/approval.js";
+import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../../llm/types.js";
+import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "../openai-wire.js";
+import { CallIdSchema, unsignedCallId } from "../signed-call-id.js";
+import { unsealBlock } from "../thinking-blocks.js";
+import { randomHex } from "../random-hex.js";
 
 /**
  * The Responses API's wire format as the gateway reads and writes it: the request, its input

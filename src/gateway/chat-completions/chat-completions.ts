@@ -1,11 +1,11 @@
 import type { ServerResponse } from "node:http";
-import type { AgentEvent, TurnResult } from "../agent/events.js";
-import type { ChatModel, TokenLogprob, Usage } from "../llm/types.js";
-import type { Logger } from "./log.js";
-import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "./openai-wire.js";
-import { turnLogFields, type TurnRunner } from "./turns.js";
-import { HttpError, sendJson, turnFailure } from "./http.js";
-import { ThinkingBlocks } from "./thinking-blocks.js";
+import type { AgentEvent, TurnResult } from "../../agent/events.js";
+import type { ChatModel, TokenLogprob, Usage } from "../../llm/types.js";
+import type { Logger } from "../log.js";
+import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "../openai-wire.js";
+import { turnLogFields, type TurnRunner } from "../turns.js";
+import { HttpError, sendJson, turnFailure } from "../http.js";
+import { ThinkingBlocks } from "../thinking-blocks.js";
 
 export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
 export const SHADOWED_HEADER = "x-toolbridge-shadowed-tools";

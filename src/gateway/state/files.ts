@@ -3,9 +3,9 @@ import { constants } from "node:fs";
 import { open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { checkPrivateFile, NO_FOLLOW } from "../config/private-files.js";
-import { mebibytes } from "../mcp/json-lines.js";
-import type { IndexEntry } from "./state-budget.js";
+import { checkPrivateFile, NO_FOLLOW } from "../../config/private-files.js";
+import { mebibytes } from "../../mcp/json-lines.js";
+import type { IndexEntry } from "./budget.js";
 import type { StoredResponse } from "./state.js";
 
 /**

@@ -1,11 +1,11 @@
 import { lstat, rename, unlink } from "node:fs/promises";
-import { privateDirectory } from "../config/private-files.js";
-import { mebibytes } from "../mcp/json-lines.js";
-import { ConcurrencyLimit } from "./access.js";
-import { silentLogger, type Logger } from "./log.js";
-import { BudgetIndex, type IndexEntry } from "./state-budget.js";
-import { BadRecordError, RecordDirectory } from "./state-files.js";
-import { importNedbFile } from "./state-nedb-import.js";
+import { privateDirectory } from "../../config/private-files.js";
+import { mebibytes } from "../../mcp/json-lines.js";
+import { ConcurrencyLimit } from "../access.js";
+import { silentLogger, type Logger } from "../log.js";
+import { BudgetIndex, type IndexEntry } from "./budget.js";
+import { BadRecordError, RecordDirectory } from "./files.js";
+import { importNedbFile } from "./nedb-import.js";
 import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
 
 /** Approval requests one process remembers at most; past it the oldest are forgotten (their approvals refused). */

@@ -1,18 +1,18 @@
 import type { ServerResponse } from "node:http";
-import type { TurnResult } from "../agent/events.js";
-import type { ChatModel, ToolDefinition } from "../llm/types.js";
-import { toolIdentity } from "../agent/approval.js";
-import { toToolDefinition } from "../agent/tool-host.js";
-import type { HubTool } from "../mcp/types.js";
-import { HttpError, sendJson, turnFailure } from "./http.js";
-import type { Logger } from "./log.js";
-import { WireError } from "./openai-wire.js";
-import { selectMcpTools } from "./responses-mcp.js";
-import { resolveReferences } from "./responses-references.js";
-import { mcpCallOutput, ResponseOutput } from "./responses-output.js";
-import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./responses-wire.js";
-import { StateUnavailableError, type IssuedApprovals, type ResponseStore, type StoredResponse } from "./state.js";
-import { turnLogFields, type TurnRunner } from "./turns.js";
+import type { TurnResult } from "../../agent/events.js";
+import type { ChatModel, ToolDefinition } from "../../llm/types.js";
+import { toolIdentity } from "../../agent/approval.js";
+import { toToolDefinition } from "../../agent/tool-host.js";
+import type { HubTool } from "../../mcp/types.js";
+import { HttpError, sendJson, turnFailure } from "../http.js";
+import type { Logger } from "../log.js";
+import { WireError } from "../openai-wire.js";
+import { selectMcpTools } from "./mcp-tools.js";
+import { resolveReferences } from "./references.js";
+import { mcpCallOutput, ResponseOutput } from "./output.js";
+import { clientFunctionTools, inputItems, type ClientTools, McpApprovalRequestSchema, McpApprovalResponseSchema, newId, responseFormat, responsesGeneration, ResponsesRequestSchema, toConversation, type Item } from "./wire.js";
+import { StateUnavailableError, type IssuedApprovals, type ResponseStore, type StoredResponse } from "../state/state.js";
+import { turnLogFields, type TurnRunner } from "../turns.js";
 
 /** Names the request's tools the model was not offered (OpenAI's hosted tools, which the gateway cannot run). */
 export const IGNORED_TOOLS_HEADER = "x-toolbridge-ignored-tools";

@@ -1,6 +1,6 @@
-import type { Logger } from "./log.js";
+import type { Logger } from "../log.js";
 import type { GatewayState, LimitSettings, StoreBudget } from "./state.js";
-import { openEmbeddedState } from "./state-embedded.js";
+import { openEmbeddedState } from "./embedded.js";
 
 export interface StateOptions {
   /** `redis://…` or `rediss://…` (shared by replicas), `file:/path` (a directory), `memory:`; absent: `defaultDirectory`. */
@@ -20,7 +20,7 @@ export async function openGatewayState(options: StateOptions): Promise<GatewaySt
   const budget = options.budget ? { budget: options.budget } : {};
   if (store === undefined) return openEmbeddedState({ directory: options.defaultDirectory, ttlSeconds, limits, ...budget, log });
   if (/^rediss?:\/\//i.test(store)) {
-    const { openRedisState } = await import("./state-redis.js");
+    const { openRedisState } = await import("./redis.js");
     return openRedisState({ url: store, ttlSeconds, limits, ...budget, log });
   }
   if (store === "memory:") return openEmbeddedState({ ttlSeconds, limits, ...budget, log });

@@ -1,4 +1,4 @@
-import type { FieldValue, FormField } from "../mcp/elicitation-fields.js";
+import type { FieldValue, FormField } from "../../mcp/elicitation-fields.js";
 
 /**
  * What the web chat's page is asked (a tool approval, a server's question), as the gateway sends it and the page reads it (src/web imports
