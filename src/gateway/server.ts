@@ -10,7 +10,7 @@ import { handleChatCompletion, TOOL_ACTIVITY_HEADER, type CompletionContext } fr
 import { handleCountTokens, handleMessages } from "./messages/messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
 import { createHubServer, publishHubChanges } from "./hub-server.js";
-import { TaskStore, withTaskListens } from "../mcp/ext-tasks-server.js";
+import { TaskStore, withTaskListens } from "../mcp/tasks/ext-tasks-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
 import type { GatewayModels } from "./models.js";

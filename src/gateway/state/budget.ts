@@ -1,4 +1,4 @@
-import { mebibytes } from "../../mcp/json-lines.js";
+import { mebibytes } from "../../mcp/transport/json-lines.js";
 import { NotStoredError, type StoreBudget } from "./state.js";
 
 /** What the embedded store knows of a record without reading it. */

@@ -1,6 +1,6 @@
 import { lstat, rename, unlink } from "node:fs/promises";
 import { privateDirectory } from "../../config/private-files.js";
-import { mebibytes } from "../../mcp/json-lines.js";
+import { mebibytes } from "../../mcp/transport/json-lines.js";
 import { ConcurrencyLimit } from "../access.js";
 import { silentLogger, type Logger } from "../log.js";
 import { BudgetIndex, type IndexEntry } from "./budget.js";

@@ -4,7 +4,7 @@ import { open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { checkPrivateFile, NO_FOLLOW } from "../../config/private-files.js";
-import { mebibytes } from "../../mcp/json-lines.js";
+import { mebibytes } from "../../mcp/transport/json-lines.js";
 import type { IndexEntry } from "./budget.js";
 import type { StoredResponse } from "./state.js";
 

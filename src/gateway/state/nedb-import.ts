@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { z } from "zod";
 import { checkPrivateFile, NO_FOLLOW } from "../../config/private-files.js";
-import { JsonLineSplitter } from "../../mcp/json-lines.js";
+import { JsonLineSplitter } from "../../mcp/transport/json-lines.js";
 import type { StoredResponse } from "./state.js";
 
 /**

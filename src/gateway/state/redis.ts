@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 import type { ApprovalAnswer } from "../../agent/approval.js";
 import { redactUrl } from "../../config/redact.js";
-import { mebibytes } from "../../mcp/json-lines.js";
+import { mebibytes } from "../../mcp/transport/json-lines.js";
 import type { Logger } from "../log.js";
 import type { ServerQuestion, ServerQuestionAnswer } from "../web-chat/questions.js";
 import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { eventFramingStream, isEventStream } from "../llm/sse-framing.js";
-import { MessageTooLargeError } from "./limits.js";
+import { eventFramingStream, isEventStream } from "../../llm/sse-framing.js";
+import { MessageTooLargeError } from "../limits.js";
 
 export interface LimitedFetchOptions {
   maxMessageBytes: number;

@@ -10,8 +10,8 @@ import { ProtocolError, SdkErrorCode, SdkError, SERVER_INFO_META_KEY } from "@mo
 import type { Client, RequestOptions, CallToolResult, Implementation, Task, Tool } from "@modelcontextprotocol/client";
 import { ENDED_TASK_STATUSES, MAX_INPUT_REQUESTS, serverDeclaresTasksExtension } from "./ext-tasks.js";
 import type { DetailedTask, ExtInputRequest, TasksExtensionClient, TaskStatusWatch } from "./ext-tasks.js";
-import { checkedToolResult } from "./tool-call.js";
-import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "./types.js";
+import { checkedToolResult } from "../tool-call.js";
+import type { CallToolOptions, HubEvent, HubTask, TaskMode } from "../types.js";
 
 /**
  * How a tool call runs as a task, whatever the protocol revision. Two forms exist:

@@ -4,11 +4,11 @@ import type { Transport, JSONRPCMessage } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { spawnInGroup } from "./group-spawn.js";
 import { idFromEdges, JsonLineSplitter, mebibytes, type OversizeLine } from "./json-lines.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./limits.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../limits.js";
 import { forgetProcessGroup, watchProcessGroup } from "./orphan-watchdog.js";
 import { ProtocolErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { signalStrays, straysOutsideGroup } from "./strays.js";
-import { withTimeout } from "./time-limit.js";
+import { withTimeout } from "../time-limit.js";
 
 export interface StdioServerParameters {
   command: string;

@@ -1,8 +1,8 @@
 import WebSocket from "ws";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { MessageTooLargeError } from "./limits.js";
-import { withTimeout } from "./time-limit.js";
+import { MessageTooLargeError } from "../limits.js";
+import { withTimeout } from "../time-limit.js";
 
 export interface WebSocketOptions {
   /** Sent with the opening handshake (Authorization, say), as HTTP servers' headers are. */
