@@ -1,8 +1,8 @@
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
-import { askForm, askUrl, terminalElicitation } from "../../src/cli/prompts/elicitation.js";
-import { PrompterSlot, type Prompter } from "../../src/cli/prompts/prompter.js";
-import { terminalSamplingApproval } from "../../src/cli/prompts/sampling.js";
+import { askForm, askUrl, terminalElicitation } from "../../src/cli/server-questions/elicitation.js";
+import { PrompterSlot, type Prompter } from "../../src/cli/server-questions/prompter.js";
+import { terminalSamplingApproval } from "../../src/cli/server-questions/sampling.js";
 import { colorsFor } from "../../src/cli/render/colors.js";
 
 /** The terminal's answers to servers, driven by a scripted person. */

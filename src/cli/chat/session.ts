@@ -10,7 +10,7 @@ import { cliClientHandlers, namedModels } from "../client-handlers.js";
 import { downloadProgress } from "../download-progress.js";
 import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
-import { PrompterSlot } from "../prompts/prompter.js";
+import { PrompterSlot } from "../server-questions/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
 import { openSessionModel } from "../../host/session-model.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
-import { PrompterSlot } from "../../../src/cli/prompts/prompter.js";
+import { PrompterSlot } from "../../../src/cli/server-questions/prompter.js";
 import { colorsFor } from "../../../src/cli/render/colors.js";
 import type { ChatItemBody } from "../../../src/cli/ui/chat-controller.js";
 import { connectQuestions } from "../../../src/cli/ui/chat-questions.js";
@@ -73,7 +73,7 @@ it("asks a server's URL question in the dialog, opens it on yes, and shows the s
   const shown: ChatItemBody[] = [];
   const questions = new ServerQuestions((text) => shown.push({ kind: "notice", tone: "info", text }));
   const prompts = new PrompterSlot();
-  const { terminalElicitation } = await import("../../../src/cli/prompts/elicitation.js");
+  const { terminalElicitation } = await import("../../../src/cli/server-questions/elicitation.js");
   const handlers = terminalElicitation(prompts, colorsFor({ isTTY: false }, {}), () => undefined);
   const hub = await Hub.connect({ tasks: fixture("task-server.mjs") }, { ...handlers, stderrLogFile: join(dir, "log") });
   cleanups.push(() => hub.close());
