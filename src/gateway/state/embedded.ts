@@ -20,7 +20,7 @@ interface RecordShelf {
 
 /**
  * The state of one gateway process: stored responses in a private directory (0700, one 0600
- * file per response, see state-files.ts) or in memory without one, within a budget in all and
+ * file per response, see files.ts) or in memory without one, within a budget in all and
  * per key; limits counted here. Only the index (id -> owner, size, expiry) stays in memory.
  */
 export async function openEmbeddedState(options: { directory?: string; ttlSeconds: number; limits: LimitSettings; budget?: StoreBudget; log?: Logger }): Promise<GatewayState> {
