@@ -14,7 +14,7 @@ import { PrompterSlot } from "../server-questions/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
 import { openSessionModel } from "../../host/session-model.js";
-import type { ProbedMode } from "../../agent/tool-mode-probe.js";
+import type { ProbedMode } from "../../agent/tool-mode.js";
 import { UsageMeter } from "./usage-meter.js";
 
 /** How long the model server may take to list its models (for /model and the context gauge). */
