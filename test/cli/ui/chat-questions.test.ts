@@ -6,7 +6,7 @@ import { afterEach, expect, it } from "vitest";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
 import { PrompterSlot } from "../../../src/cli/server-questions/prompter.js";
 import { colorsFor } from "../../../src/cli/render/colors.js";
-import type { ChatItemBody } from "../../../src/cli/ui/chat-controller.js";
+import type { ChatItemBody } from "../../../src/cli/ui/chat-items.js";
 import { connectQuestions } from "../../../src/cli/ui/chat-questions.js";
 import { ServerQuestions } from "../../../src/cli/ui/server-questions.js";
 import { Hub } from "../../../src/mcp/hub.js";
