@@ -1,30 +1,10 @@
 import type { ServerResponse } from "node:http";
-import type { AgentEvent, TurnResult } from "../../agent/events.js";
-import type { ChatModel, TokenLogprob, Usage } from "../../llm/types.js";
-import type { Logger } from "../log.js";
+import type { AgentEvent } from "../../agent/events.js";
+import type { TokenLogprob, Usage } from "../../llm/types.js";
 import { callFields, ChatCompletionRequestSchema, ChunkWriter, completionId, completionObject, toAgentRequest, usesLegacyFunctions, WireError, type Answer } from "../openai-wire.js";
-import { turnLogFields, type TurnRunner } from "../turns.js";
+import { logTurn, SHADOWED_HEADER, type CompletionContext } from "../completion-context.js";
 import { HttpError, sendJson, turnFailure } from "../http.js";
 import { ThinkingBlocks } from "../thinking-blocks.js";
-
-export const TOOL_ACTIVITY_HEADER = "x-toolbridge-tool-activity";
-export const SHADOWED_HEADER = "x-toolbridge-shadowed-tools";
-
-export interface CompletionContext {
-  body: unknown;
-  res: ServerResponse;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
-  runner: TurnRunner;
-  /** The model a request names; throws a 404 HttpError for one nobody serves. */
-  model: (name: string) => Promise<ChatModel>;
-  log: Logger;
-  requestId: string;
-  /** The request asked for tool activity by header. */
-  toolActivityHeader: boolean;
-  /** The betas the request's `anthropic-beta` header names (Messages API clients). */
-  anthropicBetas: readonly string[];
-}
 
 /**
  * One chat completion: the whole tool loop runs inside, and the client gets one assistant
@@ -142,11 +122,6 @@ function sumUsage(all: readonly Usage[]): Usage {
 
 function writeEvent(res: ServerResponse, data: unknown): void {
   res.write(`data: ${JSON.stringify(data)}\n\n`);
-}
-
-/** One log line per turn; `what` names the API ("chat completion", "message"). */
-export function logTurn(context: CompletionContext, turn: TurnResult, what = "chat completion"): void {
-  context.log.log(turn.status === "failed" ? "warn" : "info", what, { requestId: context.requestId, ...turnLogFields(turn) });
 }
 
 /**

@@ -17,11 +17,10 @@ import {
   type ContentBlock,
   type StopReason,
 } from "./anthropic-wire.js";
-import { logTurn, SHADOWED_HEADER, type CompletionContext } from "../chat-completions/chat-completions.js";
-import { HttpError, sendJson, turnFailure } from "../http.js";
+import { logTurn, SHADOWED_HEADER, type CompletionContext } from "../completion-context.js";
+import { HttpError, parseBody, sendJson, turnFailure } from "../http.js";
 import { WireError, type AgentRequest } from "../openai-wire.js";
 import { signedCallId } from "../signed-call-id.js";
-import { parseBody } from "../web-chat/web-chat.js";
 
 /** Anthropic streams send a ping now and then, so proxies keep a quiet stream (tools running) open. */
 const PING_INTERVAL_MS = 10_000;

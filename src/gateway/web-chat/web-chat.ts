@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { serializeTranscript, MessageSchema } from "../../agent/transcript.js";
 import type { ChatModel } from "../../llm/types.js";
-import { HttpError, readJsonBody, sendJson } from "../http.js";
+import { HttpError, parseBody, readJsonBody, sendJson } from "../http.js";
 import type { GatewayModels } from "../models.js";
 import type { ApprovalRelay, QuestionRelay } from "../state/state.js";
 import type { TurnRunner } from "../turns.js";
@@ -53,13 +53,6 @@ export const TranscriptRequestSchema = z.strictObject({
   model: z.string().optional(),
   messages: z.array(MessageSchema).max(10_000),
 });
-
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`, "invalid_request_error");
-}
 
 /** The web chat's API routes and what they hold between requests (approvals, running turns, log lines, app frames). */
 export class WebChat {
