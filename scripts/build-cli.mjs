@@ -20,11 +20,13 @@ await build({
   platform: "node",
   target: "node20",
   logLevel: "warning",
-  // node-llama-cpp (an optional dependency, loaded only by --provider local) finds its llama.cpp binaries beside
-  // its own files, and may be absent: it stays a package import.
+  // node-llama-cpp (an optional peer, loaded only by --provider local, often from the directory `toolbridge
+  // install-local` fills) finds its llama.cpp binaries beside its own files, and may be absent: it stays a package import.
   external: ["node-llama-cpp"],
-  // Through the maps tsc wrote, back to src/ (for `node --enable-source-maps`).
+  // Through the maps tsc wrote, back to src/ (for `node --enable-source-maps`). Without the sources' text, which
+  // stack traces do not need: it was 17 of the package's 42 MB.
   sourcemap: true,
+  sourcesContent: false,
   // CommonJS dependencies (React, ajv, cross-spawn) call `require` for Node's own modules.
   banner: { js: 'import { createRequire as __cliRequire } from "node:module"; const require = __cliRequire(import.meta.url);' },
   plugins: [

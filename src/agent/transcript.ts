@@ -19,6 +19,8 @@ export interface TranscriptHeader {
   provider?: string;
   model?: string;
   systemPrompt?: string;
+  /** The MCP servers configured (and enabled) when it was saved: a resumed conversation says which differ now. */
+  servers?: string[];
 }
 
 export interface Transcript {
@@ -33,6 +35,7 @@ const HeaderSchema = z.looseObject({
   provider: z.string().optional(),
   model: z.string().optional(),
   systemPrompt: z.string().optional(),
+  servers: z.array(z.string()).max(10_000).optional(),
 });
 
 const ContentPartSchema = z.discriminatedUnion("type", [
@@ -62,6 +65,7 @@ export function serializeTranscript(messages: readonly Message[], meta: Omit<Par
   if (meta.provider) header.provider = meta.provider;
   if (meta.model) header.model = meta.model;
   if (meta.systemPrompt) header.systemPrompt = meta.systemPrompt;
+  if (meta.servers) header.servers = [...meta.servers];
   return [header, ...messages].map((line) => JSON.stringify(line)).join("\n") + "\n";
 }
 

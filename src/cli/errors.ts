@@ -30,7 +30,7 @@ export class ReportedFailure extends Error {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof ReportedFailure) return error.exitCode;
   if (error instanceof UsageError || error instanceof ConfigError) return ExitCode.usage;
-  if (error instanceof LlmError && error.code === "config") return ExitCode.usage;
+  if (error instanceof LlmError && (error.code === "config" || error.code === "runtime-missing")) return ExitCode.usage;
   return ExitCode.failure;
 }
 

@@ -1,35 +1,7 @@
 #!/usr/bin/env node
-import { Command } from "commander";
-import { registerServe } from "./commands/serve.js";
-import { registerHubCommands } from "./commands/hub-commands.js";
-import { registerAgentCommands } from "./commands/agent-commands.js";
-import { registerGateway } from "./commands/gateway.js";
-import { registerLaunch } from "./commands/launch.js";
-import { registerAuthCommands } from "./commands/auth.js";
-import { registerMcpCommands } from "./commands/mcp.js";
-import { registerModelsCommands } from "./commands/models.js";
-import { registerEvalCommand } from "./commands/eval.js";
-import { PACKAGE_VERSION } from "../version.js";
-import { reportUsageErrors } from "./usage-errors.js";
-import { addHelpExamples } from "./help-examples.js";
+import { createProgram } from "./program.js";
 import { routeLibraryConsole } from "./library-console.js";
 
 routeLibraryConsole();
 
-const program = new Command("toolbridge")
-  .description("Connect any language model to the tools, resources and prompts of MCP servers.")
-  .version(PACKAGE_VERSION);
-
-registerHubCommands(program);
-registerAgentCommands(program);
-registerAuthCommands(program);
-registerMcpCommands(program);
-registerModelsCommands(program);
-registerEvalCommand(program);
-registerServe(program);
-registerGateway(program);
-registerLaunch(program);
-reportUsageErrors(program);
-addHelpExamples(program);
-
-await program.parseAsync(process.argv);
+await createProgram().parseAsync(process.argv);

@@ -7,6 +7,7 @@ import { Hub, type HubOptions } from "../mcp/hub.js";
 import { directoryArguments, toRoot } from "../mcp/roots.js";
 import type { ClientHandlers, HubEvent, ServerState } from "../mcp/types.js";
 import { ExitCode, UsageError, warn } from "./errors.js";
+import { sayStopping } from "./render/startup-status.js";
 import { ToolOwners } from "../host/tool-owners.js";
 
 export interface OpenHubOptions {
@@ -44,6 +45,12 @@ export interface OpenHubOptions {
    * shows each server's state). The chat's prompt opens at once this way.
    */
   background?: boolean;
+  /**
+   * Return before every server has connected or failed once this holds of the hub (asked as
+   * each server's state changes): `call`, once the tool's owner is known. The servers still
+   * starting go on doing so, and are stopped with the hub.
+   */
+  enoughWhen?: (hub: Hub) => boolean;
 }
 
 export interface OpenedHub {
@@ -97,6 +104,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
       process.exit(code);
     }
     interrupted = code;
+    if (!started) sayStopping(env);
     // While starting, this also stops the servers (Hub.connect's signal).
     controller.abort(new HubError("cancelled", `interrupted by ${signal}`));
     // While starting, not waiting for `alongside` either (a model server that does not answer).
@@ -127,7 +135,7 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
     hub = start.hub;
     ready = start.ready;
     connecting = Promise.resolve(start.hub);
-  } else connecting = Hub.connect(servers, hubOptions).then((connectedHub) => (hub = connectedHub));
+  } else connecting = startedEnough(Hub.start(servers, hubOptions), options.enoughWhen).then((connectedHub) => (hub = connectedHub));
   const [connected, extra] = await Promise.allSettled([connecting, besides]);
   try {
     if (interrupted !== undefined) {
@@ -171,6 +179,22 @@ export async function openHub<T = undefined>(options: OpenHubOptions, alongside?
   }
 }
 
+/** The hub once every server has connected or failed, or sooner once `enough` holds of it. */
+function startedEnough(start: { hub: Hub; ready: Promise<void> }, enough: ((hub: Hub) => boolean) | undefined): Promise<Hub> {
+  const { hub, ready } = start;
+  if (!enough) return ready.then(() => hub);
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stop();
+      resolve(hub);
+    };
+    const stop = hub.on((event) => {
+      if (event.type === "server-status" && enough(hub)) done();
+    });
+    void ready.then(done);
+  });
+}
+
 /** SIGHUP: the terminal closed (or `tmux kill-session`); handled as SIGTERM is. */
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = {
@@ -195,7 +219,7 @@ function unmatchedToolNames(hub: Hub, config: ResolvedConfig, everyServer: boole
   const lines = hub.unmatchedToolFilters().map(({ server, key, names }) => `mcpServers.${server}.${key}: ${quoted(names)} match${names.length === 1 ? "es" : ""} no tool of "${server}"`);
   const enabled = config.tools?.enabled ?? [];
   // Judged only when every server was started and is up: the tools of the others are unknown.
-  if (enabled.length > 0 && everyServer && hub.servers().every((state) => state.status !== "failed")) {
+  if (enabled.length > 0 && everyServer && hub.servers().every((state) => state.status === "connected" || state.status === "disabled")) {
     const known = new Set(hub.tools().flatMap((tool) => [tool.name, tool.originalName]));
     const unmatched = enabled.filter((name) => !known.has(name));
     if (unmatched.length > 0) lines.push(`tools.enabled: ${quoted(unmatched)} match${unmatched.length === 1 ? "es" : ""} no tool`);

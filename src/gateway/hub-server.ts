@@ -7,10 +7,15 @@ import { HubError } from "../mcp/errors.js";
 import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/tasks/ext-tasks.js";
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/tasks/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
+import { HubLogRelay } from "./hub-server-logs.js";
+import { ClientSubscriptions, type ReadableOwner } from "./hub-server-subscriptions.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export type HubServerSource = Pick<Hub, "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt">;
+export type HubServerSource = Pick<
+  Hub,
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe"
+>;
 
 export interface HubServerPolicy {
   toolFilter?: ToolFilter;
@@ -35,18 +40,43 @@ export interface HubServerPolicy {
  * (held in the store under an id of the store's; its status, result, error and questions are the server's, and the
  * client's answers go back to it), as is its -32021 for a task-only tool called without the extension. A call of a
  * SEP-1686 server's task tool that declares the extension runs in the background as a task of the hub's.
+ *
+ * It passes on what the servers behind it offer besides, each only where a server the caller may read offers it and
+ * only about what the caller may see: `completion/complete` (to the prompt's or template's server), their log messages
+ * (HubLogRelay), and resource subscriptions (`resources/subscribe` on a connection that outlives its requests; a
+ * 2026-07-28 client's subscriptions/listen is narrowed before the SDK's entry serves it: see hub-server-subscriptions).
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio"): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
   // The one policy every route takes (src/host/caller-policy.ts); nobody can be asked here, so "ask" is a refusal.
-  const policy = new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
+  const policy = callerPolicy(options);
   const allows = (subject: PolicySubject) => policy.allowsUnasked(caller, subject);
   const offered = (): readonly HubTool[] => (options.toolFilter ? hub.tools().filter(options.toolFilter) : hub.tools());
   const readable = <T extends { server: string; uri?: string; uriTemplate?: string }>(items: readonly T[]): T[] =>
     items.filter((item) => allows({ kind: "resource", server: item.server, uri: item.uri ?? item.uriTemplate ?? "" }));
   const promptable = (items: readonly HubPrompt[]): HubPrompt[] => items.filter((item) => allows({ kind: "prompt", server: item.server, name: item.name }));
+  // Reading a server's resources and prompts is judged per server: what the caller may read of it, it may complete.
+  const reads = (server: string) => allows({ kind: "resource", server, uri: "" });
+  // Offered only where a server the caller may read offers it: a client is not promised what no server can give it.
+  const completes = hub.serversOffering("completions").some(reads);
+  if (completes) server.registerCapabilities({ completions: {} });
+  // Logs are about a server: the caller sees those of a server it may read, or run a tool of, unasked.
+  const sees = (name: string) => reads(name) || offered().some((tool) => tool.server === name && allows({ kind: "tool", tool }));
+  const logs = new HubLogRelay(hub, sees);
+  if (hub.serversOffering("logging").some(sees)) {
+    server.registerCapabilities({ logging: {} });
+    // Applied to what this client is sent, not relayed: the servers behind are shared by every client of the hub.
+    server.setRequestHandler("logging/setLevel", (request) => {
+      logs.setLevel(request.params.level);
+      return {};
+    });
+  }
+  const subscribes = hub.serversOffering("subscriptions").some(reads);
+  const subscriptions = subscribes ? new ClientSubscriptions(hub) : undefined;
+  if (subscriptions) server.registerCapabilities({ resources: { subscribe: true } });
+  servedHere.set(mcp, { logs, ...(subscriptions ? { subscriptions } : {}) });
 
   server.setRequestHandler('tools/list', async () => {
     await hub.currentTools();
@@ -75,7 +105,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
     }
     const round = relayedRound(server, ctx);
     const signal = ctx.mcpReq.signal;
-    const outcome = await hub.relayToolCall(tool.name, args, round, { signal }).catch((error: unknown) => {
+    const outcome = await logs.during(ctx, tool.server, () => hub.relayToolCall(tool.name, args, round, { signal })).catch((error: unknown) => {
       throwRefusedRound(error, round);
       // A task-only tool: a 2026-07-28 client hears so (-32021); a 2025-11-25 one cannot declare the extension, and
       // is answered with the result of a task of the hub's own, waited for here.
@@ -96,37 +126,100 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: readable(await hub.resourceTemplates()).map(({ server: _server, ...template }) => template),
   }));
-  server.setRequestHandler('resources/read', async (request) => {
+  // Read from a server the policy lets be read, never left to the hub to pick among all of them.
+  const owners = resourceOwners(hub, options);
+  const readableOwner = (uri: string) => owners(caller, uri);
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params;
-    // Read from a server the policy lets be read, never left to the hub to pick among all of them.
-    const owner =
-      readable(await hub.resources()).find((resource) => resource.uri === uri)?.server ??
-      readable(await hub.resourceTemplates()).find((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)?.server;
+    const owner = await readableOwner(uri);
     // A URI no readable server has, or one its server says it does not have, is resource-not-found (-32002).
     if (owner === undefined) throw new ResourceNotFoundError(uri);
     try {
-      return await hub.readResource(uri, owner);
+      return await logs.during(ctx, owner, () => hub.readResource(uri, owner));
     } catch (error) {
       if (isNotFound(error)) throw new ResourceNotFoundError(uri);
       throw relayed(error);
     }
   });
+  if (subscriptions) {
+    server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+      const { uri } = request.params;
+      // Where the instance ends with the request (/mcp, stateless), nothing outlives it to carry an update.
+      if (ctx.http !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "resources/subscribe: this endpoint is stateless and sends no update outside a request; a 2026-07-28 client hears of changes on subscriptions/listen");
+      const owner = await readableOwner(uri);
+      if (owner === undefined) throw new ResourceNotFoundError(uri);
+      if (!hub.serversOffering("subscriptions").includes(owner)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resources/subscribe: the server of ${uri} sends no updates of its resources`);
+      try {
+        await subscriptions.subscribe(owner, uri);
+      } catch (error) {
+        throw error instanceof ProtocolError ? error : relayed(error);
+      }
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", (request) => {
+      subscriptions.unsubscribe(request.params.uri);
+      return {};
+    });
+  }
 
   server.setRequestHandler('prompts/list', async () => ({
     prompts: promptNames(promptable(await hub.prompts())).map(({ exposed, prompt: { server: _server, ...prompt } }) => ({ ...prompt, name: exposed })),
   }));
+  if (completes) {
+    server.setRequestHandler("completion/complete", async (request, ctx) => {
+      const { ref } = request.params;
+      // The owner among what this caller may read, as for a read or a prompt; what it may not is unknown here.
+      let owner: string | undefined;
+      let params = request.params;
+      if (ref.type === "ref/prompt") {
+        const entry = promptNames(promptable(await hub.prompts())).find((candidate) => candidate.exposed === ref.name);
+        if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        owner = entry.prompt.server;
+        params = { ...params, ref: { ...ref, name: entry.prompt.name } };
+      } else {
+        owner =
+          readable(await hub.resourceTemplates()).find((template) => template.uriTemplate === ref.uri)?.server ??
+          readable(await hub.resources()).find((resource) => resource.uri === ref.uri)?.server;
+        if (owner === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
+      }
+      // A server that offers no completions has none to give: asking it would only be an error.
+      if (!hub.serversOffering("completions").includes(owner)) return { completion: { values: [] } };
+      try {
+        return await logs.during(ctx, owner, () => hub.complete(params, owner));
+      } catch (error) {
+        throw relayed(error);
+      }
+    });
+  }
+
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const entry = promptNames(promptable(await hub.prompts())).find((candidate) => candidate.exposed === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
     const round = relayedRound(server, ctx);
     try {
-      return await hub.relayPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server, round);
+      return await logs.during(ctx, entry.prompt.server, () => hub.relayPrompt(entry.prompt.name, request.params.arguments, entry.prompt.server, round));
     } catch (error) {
       throwRefusedRound(error, round);
       throw relayed(error);
     }
   });
   return mcp;
+}
+
+function callerPolicy(options: HubServerPolicy): CallerPolicy {
+  return new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
+}
+
+/** The server a caller may read a URI from: one the policy lets be read that lists it, else one with a template it matches. */
+export function resourceOwners(hub: Pick<HubServerSource, "resources" | "resourceTemplates">, options: HubServerPolicy): ReadableOwner {
+  const policy = callerPolicy(options);
+  return async (caller, uri) => {
+    const reads = (server: string) => policy.allowsUnasked(caller, { kind: "resource", server, uri });
+    return (
+      (await hub.resources()).find((resource) => resource.uri === uri && reads(resource.server))?.server ??
+      (await hub.resourceTemplates()).find((template) => reads(template.server) && new UriTemplate(template.uriTemplate).match(uri) !== null)?.server
+    );
+  };
 }
 
 /**
@@ -189,28 +282,55 @@ export interface HubChangeNotifier {
   toolsChanged(): void;
   promptsChanged(): void;
   resourcesChanged(): void;
-  resourceUpdated(uri: string): void;
+  /** `server` owns the resource: a 2025-11-25 client hears of the resources it subscribed to, at their servers. */
+  resourceUpdated(uri: string, server: string): void;
+  /** A server's log message; where there is no connection to send it on, it is heard during requests only (HubLogRelay). */
+  log?(event: Extract<HubEvent, { type: "log" }>): void;
+  /** The connection is gone: what it held at the servers is let go. */
+  close?(): void;
 }
 
-/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function. */
+/** The changes of the servers behind the hub, told to the hub's own clients; returns the unsubscribe function (which closes the notifier). */
 export function publishHubChanges(hub: { on?: (listener: (event: HubEvent) => void) => () => void }, notify: HubChangeNotifier): () => void {
-  return (
+  const off =
     hub.on?.((event) => {
       if (event.type === "tools-changed") notify.toolsChanged();
       else if (event.type === "prompts-changed") notify.promptsChanged();
       else if (event.type === "resources-changed") notify.resourcesChanged();
-      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri);
-    }) ?? (() => undefined)
-  );
+      else if (event.type === "resource-updated") notify.resourceUpdated(event.uri, event.server);
+      else if (event.type === "log") notify.log?.(event);
+    }) ?? (() => undefined);
+  return () => {
+    off();
+    notify.close?.();
+  };
 }
 
-/** The notifier of one long-lived hub server (stdio: one per connection). */
+/** What each hub server holds for its one client: a long-lived one's notifier passes it what comes (serverNotifier). */
+const servedHere = new WeakMap<McpServer, { logs: HubLogRelay; subscriptions?: ClientSubscriptions }>();
+
+/**
+ * The notifier of one long-lived hub server (stdio: one per connection). A 2025-11-25 client (its handshake ends in
+ * `initialized`) hears every log message as it comes and the updates of the resources it subscribed to; a 2026-07-28
+ * one hears of changes on its subscriptions/listen stream, which the SDK's entry filters by what it names.
+ */
 export function serverNotifier(mcp: McpServer): HubChangeNotifier {
+  const held = servedHere.get(mcp);
+  let legacy = false;
+  mcp.server.oninitialized = () => {
+    legacy = true;
+    held?.logs.forwardAll(mcp);
+  };
   return {
+    log: (event) => held?.logs.onEvent(event),
     toolsChanged: () => mcp.sendToolListChanged(),
     promptsChanged: () => mcp.sendPromptListChanged(),
     resourcesChanged: () => mcp.sendResourceListChanged(),
-    resourceUpdated: (uri) => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined),
+    resourceUpdated: (uri, server) => {
+      if (legacy && !held?.subscriptions?.wants(server, uri)) return;
+      void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    },
+    close: () => held?.subscriptions?.close(),
   };
 }
 

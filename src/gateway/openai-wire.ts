@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ContentPart, GenerationSettings, Message, ResponseFormat, TokenLogprob, ToolCall, ToolChoice, ToolDefinition, Usage } from "../llm/types.js";
 import { isSealed } from "../llm/reply-block.js";
+import { listOf, partOf, textOrListOf, WIRE_LIMITS } from "./wire-limits.js";
 import { CallIdSchema, signedCallId, unsignedCallId } from "./signed-call-id.js";
 import { ClientThinkingBlockSchema, MAX_THINKING_BLOCKS, toReplyBlock, type ThinkingBlock } from "./thinking-blocks.js";
 import { randomHex } from "./random-hex.js";
@@ -24,8 +25,8 @@ const FilePartSchema = z.looseObject({
   type: z.literal("file"),
   file: z.looseObject({ file_data: z.string().nullish(), file_id: z.string().nullish(), filename: z.string().nullish() }),
 });
-const PartSchema = z.union([TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema, z.looseObject({ type: z.string() })]);
-const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
+const PartSchema = partOf(TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema);
+const ContentSchema = textOrListOf(PartSchema, WIRE_LIMITS.parts, "content parts");
 
 /**
  * Where a call carries the provider's signature of the thinking behind it (Gemini's thought
@@ -62,7 +63,7 @@ const MessageSchema = z.discriminatedUnion("role", [
   z.looseObject({
     role: z.literal("assistant"),
     content: ContentSchema.nullish(),
-    tool_calls: z.array(WireToolCallSchema).nullish(),
+    tool_calls: listOf(WireToolCallSchema, WIRE_LIMITS.toolCalls, "tool calls").nullish(),
     /** Legacy function calling: the one call of the reply, with no id. */
     function_call: z.looseObject({ name: z.string().min(1), arguments: z.string() }).nullish(),
     reasoning_content: z.string().nullish(),
@@ -104,15 +105,15 @@ export type SamplingRequest = z.infer<typeof SamplingSchema>;
 
 export const ChatCompletionRequestSchema = z.looseObject({
   model: z.string().min(1),
-  messages: z.array(MessageSchema).min(1),
+  messages: listOf(MessageSchema, WIRE_LIMITS.messages, "messages").min(1),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
-  tools: z.array(ClientToolSchema).nullish(),
+  tools: listOf(ClientToolSchema, WIRE_LIMITS.tools, "tools").nullish(),
   tool_choice: z
     .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })])
     .nullish(),
   /** Legacy function calling, read as tools and tool_choice (the answer comes back in its shape). */
-  functions: z.array(FunctionSchema).nullish(),
+  functions: listOf(FunctionSchema, WIRE_LIMITS.tools, "functions").nullish(),
   function_call: z.union([z.enum(["auto", "none"]), z.looseObject({ name: z.string() })]).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_tokens: z.number().int().positive().nullish(),

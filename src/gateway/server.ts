@@ -10,7 +10,8 @@ import { handleChatCompletion } from "./chat-completions/chat-completions.js";
 import { TOOL_ACTIVITY_HEADER, type CompletionContext } from "./completion-context.js";
 import { handleCountTokens, handleMessages } from "./messages/messages.js";
 import { DEFAULT_BODY_TIMEOUT_MS, HttpError, readJsonBody, sendError, sendJson } from "./http.js";
-import { createHubServer, publishHubChanges } from "./hub-server.js";
+import { createHubServer, publishHubChanges, resourceOwners } from "./hub-server.js";
+import { withResourceListens } from "./hub-server-subscriptions.js";
 import { TaskStore, withTaskListens } from "../mcp/tasks/ext-tasks-server.js";
 import { silentLogger, type Logger } from "./log.js";
 import { GatewayMetrics } from "./metrics.js";
@@ -109,7 +110,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // The caller (known from the key) comes to the factory as the request's auth, set by the /mcp route.
   const mcp = createMcpHandler((ctx) => createHubServer(options.hub, options.settings, tasks, ctx.authInfo?.clientId ?? "anonymous"), { maxRequestBodySize: maxBytes });
   // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's handler knows nothing of.
-  const serveMcp = toNodeHandler(withTaskListens(mcp, tasks), { maxRequestBodySize: maxBytes });
+  // A subscriptions/listen naming resources names only those the caller may read, held at their servers meanwhile.
+  const serveMcp = toNodeHandler(withTaskListens(withResourceListens(mcp, options.hub, resourceOwners(options.hub, options.settings)), tasks), { maxRequestBodySize: maxBytes });
   // The servers' list changes reach the hub's 2026-07-28 clients on their subscriptions/listen streams.
   const unpublish = publishHubChanges(options.hub, mcp.notify);
   const requireModel = async (name: string) => {

@@ -18,10 +18,18 @@ export interface CreateChatModelOptions {
   localServers?: readonly LocalServer[];
   /** Where a server's refusal of strict tool calls is remembered (default: this process). */
   strictMemory?: StrictToolsMemory;
-  /** Told, in one line, that no model server answered and the local model is used instead. */
+  /** Told, in one line, that no model server answered and the local model is used instead, or that llama.cpp's runtime was installed. */
   onNotice?: (line: string) => void;
   /** Provider local: told how a model file being downloaded (`hf:...`) comes along. */
   onDownloadProgress?: (received: number, total: number) => void;
+  /**
+   * Provider local, when llama.cpp's runtime (node-llama-cpp) is not installed: asked whether
+   * to install it now (into localRuntimeDir, CPU build). Without it, or answered false, the
+   * "runtime-missing" error says how to install it.
+   */
+  offerRuntimeInstall?: () => Promise<boolean>;
+  /** Told how that install comes along: packages fetched so far, and `done` once it has ended. */
+  onRuntimeProgress?: (fetched: number, done: boolean) => void;
 }
 
 const VLLM_START = "start it with `vllm serve MODEL --enable-auto-tool-choice --tool-call-parser hermes`";
@@ -58,7 +66,14 @@ export async function createChatModel(
 
   if (provider === "local") {
     if (!llm.model) throw configError("Name the model file to run: --model PATH.gguf (llm.model).");
-    const [{ LocalModel }, { modelCacheDir, modelFile }] = await Promise.all([import("./local-model.js"), import("./model-download.js")]);
+    const [{ LocalModel }, { modelCacheDir, modelFile }, { localRuntimeDir }] = await Promise.all([
+      import("./local-model.js"),
+      import("./model-download.js"),
+      import("./runtime-install.js"),
+    ]);
+    // The runtime first: asked about (and installed) before a model is downloaded for it.
+    const runtimeDir = localRuntimeDir(env);
+    await readyRuntime(runtimeDir, env, options);
     const path = await modelFile(llm.model, {
       cacheDir: modelCacheDir(env),
       ...(env.HF_ENDPOINT ? { endpoint: env.HF_ENDPOINT } : {}),
@@ -71,6 +86,7 @@ export async function createChatModel(
       ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
       ...(llm.threads !== undefined ? { threads: llm.threads } : {}),
       ...(llm.contextSize !== undefined ? { contextSize: llm.contextSize } : {}),
+      runtimeDir,
     });
   }
 
@@ -133,6 +149,21 @@ export async function createChatModel(
     strictTools: provider === "vllm" || provider === "openai-compatible",
     ...(options.strictMemory ? { strictMemory: options.strictMemory } : {}),
   });
+}
+
+/** llama.cpp's runtime loaded; when it is not installed, installed first if the person agrees (offerRuntimeInstall). */
+async function readyRuntime(dir: string, env: Record<string, string | undefined>, options: CreateChatModelOptions): Promise<void> {
+  const { localRuntime } = await import("./local-runtime.js");
+  try {
+    await localRuntime(dir);
+    return;
+  } catch (error) {
+    if (!(error instanceof LlmError && error.code === "runtime-missing") || !(await options.offerRuntimeInstall?.())) throw error;
+  }
+  const { installLocalRuntime, NODE_LLAMA_CPP_VERSION } = await import("./runtime-install.js");
+  await installLocalRuntime({ dir, env, ...(options.onRuntimeProgress ? { onProgress: options.onRuntimeProgress } : {}) });
+  await localRuntime(dir);
+  options.onNotice?.(`Installed node-llama-cpp ${NODE_LLAMA_CPP_VERSION} (CPU build) into ${dir}.`);
 }
 
 /** The key for an OpenAI-compatible server (undefined for Anthropic and Gemini, which have their own). */

@@ -23,6 +23,8 @@ export type LlmErrorCode =
   | "too-large"
   /** The llm settings cannot work as given (no model named, no API key, unknown provider). */
   | "config"
+  /** Provider local, and llama.cpp's runtime (node-llama-cpp) is not installed. */
+  | "runtime-missing"
   /** The request holds content the provider cannot take (audio where it takes none, or not in that format). */
   | "unsupported-content";
 
@@ -47,6 +49,9 @@ export class LlmError extends Error {
 
 /** 501 Not Implemented, 505 HTTP Version Not Supported: asking again gets the same answer. */
 const NEVER_RETRIED = new Set([501, 505]);
+
+/** The way on when the local model cannot run (no runtime, no model file to be had). */
+export const MODEL_SERVER_INSTEAD = "a model server instead (--base-url URL, without --provider local)";
 
 /** How to start a local server, for the one-line "nothing listens" error. */
 export const START_LOCAL_SERVER_HINT =

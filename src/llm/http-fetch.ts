@@ -4,6 +4,7 @@ import { Duplex, PassThrough, pipeline, Writable, type Readable, type Transform 
 import * as zlib from "node:zlib";
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import type { BodyBytes } from "./body-bytes.js";
+import { REDIRECT_STATUSES, redirectHop, schemeCheckedFetch } from "./redirects.js";
 
 /**
  * A `fetch` for the SDKs' requests to a model server, made with node:http over its keep-alive
@@ -11,7 +12,8 @@ import type { BodyBytes } from "./body-bytes.js";
  * costs about as much CPU per streamed request as the rest of the gateway's turn; this one
  * hands the answer's bytes to a web stream as they come, paused while nobody reads them.
  * The request's body is a string, bytes or a web stream (sent as it is read); anything else
- * (a Request, a form, a Blob) and a redirect go to the global fetch. It asks for no content
+ * (a Request, a form, a Blob) and a redirect go to the global fetch (a redirect to another scheme is
+ * refused in one line, see redirects.ts). It asks for no content
  * encoding; a server that compresses all the same has its body decompressed as it is read
  * (gzip, deflate, br, and zstd where Node has it), so every limit on an answer's size counts the
  * decompressed bytes.
@@ -47,7 +49,7 @@ export interface OpenInit extends RequestInit {
 export async function httpOpen(input: string | URL | Request, init: OpenInit = {}): Promise<OpenedAnswer> {
   const body = init.body ?? undefined;
   if (input instanceof Request || !(body === undefined || typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream)) {
-    return answerOf(await fetch(input, init));
+    return answerOf(await (input instanceof Request ? fetch(input, init) : followed(input, init)));
   }
   const url = typeof input === "string" ? new URL(input) : input;
   if (url.protocol !== "http:" && url.protocol !== "https:") return answerOf(await fetch(input, init));
@@ -66,15 +68,10 @@ export async function httpOpen(input: string | URL | Request, init: OpenInit = {
   const response = await sendRequest(request, body, body instanceof ReadableStream ? init.bodyAgain : () => body);
 
   const location = response.headers.location;
-  if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
+  if (response.statusCode !== undefined && REDIRECT_STATUSES.has(response.statusCode) && location) {
     response.destroy();
-    // As fetch follows: a 303, and a 301 or 302 of a POST, become a GET without the body.
-    const asGet = response.statusCode === 303 || (response.statusCode <= 302 && method === "POST");
-    const target = new URL(location, url);
-    // As fetch does, credentials are not sent on to another origin: the request is a new one to the global fetch.
-    const sent = new Headers(init.headers);
-    if (target.origin !== url.origin) for (const name of CREDENTIALS) sent.delete(name);
-    return answerOf(await fetch(target, { ...init, headers: sent, ...(asGet ? { method: "GET", body: null } : {}) }));
+    const hop = redirectHop(url, init, response.statusCode, location);
+    return answerOf(await followed(hop.url, hop.init));
   }
   const status = response.statusCode ?? 0;
   const nullBody = status === 204 || status === 205 || status === 304 || method === "HEAD";
@@ -139,9 +136,8 @@ function answerOf(response: Response): OpenedAnswer {
   return { status: response.status, contentType: response.headers.get("content-type"), bytes: () => response.body, response: () => response };
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** What fetch drops from a request redirected to another origin. */
-const CREDENTIALS = new Set(["authorization", "proxy-authorization", "cookie", "host"]);
+/** The global fetch, its redirects followed as redirects.ts does. */
+const followed = schemeCheckedFetch();
 
 /** What an aborted fetch rejects with: the signal's reason, an AbortError unless the caller gave one. */
 function abortReason(signal: AbortSignal | undefined): Error {

@@ -19,6 +19,8 @@ export interface LocalModelOptions {
   threads?: number;
   /** The context window in tokens; default the model's, at most 8192. */
   contextSize?: number;
+  /** Where toolbridge installed llama.cpp's runtime, loaded from there first (see localRuntime). */
+  runtimeDir?: string;
 }
 
 /** The context a model gets unless told otherwise: its own, up to this (memory grows with it). */
@@ -49,7 +51,7 @@ export class LocalModel implements ChatModel {
   }
 
   static async open(options: LocalModelOptions): Promise<LocalModel> {
-    const { runtime, model } = await loadGguf(options.path);
+    const { runtime, model } = await loadGguf(options.path, options.runtimeDir);
     runtime.forgetError();
     try {
       const context = await model.createContext({

@@ -3,7 +3,8 @@ import { createReadStream } from "node:fs";
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { describeNetworkCause, LlmError, oneLine } from "./errors.js";
+import { describeNetworkCause, LlmError, MODEL_SERVER_INSTEAD, oneLine } from "./errors.js";
+import { RedirectSchemeError, schemeCheckedFetch } from "./redirects.js";
 
 /**
  * `hf:OWNER/REPO/FILE.gguf[#REVISION]`: a file of a Hugging Face model repository (FILE may be in
@@ -53,6 +54,8 @@ export interface DownloadOptions {
 const DEFAULT_ENDPOINT = "https://huggingface.co";
 const IDLE_TIMEOUT_MS = 30_000;
 const TIMEOUT_MS = 6 * 60 * 60 * 1000;
+/** The hub's requests: a redirect to another scheme is refused in one line. */
+const hubFetch = schemeCheckedFetch();
 /** The hub names an LFS file's content by its SHA-256 (`X-Linked-Etag`, else `ETag`). */
 const SHA256_ETAG = /^(?:W\/)?"?([0-9a-f]{64})"?$/;
 
@@ -88,12 +91,13 @@ async function download(ref: string, url: string, target: string, options: Downl
 
   const get = async (address: string, redirect: RequestRedirect) => {
     try {
-      return await fetch(address, { redirect, signal: deadline, headers: have > 0 ? { range: `bytes=${have}-` } : {} });
+      return await hubFetch(address, { redirect, signal: deadline, headers: have > 0 ? { range: `bytes=${have}-` } : {} });
     } catch (error) {
+      if (error instanceof RedirectSchemeError) throw fail("bad-response", error.message);
       if (deadline.aborted) throw fail("timeout", `it took longer than ${options.timeoutMs ?? TIMEOUT_MS} ms`);
       // Nothing came: most often no network (the first run offline), so say what else would do.
       const host = new URL(address).host;
-      throw new LlmError("connection", `Cannot download ${ref}: ${host} cannot be reached (${describeNetworkCause(error)}). Use a model server instead (--base-url URL, without --provider local) or a GGUF file already on disk (--model PATH).`, { url: address, cause: error });
+      throw new LlmError("connection", `Cannot download ${ref}: ${host} cannot be reached (${describeNetworkCause(error)}). Use ${MODEL_SERVER_INSTEAD} or a GGUF file already on disk (--model PATH).`, { url: address, cause: error });
     }
   };
   // The hub answers a redirect to its file store, with the file's size and hash beside it.

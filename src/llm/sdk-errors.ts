@@ -1,4 +1,5 @@
 import { connectionError, droppedError, httpError, isApiContentType, LlmError, notOpenAICompatible, retryAfterMs, serverMessageOf, streamError, timeoutError } from "./errors.js";
+import { redirectSchemeErrorIn } from "./redirects.js";
 import type { RequestControl } from "./request-control.js";
 
 /**
@@ -23,6 +24,7 @@ export function fromSdkError(err: unknown, url: string, sdk: StainlessErrors, co
   if (err instanceof LlmError) return err;
   const stopped = context.control?.stopReason();
   if (stopped) return stopped;
+  if (redirectSchemeErrorIn(err)) return unreadable(err, url);
   if (err instanceof sdk.APIConnectionTimeoutError) return timeoutError(url, context.timeoutMs);
   if (err instanceof sdk.APIConnectionError) return connectionError(url, err.cause, context.startHint);
   if (err instanceof sdk.APIError) {
@@ -39,6 +41,9 @@ export function fromSdkError(err: unknown, url: string, sdk: StainlessErrors, co
 
 /** A plain fetch failure (SDKs without their own error classes), or an unreadable answer. */
 export function unreadable(err: unknown, url: string, startHint?: string): LlmError {
+  // The server answered, with a redirect nothing follows: not a server that cannot be reached.
+  const redirect = redirectSchemeErrorIn(err);
+  if (redirect) return new LlmError("bad-response", `The model server at ${url} cannot be used: ${redirect.message}`, { url, cause: err });
   if (err instanceof TypeError && /fetch failed/i.test(err.message)) return connectionError(url, err.cause, startHint);
   // undici's (and our body reader's) word for a body cut short; a damaged compressed body is unreadable indeed.
   if (err instanceof TypeError && err.message === "terminated" && !zlibFailure(err.cause)) return droppedError(url, err.cause);

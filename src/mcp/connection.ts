@@ -12,12 +12,14 @@ import type { TokenStore } from "./auth/token-store.js";
 import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./transport/limited-fetch.js";
+import { ownSignals } from "./request-signals.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
 import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
+import { remoteDropOf } from "./remote-drop.js";
 import { StderrTail, type ServerLog } from "./server-log.js";
 import { ProcessGroupTransport } from "./transport/stdio.js";
-import { withTimeout } from "./time-limit.js";
+import { untilAborted, withTimeout } from "./time-limit.js";
 import { WebSocketClientTransport } from "./transport/websocket.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks/tasks.js";
@@ -86,8 +88,8 @@ export type ListKind = "tools" | "resources" | "prompts";
 
 /**
  * One MCP server: starts it (spawning a stdio child or reaching a URL), keeps its lists of
- * tools, resources and prompts, routes requests to it, restarts a stdio server that died,
- * and ends it. Never rejects while starting: a failure becomes `status: "failed"`.
+ * tools, resources and prompts, routes requests to it, restarts a stdio server that died (and
+ * reconnects a remote one whose connection dropped), and ends it. Never rejects while starting: a failure becomes `status: "failed"`.
  */
 export class Connection {
   readonly state: ServerState;
@@ -115,6 +117,8 @@ export class Connection {
   private streamCuts = 0;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
+  /** Why the hub took a remote server's live connection for dropped (remoteDropOf), until it connects again. */
+  private dropCause: string | undefined;
   /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
   private oversized: MessageTooLargeError | undefined;
   private readonly subscriptions = new Set<string>();
@@ -204,6 +208,11 @@ export class Connection {
   /** The most bytes one message from the server may take. */
   get maxMessageBytes(): number {
     return this.config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
+  /** What the server declared it offers, while a client of it is open. */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
   }
 
   /** Connects and loads the lists; never rejects. */
@@ -391,12 +400,14 @@ export class Connection {
 
   /**
    * Closes the transport; a stdio server's process group gets stdin closed, then SIGTERM,
-   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal).
+   * then SIGKILL. `terminate` skips the wait after closing stdin (toolbridge got a signal), as
+   * does a server still starting.
    */
   async close(terminate = false): Promise<void> {
     this.closing = true;
     this.stopped.abort();
-    if (terminate) this.terminating = true;
+    // A server still starting has no session to end: it is not given the stdin grace (a `call` that found its tool elsewhere).
+    if (terminate || this.state.status === "connecting") this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
     await this.starting?.catch(() => undefined);
     await this.shutdown();
@@ -413,6 +424,7 @@ export class Connection {
   private async attempt(): Promise<void> {
     const started = performance.now();
     this.closeReason = undefined;
+    this.dropCause = undefined;
     this.oversized = undefined;
     this.setState({ status: "connecting", error: undefined, pid: undefined });
     const startup = new AbortController();
@@ -498,12 +510,14 @@ export class Connection {
       ...(this.auth ? { authProvider: this.auth.provider } : {}),
     };
     if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for.
-    const fetch = limitedFetch({
-      maxMessageBytes: this.maxMessageBytes,
-      onOversizedStream: (error) => this.onOversizedStream(error),
-      ...(this.auth ? { fetch: this.auth.fetch } : {}),
-    });
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; each request with a signal of its own.
+    const fetch = ownSignals(
+      limitedFetch({
+        maxMessageBytes: this.maxMessageBytes,
+        onOversizedStream: (error) => this.onOversizedStream(error),
+        ...(this.auth ? { fetch: this.auth.fetch } : {}),
+      }),
+    );
     if (config.type === "sse") {
       // The HTTP+SSE transport of 2024-11-05 predates server/discover.
       const transport = new SSEClientTransport(url, { ...requestInit, fetch });
@@ -519,7 +533,7 @@ export class Connection {
         reconnectionOptions: reconnection,
         fetch: watchResponseStreams((ids, how) => {
           for (const id of ids) {
-            const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true } };
+            const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true, streamEnd: how } };
             streamable.onmessage?.({ jsonrpc: "2.0", id, error });
           }
         }, fetch),
@@ -630,6 +644,8 @@ export class Connection {
     let garbageTimer: NodeJS.Timeout | undefined;
     // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
     transport.onerror = (error) => {
+      // An event stream that failed or could not be reopened, heard while no request is under way.
+      if (initialized) this.noticeDrop(client, error);
       if (!isUnparsableOutput(error)) return;
       const where = transport instanceof WebSocketClientTransport ? "a WebSocket frame" : "stdout";
       this.options.log.write(this.name, `${where} is not JSON-RPC: ${describe(error)}`);
@@ -645,7 +661,8 @@ export class Connection {
     this.registerHandlers(client);
     try {
       const started = performance.now();
-      await client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) });
+      // The SDK hears the signal only after its server/discover probe: a close (Ctrl-C) during the probe must not wait it out.
+      await untilAborted(client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) }), startup.signal);
       initialized = true;
       if (!prior && transport instanceof ProcessGroupTransport && client.getProtocolEra() === "legacy" && performance.now() - started >= probeTimeoutMs) {
         this.legacyOnly = true;
@@ -653,7 +670,10 @@ export class Connection {
       }
       return client;
     } catch (error) {
-      await client.close().catch(() => undefined);
+      // Given up while the SDK still probes, the client may not hold the transport yet: both are closed.
+      // After a signal to toolbridge (dispose) the process is ended at once, not after the stdin grace.
+      await this.dispose(client, transport);
+      await closeTransport(transport);
       throw error;
     } finally {
       clearTimeout(garbageTimer);
@@ -918,7 +938,7 @@ export class Connection {
     this.setState({ toolCount: this.tools.length, resourceCount: this.resources.length, promptCount: this.prompts.length });
   }
 
-  /** The client of a live server, restarting a stdio server that died (bounded, with backoff). */
+  /** The client of a live server, restarting a stdio server that died or reconnecting a remote one (bounded, with backoff). */
   private async ready(): Promise<Client> {
     for (;;) {
       if (this.closing) throw new HubError("closed", "the hub was closed", { server: this.name });
@@ -968,12 +988,14 @@ export class Connection {
     this.prompts = [];
     this.skills = [];
     const tries = `${this.maxRestarts} ${this.maxRestarts === 1 ? "try" : "tries"}`;
-    this.setState({ toolCount: 0, resourceCount: 0, promptCount: 0, restarting: undefined, error: `${this.state.error ?? "stopped"} (gave up after ${tries} to restart it)` });
+    this.setState({ toolCount: 0, resourceCount: 0, promptCount: 0, restarting: undefined, error: `${this.state.error ?? "stopped"} (gave up after ${tries} to ${this.state.transport === "stdio" ? "restart" : "reconnect"} it)` });
     for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 
   private async restart(): Promise<void> {
-    const delay = Math.min(this.options.restartBackoffMs * 2 ** Math.min(this.restartFailures, 16), MAX_RESTART_DELAY_MS);
+    const backoff = Math.min(this.options.restartBackoffMs * 2 ** Math.min(this.restartFailures, 16), MAX_RESTART_DELAY_MS);
+    // Between half the backoff and all of it: clients of one server that went down do not all come back at once.
+    const delay = backoff / 2 + Math.random() * (backoff / 2);
     this.restartFailures++;
     await sleep(delay, undefined, { signal: this.stopped.signal }).catch(() => undefined);
     if (this.closing) return;
@@ -1007,9 +1029,9 @@ export class Connection {
     if (signal?.aborted) return Promise.reject(new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name }));
     const options = signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs };
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
-    const live = this.client && this.state.status === "connected" && !this.closing ? this.client : undefined;
+    let client = this.client && this.state.status === "connected" && !this.closing ? this.client : undefined;
     // ready()'s failures are HubErrors, passed on as they are.
-    const sent = live ? started(run, live, options) : this.ready().then((client) => run(client, options));
+    const sent = client ? started(run, client, options) : this.ready().then((ready) => run((client = ready), options));
     return sent.then(
       (result) => {
         this.restartFailures = 0;
@@ -1018,6 +1040,7 @@ export class Connection {
         return result;
       },
       (error: unknown) => {
+        if (client && this.noticeDrop(client, error)) throw this.droppedError(error, what);
         throw this.requestError(error, what, signal, timeoutMs, maxTotalMs);
       },
     );
@@ -1049,6 +1072,32 @@ export class Connection {
     const text = `stopped reopening the server's event stream after ${MAX_STREAM_CUTS} cuts at maxMessageBytes: its notifications (list changes, logs) no longer arrive; calls still work`;
     this.options.log.write(this.name, text);
     this.options.emit({ type: "log", server: this.name, level: "warning", text });
+  }
+
+  /**
+   * Whether `error`, met by a request or an event stream of `client`, means its remote server's connection dropped
+   * (remoteDropOf): if so, and `client` is the live one, the connection is ended and reconnected (onClosed), as a
+   * stdio server that exited is started again. Stdio and WebSocket servers say so by closing their transport.
+   */
+  private noticeDrop(client: Client, error: unknown): boolean {
+    const transport = this.transport;
+    if (transport instanceof ProcessGroupTransport || transport instanceof WebSocketClientTransport) return false;
+    const hadSession = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+    const cause = remoteDropOf({ error, hadSession });
+    if (cause === undefined) return false;
+    if (this.client !== client || this.closing || this.state.status !== "connected") return true;
+    this.dropCause = cause;
+    this.options.log.write(this.name, `the connection dropped (${cause}): reconnecting`);
+    this.onClosed(client);
+    // Its other requests fail now (the connection closed), and meet the same recovery.
+    void client.close().catch(() => undefined);
+    return true;
+  }
+
+  /** A request's error when its connection dropped under it: one droppedDuring knows, so the hub waits for the reconnection. */
+  private droppedError(error: unknown, what: string): HubError {
+    const cause = new SdkError(SdkErrorCode.ConnectionClosed, this.dropCause ?? describe(error), error);
+    return new HubError("server-unavailable", `the connection to server "${this.name}" dropped during ${what} (${this.dropCause ?? describe(error)})`, { server: this.name, cause });
   }
 
   private requestError(error: unknown, what: string, signal: AbortSignal | undefined, timeoutMs: number, maxTotalMs?: number): HubError {
@@ -1094,7 +1143,8 @@ export class Connection {
       this.setState({ status: "failed", error: `the connection was ended: ${this.oversized.message}` });
       return;
     }
-    const what = this.closeReason ?? `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`;
+    const what =
+      this.closeReason ?? (this.dropCause !== undefined ? `the connection dropped (${this.dropCause})` : `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`);
     // A live server that dropped is started again now, not at its next call: its tools are offered again meanwhile.
     const restart = wasLive && !this.starting && !this.gaveUp && this.maxRestarts > 0;
     this.setState({
@@ -1102,7 +1152,7 @@ export class Connection {
       error: `${what}${tail ? `; stderr: ${tail}` : ""}`,
       stderrTail: this.tail.lines(),
       pid: undefined,
-      ...(wasLive ? { dropped: dropReason(transport, this.closeReason) } : {}),
+      ...(wasLive ? { dropped: this.dropCause ?? dropReason(transport, this.closeReason) } : {}),
       restarting: restart || undefined,
     });
     if (restart) {

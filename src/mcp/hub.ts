@@ -1,5 +1,5 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
-import type { InputRequiredResult, Tool } from "@modelcontextprotocol/client";
+import type { InputRequiredResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -29,6 +29,7 @@ import type {
   HubTool,
   LoadedSkill,
   ReadResourceResult,
+  RelayedFeature,
   RelayedRound,
   Root,
   ServerState,
@@ -71,8 +72,9 @@ export interface HubOptions {
    */
   oauthDir?: string;
   /**
-   * The wait before a dropped server's first restart, doubling for each next one up to 30 s (each server's
-   * maxRestarts bounds how many). Default 1000 ms.
+   * The wait before a dropped server's first restart (a remote server's reconnection), doubling for each next one up
+   * to 30 s (each server's maxRestarts bounds how many); each wait is between half of it and all of it, at random, so
+   * that hubs whose server went down do not all come back at once. Default 1000 ms.
    */
   restartBackoffMs?: number;
 }
@@ -289,9 +291,10 @@ export class Hub {
     const why = state.dropped ?? "the connection closed";
     // What the process wrote last, as the drop's error quoted it: often why the call ended it.
     const stderr = /; stderr: (.*)$/.exec(drop.message)?.[1];
+    const came = state.transport === "stdio" ? "restarted" : "reconnected";
     const text = back
-      ? `server "${tool.server}" restarted (${why}${stderr ? `; stderr: ${stderr}` : ""}) during this call of ${tool.name}: it may or may not have run. Check before calling it again.`
-      : `server "${tool.server}" stopped (${why}) during this call of ${tool.name}, which may or may not have run, and is down: ${state.error ?? state.status}`;
+      ? `server "${tool.server}" ${came} (${why}${stderr ? `; stderr: ${stderr}` : ""}) during this call of ${tool.name}: it may or may not have run. Check before calling it again.`
+      : `server "${tool.server}" ${state.transport === "stdio" ? "stopped" : "dropped"} (${why}) during this call of ${tool.name}, which may or may not have run, and is down: ${state.error ?? state.status}`;
     return maskedToolResult({ isError: true, content: [{ type: "text", text }] });
   }
 
@@ -404,6 +407,11 @@ export class Hub {
     if (server !== undefined) return this.connection(server).complete(params);
     const owner = this.live().find((c) => c.resourceTemplates.some((template) => template.uriTemplate === ref.uri));
     return (owner ?? this.resourceOwner(ref.uri, undefined)).complete(params);
+  }
+
+  /** The connected servers that declare `feature`: what the hub, served as one MCP server, can pass on. */
+  serversOffering(feature: RelayedFeature): string[] {
+    return [...this.connections.values()].filter((c) => c.state.status === "connected" && offersFeature(c.capabilities, feature)).map((c) => c.name);
   }
 
   /** Tasks on every connected server (those they list, and those this hub waits for). */
@@ -626,6 +634,11 @@ export class Hub {
   private assertOpen(): void {
     if (this.closing) throw new HubError("closed", "the hub was closed");
   }
+}
+
+function offersFeature(capabilities: ServerCapabilities | undefined, feature: RelayedFeature): boolean {
+  if (feature === "subscriptions") return capabilities?.resources?.subscribe === true;
+  return capabilities?.[feature] !== undefined;
 }
 
 function matchesTemplate(template: string, uri: string): boolean {

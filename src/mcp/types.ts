@@ -74,6 +74,9 @@ export interface RelayedRound {
   clientCapabilities?: ClientCapabilities;
 }
 
+/** What a server may offer beyond its lists that the hub, served as one MCP server, passes on: `completion/complete`, log messages, resource subscriptions. */
+export type RelayedFeature = "completions" | "logging" | "subscriptions";
+
 export interface CallToolOptions {
   signal?: AbortSignal;
   /** Overrides the server's toolTimeoutMs; each progress notification restarts it. */
@@ -104,11 +107,12 @@ export interface ServerState {
   stderrTail?: string[];
   /** Process id of a running stdio server. */
   pid?: number;
-  /** How many times the hub restarted the server after it died. */
+  /** How many times the hub restarted the server after it died (a remote server: reconnected after its connection dropped). */
   restarts: number;
   /**
-   * Why the server's last live connection ended ("exit 1", "SIGKILL", "the connection closed"): set when it drops,
-   * kept once it is back, so that "server fs restarted (exit 1), tools back" can be said.
+   * Why the server's last live connection ended ("exit 1", "SIGKILL", "the connection closed", "connection refused",
+   * "the session ended (HTTP 404)"): set when it drops, kept once it is back, so that "server fs restarted (exit 1),
+   * tools back" (a remote server: "reconnected") can be said.
    */
   dropped?: string;
   /** Between a drop and the end of its restarts (back, or given up after maxRestarts tries). */

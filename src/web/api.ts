@@ -1,6 +1,7 @@
 import type { ContentPart, Message, Usage } from "../llm/types.js";
 import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat/questions.js";
 import type { CallToolResult } from "../mcp/types.js";
+import { forgetGrants } from "./session-grants.js";
 
 /** The gateway's web-chat API, as the page calls it; the API key (when the gateway has keys) is kept in this browser. */
 
@@ -73,7 +74,8 @@ export type TurnEvent =
   | { type: "error"; error: TurnError }
   | { type: "turn-end"; status: "completed" | "aborted" | "failed"; messages: Message[]; usage?: Usage; durationMs?: number; error?: TurnError };
 
-export type ApprovalDecision = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "deny"; reason?: string };
+/** `allow-session`: this tool for the session; `allow-server`: every tool of its server for the session. */
+export type ApprovalDecision = { decision: "allow-once" } | { decision: "allow-session" } | { decision: "allow-server" } | { decision: "deny"; reason?: string };
 
 export interface PromptView {
   name: string;
@@ -99,6 +101,8 @@ export function apiKey(): string | undefined {
 }
 
 export function setApiKey(key: string): void {
+  // What was allowed for this session was allowed to the key before: another key asks again.
+  if (key !== apiKey()) forgetGrants();
   localStorage.setItem(KEY_STORE, key);
 }
 

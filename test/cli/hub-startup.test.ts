@@ -21,7 +21,7 @@ function configWithSlowServer(name: string): { file: string; started: string } {
   return { file, started };
 }
 
-type Kind = "time" | "math" | "hang";
+type Kind = "time" | "math" | "hang" | "fail";
 
 /**
  * A server entry that runs `normally`, or `marked` once mark() was called, the entry in the
@@ -31,7 +31,7 @@ type Kind = "time" | "math" | "hang";
 function changingServer(name: string, normally: Kind, marked: Kind): { config: object; started: string; mark: () => void } {
   const started = join(dir, `${name}.started`);
   const marker = join(dir, `${name}.marked`);
-  const run = (kind: Kind) => (kind === "hang" ? `${process.execPath} ${HANG}` : `${process.execPath} ${CLI} serve ${kind}`);
+  const run = (kind: Kind) => (kind === "fail" ? "exit 1" : kind === "hang" ? `${process.execPath} ${HANG}` : `${process.execPath} ${CLI} serve ${kind}`);
   const script = `touch ${started}; if [ -e ${marker} ]; then exec ${run(marked)}; else exec ${run(normally)}; fi`;
   return { config: { command: "/bin/sh", args: ["-c", script], startupTimeoutMs: 600_000 }, started, mark: () => writeFileSync(marker, "") };
 }
@@ -80,6 +80,21 @@ describe("hub commands while servers start", () => {
     expect(run.code).not.toBe(0);
     expect(existsSync(slow.started)).toBe(false);
   });
+
+  it("call with a plain name does not wait for a server that failed to start last time", async () => {
+    const broken = changingServer("failing", "fail", "hang");
+    const file = writeConfig("failing", { time: bundledServer("time"), broken: broken.config });
+    const env = { XDG_STATE_HOME: join(dir, "failing-state") };
+    expect((await runCli(["tools", "--config", file], { cwd: dir, env })).stderr).toContain('server "broken" failed to start');
+    // Now it hangs on initialize, with ten minutes to start: waited for, the call would not end before runCli's bound.
+    broken.mark();
+    rmSync(broken.started);
+    const run = await runCli(["call", "get-date", "--config", file], { cwd: dir, env });
+    expect(run.stdout).toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(run.code).toBe(0);
+    // Started again (it may be up by now), it was ended with the call.
+    expect(processesIn(dir)).toEqual([]);
+  }, 120_000);
 
   it("call starts every server when those last seen offering a plain name no longer do", async () => {
     // `first` offered get-date and now offers math's tools; `second` the other way round.

@@ -6,7 +6,10 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../support/cli.js";
 import { freePort } from "../support/free-port.js";
+import { binaryPackages } from "../../src/llm/runtime-install.js";
+import { writeFakeNpm } from "../support/fake-npm.js";
 import { writeTinyGguf } from "../support/tiny-gguf.js";
+import { Tmux } from "../support/tmux.js";
 
 /** `toolbridge run --provider local` end to end: the built CLI, the bundled math server, a tiny GGUF written here. */
 let dir: string;
@@ -143,16 +146,87 @@ describe("toolbridge run --provider local", { timeout: 60_000 }, () => {
     expect(run.stderr.trim().split("\n").at(-1)).toBe(`toolbridge: The model file ${broken} is not a GGUF file.`);
   });
 
-  it("says in one line how to install node-llama-cpp when the install left it out", async () => {
-    // The command alone, bundled as built, where no node_modules is found above it.
-    const copy = join(dir, "omitted", "dist", "cli");
-    await cp(dirname(CLI), copy, { recursive: true, filter: (source) => !source.endsWith(".map") });
+  it("says in one line how to install llama.cpp's runtime when it is not installed and nobody can be asked", async () => {
     const cwd = await project("omitted-cwd");
-    const run = await runCli(["run", "hi", "--provider", "local", "--model", model], { cwd, entry: join(copy, "main.js") });
+    const run = await runCli(["run", "hi", "--provider", "local", "--model", model], { cwd, entry: await soloCli() });
     expect(run.code).toBe(2);
-    const lines = run.stderr.trim().split("\n");
-    expect(lines.at(-1)).toBe(
-      "toolbridge: --provider local needs node-llama-cpp, an optional dependency this install left out: run `npm install node-llama-cpp@3.21.1` in toolbridge's folder (or install toolbridge without --omit=optional).",
-    );
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(`toolbridge: ${MISSING}`);
+  });
+
+  it("on a terminal, offers to install llama.cpp's runtime on first use; declined, it says how to later and installs nothing", async () => {
+    const cwd = await project("declined");
+    const npm = await writeFakeNpm(join(cwd, "bin"), "install");
+    const term = await Tmux.start([process.execPath, await soloCli(), "run", "hi", "--provider", "local", "--model", model], { cwd, columns: 250, env: terminalEnv(cwd, npm.bin) });
+    try {
+      await term.waitFor(/\[y\/N\]/);
+      expect((await term.history()).replace(/\n/g, "")).toContain(`Install its CPU build (about 85 MB, from the npm registry) into ${join(cwd, ".local", "share", "toolbridge", "runtime")}?`);
+      await term.type("n");
+      await term.press("Enter");
+      expect(await term.exitCode()).toBe(2);
+      expect((await term.history()).replace(/\n/g, "")).toContain(`toolbridge: ${MISSING}`);
+      expect(await npm.args()).toBeUndefined();
+    } finally {
+      await term.close();
+    }
+  });
+
+  it("on a terminal, installs llama.cpp's runtime when the person agrees, then runs the model with it", async () => {
+    const cwd = await project("agreed");
+    const npm = await writeFakeNpm(join(cwd, "bin"), "install");
+    const runtime = join(cwd, ".local", "share", "toolbridge", "runtime");
+    const term = await Tmux.start([process.execPath, await soloCli(), "run", "what is 2+3", "--provider", "local", "--model", model, "--approve", "all"], { cwd, columns: 250, env: terminalEnv(cwd, npm.bin) });
+    try {
+      await term.waitFor(/\[y\/N\]/);
+      await term.type("y");
+      await term.press("Enter");
+      expect(await term.exitCode(), await term.history()).toBe(0);
+      expect(await term.history()).toMatch(/✓ add/);
+      expect((await term.history()).replace(/\n/g, "")).toContain(`toolbridge: Installed node-llama-cpp 3.21.1 (CPU build) into ${runtime}.`);
+      expect((await npm.args())?.slice(0, 3)).toEqual(["install", "--prefix", runtime]);
+      expect((await stat(runtime)).mode & 0o777).toBe(0o700);
+    } finally {
+      await term.close();
+    }
   });
 });
+
+describe("toolbridge install-local", () => {
+  it("installs the CPU build, and a GPU build beside it only with --gpu, into the user's runtime directory", async () => {
+    const cwd = await project("install-local");
+    const npm = await writeFakeNpm(join(cwd, "bin"), "install");
+    const env = { PATH: [npm.bin, process.env.PATH].join(":") };
+    const runtime = join(cwd, ".local", "share", "toolbridge", "runtime");
+    const run = await runCli(["install-local", "--gpu", "vulkan"], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`installed node-llama-cpp 3.21.1 (CPU and vulkan builds) into ${runtime}\n`);
+    expect((await npm.args())?.filter((arg) => arg.startsWith("@node-llama-cpp/"))).toEqual(binaryPackages(process.platform, process.arch, "vulkan"));
+  });
+
+  it("refuses a GPU it has no build for as a usage error", async () => {
+    const cwd = await project("install-local-metal");
+    const run = await runCli(["install-local", "--gpu", "metal"], { cwd });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('toolbridge: --gpu: "metal" is not one of cuda, vulkan');
+  });
+});
+
+/** The message when llama.cpp's runtime is not installed. */
+const MISSING =
+  "--provider local runs models with llama.cpp (node-llama-cpp), which is not installed: run `toolbridge install-local` to install it (CPU build; add --gpu cuda or --gpu vulkan for a GPU one), or use a model server instead (--base-url URL, without --provider local).";
+
+let solo: string | undefined;
+
+/** The command alone, bundled as built, where no node_modules is found above it: as a global install without node-llama-cpp. */
+async function soloCli(): Promise<string> {
+  if (!solo) {
+    const copy = join(dir, "solo", "dist", "cli");
+    await cp(dirname(CLI), copy, { recursive: true, filter: (source) => !source.endsWith(".map") });
+    solo = join(copy, "main.js");
+  }
+  return solo;
+}
+
+/** A terminal's environment with its own HOME (so its own runtime directory), and the fake npm first on PATH. */
+function terminalEnv(home: string, npmBin: string): Record<string, string> {
+  return { HOME: home, XDG_CONFIG_HOME: home, NO_COLOR: "1", TERM: "xterm-256color", PATH: [npmBin, dirname(process.execPath), "/usr/bin", "/bin"].join(":") };
+}

@@ -87,6 +87,19 @@ describe("signals while servers start", () => {
       await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
     }, 40_000);
   }
+
+  it("run says it is stopping the moment Ctrl-C comes while a server starts, and ends it before its startup timeout", async () => {
+    const { config, group } = shellServerConfig("slow", `exec ${process.execPath} ${FIXTURES}hang-on-initialize.mjs`, { startupTimeoutMs: 120_000 });
+    model = await startVllmServer({ replies: [] });
+    const run = start(["run", "-c", config, "--base-url", model.url, "what time is it?"]);
+    const pids = await group();
+    run.kill("SIGINT");
+    // The startup timeout is two minutes: only stopping at once ends the run before the test's bound.
+    expect(await run.exited).toBe(130);
+    expect(run.stderr()).toMatch(/^stopping…$/m);
+    await waitUntil(() => !pids.some(isAlive), 3000, "the server group to end");
+    expect(model.chatRequests).toHaveLength(0);
+  }, 40_000);
 });
 
 describe("servers that outlive their stdin", () => {

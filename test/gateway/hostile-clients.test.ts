@@ -248,3 +248,23 @@ describe("an approval for the session at the web chat", () => {
     expect(((await hub.callTool("beta__runs", {})).content[0] as { text: string }).text).toBe("0");
   }, 60_000);
 });
+
+describe("a body of a million small entries", () => {
+  /** Just under the gateway's 8 MiB: `count` entries of `entry`. */
+  const many = (entry: unknown, count = 700_000) => Array.from({ length: count }, () => entry);
+  const cases: [string, string, object, string][] = [
+    ["/v1/chat/completions", "messages", { model: "m", messages: many({ role: 1 }) }, "messages: 700000 messages; at most 10000 are accepted"],
+    ["/v1/chat/completions", "tools", { model: "m", messages: [{ role: "user", content: "hi" }], tools: many({ type: 1 }) }, "tools: 700000 tools; at most 1000 are accepted"],
+    ["/v1/chat/completions", "content parts", { model: "m", messages: [{ role: "user", content: many({ type: 1 }) }] }, "messages.0.content: 700000 content parts; at most 1000 are accepted"],
+    ["/v1/responses", "tools", { model: "m", input: "hi", tools: many({ type: 1 }) }, "tools: 700000 tools; at most 1000 are accepted"],
+    ["/v1/messages", "messages", { model: "m", max_tokens: 5, messages: many({ role: 1 }) }, "messages: 700000 messages; at most 10000 are accepted"],
+    ["/v1/messages", "content blocks", { model: "m", max_tokens: 5, messages: [{ role: "user", content: many({ type: 1 }) }] }, "messages.0.content: 700000 content blocks; at most 1000 are accepted"],
+  ];
+  it.each(cases)("%s with 700,000 %s is refused in one line naming the field and the limit", async (path, _what, body, line) => {
+    harness = await startHarness({ replies: [] });
+    const response = await post(path, JSON.stringify(body));
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain(JSON.stringify(line));
+    expect(harness.upstream.chatRequests).toHaveLength(0);
+  });
+});

@@ -320,8 +320,9 @@ describe("the Redis store", () => {
       // Every turn called the tool, and answered once it had run.
       const toolResults = replicas.flatMap((replica) => replica.upstream.chatRequests).filter((request) => (request.body.messages as { role: string }[]).at(-1)?.role === "tool");
       expect(toolResults).toHaveLength(CONVERSATIONS * 2);
-      // Redis holds the stored responses and nothing else: every lease was given back.
-      expect((await peek.keys("toolbridge:*")).sort()).toEqual(ids.flat().map((id) => `toolbridge:response:${id}`).sort());
+      // Redis holds the stored responses (and their keys' counts) and nothing else: every lease was given back.
+      const counts = /^toolbridge:(response-owner|stored-(ids|sizes|bytes)):/;
+      expect((await peek.keys("toolbridge:*")).filter((key) => !counts.test(key)).sort()).toEqual(ids.flat().map((id) => `toolbridge:response:${id}`).sort());
       // Each replica still listens on its two channels, once.
       expect(await peek.pubSubNumSub(["toolbridge:approvals", "toolbridge:questions"])).toEqual({ "toolbridge:approvals": 2, "toolbridge:questions": 2 });
       for (const replica of replicas) await replica.close();
@@ -356,6 +357,42 @@ describe("the Redis store", () => {
       expect(await peek.exists("toolbridge:response:resp_2")).toBe(0);
       await state.responses.put(sized("resp_3", "anonymous", 0.5 * MIB));
       expect((await state.responses.get("resp_3"))?.id).toBe("resp_3");
+    } finally {
+      await peek.quit();
+      await state.close();
+      await redis.stop();
+    }
+  }, 30_000);
+
+  it("gives each key its share of Redis: past it, the key's responses are not stored while another key's are; a delete or an expiry frees its room", async () => {
+    const redis = await startRedis();
+    const state = await openGatewayState({ store: redis.url, defaultDirectory: "/nowhere", ttlSeconds: 2, limits, budget: { maxBytes: 4 * MIB, maxBytesPerKey: MIB }, log: silentLogger });
+    const peek = createClient({ url: redis.url });
+    try {
+      await peek.connect();
+      await state.responses.put(sized("resp_a1", "key-a", 0.4 * MIB));
+      await state.responses.put(sized("resp_a2", "key-a", 0.4 * MIB));
+      // Stored again in place of itself: counted once.
+      await state.responses.put(sized("resp_a2", "key-a", 0.4 * MIB));
+      const refused = await state.responses.put(sized("resp_a3", "key-a", 0.4 * MIB)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(NotStoredError);
+      expect((refused as Error).message).toBe("this key's share of the store (1 MiB, gateway.storeMaxBytesPerKey) is full until its stored responses expire or are deleted");
+      expect(await peek.exists("toolbridge:response:resp_a3")).toBe(0);
+      // Another key is not held back by the first one's share.
+      await state.responses.put(sized("resp_b1", "key-b", 0.4 * MIB));
+      await state.responses.put(sized("resp_b2", "key-b", 0.4 * MIB));
+      // A delete gives its room back.
+      expect(await state.responses.delete("resp_a1")).toBe(true);
+      await state.responses.put(sized("resp_a3", "key-a", 0.4 * MIB));
+      await expect(state.responses.put(sized("resp_a4", "key-a", 0.4 * MIB))).rejects.toBeInstanceOf(NotStoredError);
+      // So does Redis expiring them (the TTL): once they are gone, key-a stores as much again.
+      await expect.poll(() => peek.exists(["toolbridge:response:resp_a2", "toolbridge:response:resp_a3"]), { timeout: 10_000, interval: 100 }).toBe(0);
+      await state.responses.put(sized("resp_a5", "key-a", 0.4 * MIB));
+      await state.responses.put(sized("resp_a6", "key-a", 0.4 * MIB));
+      expect((await state.responses.get("resp_a6"))?.owner).toBe("key-a");
     } finally {
       await peek.quit();
       await state.close();

@@ -109,6 +109,24 @@ describe("the web chat under one caller policy, with two keys", () => {
     expect(events.find((event) => event.type === "tool-call-finished")).toMatchObject({ name: "get-date", outcome: "ok" });
   });
 
+  it("takes 'allow every tool of this server' only from the key asked, and then runs that server's next call of the turn unasked", async () => {
+    harness.upstream.push(
+      { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] },
+      { toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] },
+      { text: "both dates" },
+    );
+    const refused: number[] = [];
+    const events = await turn(KEY_A, "what day is it, twice?", async (event) => {
+      if (event.type !== "approval") return;
+      refused.push((await post(KEY_B, "/api/approvals", { ...pick(event), decision: "allow-server" })).status);
+      expect((await post(KEY_A, "/api/approvals", { ...pick(event), decision: "allow-server" })).status).toBe(200);
+    });
+    expect(refused).toEqual([404]);
+    expect(events.filter((event) => event.type === "approval")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "tool-call-finished").map((event) => event.outcome)).toEqual(["ok", "ok"]);
+    expect(events.at(-1)).toMatchObject({ type: "turn-end", status: "completed" });
+  });
+
   it("opens an app's frame and runs its tool calls only for the key it was shown to, each call through a question issued for it", async () => {
     // No app was shown yet: neither key can open it, nor call its server's tools.
     expect((await json(KEY_A, "/api/app-frames", { page: PAGE_A, uri: "ui://counter/app.html", server: "counter" })).status).toBe(403);

@@ -1,32 +1,15 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Hub } from "../../src/mcp/hub.js";
-import type { HubEvent, ServerState } from "../../src/mcp/types.js";
+import type { ServerState } from "../../src/mcp/types.js";
 import { restartLine } from "../../src/cli/render/server-restart.js";
 import { hubPerTest } from "./hub-per-test.js";
 import { fixture } from "./processes.js";
+import { textOf, watchRestarts as watch } from "./restart-lines.js";
 
 const hubs = hubPerTest("toolbridge-restarts-");
 /** Restarts wait 10 ms, 20 ms, ... here: the rule (doubling, bounded by maxRestarts) is the same as with 1 s. */
 const FAST = { restartBackoffMs: 10 };
-
-function textOf(result: { content: unknown[] }): string {
-  return (result.content[0] as { text: string }).text;
-}
-
-/** The server-status events of `hub`, and the chat lines they make. */
-function watch(hub: Hub): { states: ServerState[]; lines: string[] } {
-  const states: ServerState[] = [];
-  const lines: string[] = [];
-  hub.on((event: HubEvent) => {
-    if (event.type !== "server-status") return;
-    states.push(event.state);
-    const line = restartLine(event.state);
-    if (line) lines.push(line.text);
-  });
-  return { states, lines };
-}
 
 function fresh(): string {
   return mkdtempSync(join(hubs.dir, "run-"));

@@ -102,7 +102,7 @@ describe("a WebSocket server", () => {
     for (const client of server.wss.clients) client.terminate();
     const state = await back;
     expect(state).toMatchObject({ restarts: 1, dropped: "the connection closed" });
-    expect(restartLine(state)?.text).toBe("server ws restarted (the connection closed), tools back");
+    expect(restartLine(state)?.text).toBe("server ws reconnected (the connection closed), tools back");
     expect(textOf(await hub.callTool("echo", { text: "again" }))).toBe("again");
     expect(server.connections()).toBe(2);
   });

@@ -35,6 +35,11 @@ export async function httpFixture(file: string, dir: string): Promise<{ url: str
   return { url: `http://127.0.0.1:${readFileSync(portFile, "utf8")}/mcp`, stop };
 }
 
+/** What test/fixtures/servers/records-its-end.mjs wrote to `log`: one event a line (none before it started). */
+export function recordedEvents(log: string): string[] {
+  return existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+}
+
 /** A stdio server config running one of test/fixtures/servers with this node. */
 export function fixture(file: string, ...args: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: [`${FIXTURES}${file}`, ...args] };

@@ -1,11 +1,15 @@
 // A hostile server that sends a thousand requests at once (sampling, elicitation): every one is answered, and the
 // answers pile up no listeners on the way out (Node's MaxListenersExceededWarning would print into the chat).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import type { ServerConfig } from "../../src/config/schema.js";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
+import { readBody } from "../support/read-body.js";
 
 const FLOOD = 1000;
 
@@ -42,6 +46,17 @@ function floodRequests(count: number): object[] {
   ]).flat();
 }
 
+/** Connects to the flooding server, calls its tool: every request was answered, and Node warned of no listeners piled up. */
+async function expectFloodAnswered(server: ServerConfig): Promise<void> {
+  const hub = await Hub.connect({ flood: server }, { ...declining, stderrLogFile: join(dir, "log") });
+  cleanups.push(() => hub.close());
+  expect(hub.servers()[0]?.status).toBe("connected");
+  const result = await hub.callTool("flood", {});
+  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+}
+
 // Over stdio: the flood in one go, then stdin left unread a while, so that the answers wait for the pipe to drain.
 const STDIO_SERVER = `
 const flood = ${JSON.stringify(floodRequests(FLOOD))};
@@ -76,11 +91,52 @@ function handle(message) {
 
 it("answers a stdio server's flood of requests while it does not read, with no listener piled up per answer", async () => {
   writeFileSync(join(dir, "flood.mjs"), STDIO_SERVER);
-  const hub = await Hub.connect({ flood: { command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log") });
-  cleanups.push(() => hub.close());
-  expect(hub.servers()[0]?.status).toBe("connected");
-  const result = await hub.callTool("flood", {});
-  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  await expectFloodAnswered({ command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" });
+}, 180_000);
+
+/**
+ * Over Streamable HTTP: a hand-written server that answers the tool call with an event stream on which it sends the
+ * flood at once, each answer coming back as a POST of its own; the tool's result follows the last answer.
+ */
+async function startHttpFloodServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const flood = floodRequests(FLOOD);
+  let answers = 0;
+  let stream: { res: ServerResponse; id: unknown } | undefined;
+  const server = createServer((req, res) => {
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    void readBody(req).then((body) => {
+      const message = JSON.parse(body) as { id?: unknown; method?: string; params?: { protocolVersion?: string } };
+      const { id, method } = message;
+      const json = (result: unknown) => res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "flood" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+      if (method === "initialize") return json({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flood", version: "1" } });
+      if (method === "tools/list") return json({ tools: [{ name: "flood", inputSchema: { type: "object" } }] });
+      if (method === "tools/call") {
+        stream = { res, id };
+        res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "flood" });
+        res.write(flood.map((request) => `event: message\ndata: ${JSON.stringify(request)}\n\n`).join(""));
+        return;
+      }
+      res.writeHead(202).end();
+      if (method === undefined && ++answers === flood.length && stream) {
+        stream.res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: stream.id, result: { content: [{ type: "text", text: `${answers} answers` }] } })}\n\n`);
+      }
+    });
+  });
+  // Idle connections kept open for the whole test: with Node's 5 s, an answer posted on a connection the server is
+  // closing just then is lost (fetch does not send a POST again), which is not what this test is about.
+  server.keepAliveTimeout = 120_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+it("answers a Streamable HTTP server's flood of requests on one event stream, with no listener piled up per answer", async () => {
+  const server = await startHttpFloodServer();
+  cleanups.push(() => server.close());
+  await expectFloodAnswered({ url: server.url, protocol: "2025-11-25" });
 }, 180_000);

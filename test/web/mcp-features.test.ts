@@ -291,6 +291,42 @@ describe.skipIf(!existsSync(CHROMIUM))("the web chat's tools and MCP features", 
     expect(await fetch(`${harness.gateway.url}/app-frames/00000000-0000-0000-0000-000000000000`).then((r) => r.status)).toBe(404);
   });
 
+  it("disarms an app's approval when another takes its place under the cursor: a second click at once approves nothing, a click once it is armed does", async () => {
+    const frame = await page.locator(".app-frame iframe").elementHandle().then((handle) => handle?.contentFrame());
+    if (!frame) throw new Error("the app's frame is not there");
+    // Two calls from the app, asked about one after the other in the same place; the answers it gets are kept.
+    await frame.evaluate(() => {
+      const answered: unknown[] = [];
+      (window as unknown as { answered: unknown[] }).answered = answered;
+      window.addEventListener("message", (event) => {
+        const id = (event.data as { id?: unknown }).id;
+        if (id === "harmless" || id === "second") answered.push(id);
+      });
+      for (const [id, n] of [["harmless", 1], ["second", 1000]] as const) parent.postMessage({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "add-one", arguments: { n } } }, "*");
+    });
+    const answered = () => frame.evaluate(() => (window as unknown as { answered: unknown[] }).answered);
+    const ask = page.locator(".app-frame").getByRole("group", { name: "Approve add-one" });
+    const shown = () => ask.locator(".approval-args").textContent();
+    await expect.poll(shown, { timeout: 15_000 }).toBe("n1");
+    const allow = ask.getByRole("button", { name: "Allow once" });
+    await expect.poll(() => allow.isEnabled(), { timeout: 15_000 }).toBe(true);
+    const box = await allow.boundingBox();
+    if (!box) throw new Error("Allow once is not on screen");
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    // A double click meant for the first question: its second click lands on the question that took its place.
+    await page.mouse.click(x, y);
+    await page.mouse.click(x, y);
+    await expect.poll(answered, { timeout: 15_000 }).toEqual(["harmless"]);
+    expect(await shown()).toBe("n1000");
+    expect(await page.evaluate(([px, py]) => (document.elementFromPoint(px!, py!) as HTMLButtonElement | null)?.textContent, [x, y])).toBe("Allow once");
+    expect(await allow.isDisabled()).toBe(true);
+    // Armed a moment later (waited for as the button's state, not timed), the same click allows it.
+    await page.waitForFunction(([px, py]) => !(document.elementFromPoint(px!, py!) as HTMLButtonElement | null)?.disabled, [x, y], { timeout: 15_000 });
+    await page.mouse.click(x, y);
+    await expect.poll(answered, { timeout: 15_000 }).toEqual(["harmless", "second"]);
+    await expect.poll(() => ask.count()).toBe(0);
+  });
+
   it("asks the app to tear down, and waits for its answer, before its frame goes (ui/resource-teardown)", async () => {
     const said: string[] = [];
     page.on("console", (message) => said.push(message.text()));

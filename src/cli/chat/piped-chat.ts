@@ -124,7 +124,9 @@ function resumeSaved(session: AgentSession, choice: ResumeChoice, io: PipedChatI
     const transcript = sessions.load(id);
     session.agent.replaceMessages(transcript.messages);
     io.stderr.write(`${colors.dim(`resumed ${id}: ${transcript.messages.length} messages`)}\n`);
+    const changes = session.resumedChanges({ ...transcript, servers: transcript.header.servers });
+    if (changes) io.stderr.write(`${colors.yellow(changes)}\n`);
   }
   let saved = id;
-  return { save: () => sessions.saveConversation(saved, session.agent), renew: () => void (saved = SavedSessions.newId()) };
+  return { save: () => sessions.saveConversation(saved, session.agent, session.serverNames()), renew: () => void (saved = SavedSessions.newId()) };
 }

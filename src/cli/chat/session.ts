@@ -8,8 +8,10 @@ import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
 import { cliClientHandlers, namedModels } from "../client-handlers.js";
 import { downloadProgress } from "../download-progress.js";
+import { runtimeProgress } from "../runtime-offer.js";
 import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import { resumedChanges, type SavedWith } from "./resumed-changes.js";
 import { PrompterSlot } from "../server-questions/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
@@ -37,7 +39,11 @@ export interface AgentFlags {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** How a front end opens a session: what signals do (see openHub), who hears start-up, who is asked about tools. */
-export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "onHubEvent" | "background"> & { ask?: ApproveCallback };
+export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "onHubEvent" | "background"> & {
+  ask?: ApproveCallback;
+  /** Asked, on first use of --provider local, whether to install llama.cpp's runtime (see runtimeOffer). */
+  offerRuntimeInstall?: () => Promise<boolean>;
+};
 
 /**
  * Everything one `run` or `chat` needs: the config read, the servers connected, the model
@@ -67,7 +73,7 @@ export class AgentSession {
    * (`ask`; without it such a tool is refused).
    */
   static async open(flags: AgentFlags, env: Env, options: SessionOptions): Promise<AgentSession> {
-    const { ask, ...signals } = options;
+    const { ask, offerRuntimeInstall, ...signals } = options;
     const mode = approvalMode(flags.approve);
     let llm: LlmConfig = {};
     let approval: Approval | undefined;
@@ -100,7 +106,7 @@ export class AgentSession {
       },
       async (config) => {
         llm = applyFlags(config.llm ?? {}, flags);
-        const opened = await openSessionModel(llm, env, modelOptions(env));
+        const opened = await openSessionModel(llm, env, { ...modelOptions(env), ...(offerRuntimeInstall ? { offerRuntimeInstall } : {}) });
         probedMode = opened.probedMode;
         return opened.model;
       },
@@ -129,6 +135,19 @@ export class AgentSession {
 
   get hub(): Hub {
     return this.opened.hub;
+  }
+
+  /** The servers configured and enabled, up or not: what a saved conversation records, and a resumed one is compared with. */
+  serverNames(): string[] {
+    return this.hub
+      .servers()
+      .filter((server) => server.status !== "disabled")
+      .map((server) => server.name);
+  }
+
+  /** How the servers and their tools differ from those a resumed conversation was saved with (see resumedChanges). */
+  resumedChanges(saved: SavedWith): string | undefined {
+    return resumedChanges(saved, { servers: this.serverNames(), tools: this.hub.tools().map((tool) => tool.name) });
   }
 
   /** Settles when every server has connected or failed. */
@@ -177,13 +196,18 @@ export class AgentSession {
   }
 }
 
-/** On the terminal: the probe's lines and a notice when the local model stands in on stderr, and a progress bar for one being downloaded. */
+/**
+ * On the terminal: the probe's lines and a notice when the local model stands in on stderr, and
+ * progress lines for a model being downloaded and for llama.cpp's runtime being installed.
+ */
 function modelOptions(env: Env): Omit<CreateChatModelOptions, "strictMemory"> & { say: (line: string) => void } {
   const progress = downloadProgress();
+  const installing = runtimeProgress(process.stderr);
   return {
     say: (line) => warn(line, env),
     onNotice: (line) => warn(line, env),
     ...(progress ? { onDownloadProgress: progress } : {}),
+    ...(installing ? { onRuntimeProgress: installing } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Hub } from "../../mcp/hub.js";
 import type { ResolvedConfig } from "../../config/load.js";
+import type { ServerConfig } from "../../config/schema.js";
 import { HubError } from "../../mcp/errors.js";
 import type { ClientHandlers, Progress } from "../../mcp/types.js";
 import type { CallFlags } from "../call-client.js";
@@ -81,6 +82,15 @@ export const ROOT_OPTION = [
 /** What every hub command passes to openHub; on a terminal, each server's start-up shows on stderr as it happens. */
 function hubOptions(options: ConfigOption, only?: string): OpenHubOptions {
   return { config: options.config, onHubEvent: startupStatus(process.stderr, process.env), ...(only !== undefined ? { only } : {}), ...(options.root ? { roots: options.root } : {}) };
+}
+
+/** Whether a lookup found its tool; an ambiguous name counts as found (more servers cannot make it less so). */
+function isFound(lookup: () => unknown): boolean {
+  try {
+    return lookup() !== undefined;
+  } catch {
+    return true;
+  }
 }
 
 /** The configured server a qualified name (`server__tool`) names, if any: the only one `call` then starts. */
@@ -194,25 +204,39 @@ export function registerHubCommands(program: Command): void {
         const { PrompterSlot, terminalPrompter } = await import("../server-questions/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
         const { ToolOwners } = await import("../../host/tool-owners.js");
+        const { checkArguments, findTool } = await import("../tool-lookup.js");
         const owners = ToolOwners.open(process.env);
         // `server__tool` starts that server alone; a plain name, the servers that may offer it (see ToolOwners).
         // Returns false when the servers the index chose do not offer the name after all: every server is then started.
         const callWith = (everyServer: boolean): Promise<boolean> => {
           let guessed = false;
+          let configured: { servers: Readonly<Record<string, ServerConfig>>; path: string | undefined } | undefined;
+          const status = startupStatus(process.stderr, process.env);
           const open: OpenHubOptions = {
             ...hubOptions(options),
+            onHubEvent: status,
             handlers: callClientHandlers(options, process.env, slot),
             serversFor: (servers, configPath) => {
+              configured = { servers, path: configPath };
               const qualified = serverOfQualifiedName(tool, Object.keys(servers));
               if (qualified !== undefined) return [qualified];
               const some = everyServer ? undefined : owners?.mayOffer(configPath, servers, tool);
               guessed = some !== undefined;
               return some;
             },
+            // Called as soon as a server up offers the name and no server still starting may offer it too:
+            // one that failed to start last time is not waited for (its startup timeout, on every call).
+            enoughWhen: (hub) => {
+              const starting = hub.servers().filter((server) => server.status === "connecting");
+              if (!owners || !configured || !isFound(() => findTool(hub.tools(), tool))) return false;
+              const { servers, path } = configured;
+              return starting.every((server) => !owners.mustAwait(path, servers, server.name, tool));
+            },
           };
           return withHub(open, async ({ hub, signal }) => {
+            // The start-up line ends here, servers still starting or not.
+            status.end();
             // Found here, the arguments are checked first; a name not found is left to the hub, which lists the tools.
-            const { checkArguments, findTool } = await import("../tool-lookup.js");
             const found = findTool(hub.tools(), tool);
             if (!found && guessed) return false;
             if (found) checkArguments(found, args);

@@ -1,4 +1,5 @@
 import type { TurnResult } from "../../agent/events.js";
+import { localRuntimeDir } from "../../llm/runtime-install.js";
 import { terminalApproval } from "../approval-prompt.js";
 import type { AgentFlags, AgentSession, SessionOptions } from "../chat/session.js";
 import { ExitCode, ReportedFailure, UsageError, warn } from "../errors.js";
@@ -7,6 +8,7 @@ import { startupStatus } from "../render/startup-status.js";
 import { terminalSafeJson } from "../render/terminal-text.js";
 import { TurnView } from "../render/turn-view.js";
 import { PROMPT_FROM_STDIN, promptWithInput, readPipedInput } from "../run/piped-input.js";
+import { runtimeOffer } from "../runtime-offer.js";
 import { StreamJsonWriter } from "../run/stream-json.js";
 import { PersonTime } from "../ui/dialog-clock.js";
 
@@ -53,7 +55,12 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
   const session = await open({
     onSignal: "abort",
     onHubEvent: startupStatus(stderr, env),
-    ...(canAsk ? { ask: (request, signal) => personTime.during("approval", ask(request, signal)) } : {}),
+    ...(canAsk
+      ? {
+          ask: (request, signal) => personTime.during("approval", ask(request, signal)),
+          offerRuntimeInstall: runtimeOffer({ input: stdin, output: stderr, colors: errColors }, localRuntimeDir(env)),
+        }
+      : {}),
   });
   // Servers' questions (elicitation, sampling approval) are asked on the terminal, or declined without one.
   const { terminalPrompter } = await import("../server-questions/prompter.js");

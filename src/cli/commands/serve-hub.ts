@@ -9,8 +9,9 @@ import { openHub } from "../open-hub.js";
 export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
-  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { TaskStore, serveTaskListens }] = await Promise.all([
+  const [{ createHubServer, publishHubChanges, resourceOwners, serverNotifier }, { serveResourceListens }, { serveStdio }, { turnSettings }, { TaskStore, serveTaskListens }] = await Promise.all([
     import("../../gateway/hub-server.js"),
+    import("../../gateway/hub-server-subscriptions.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
     import("../../mcp/tasks/ext-tasks-server.js"),
@@ -22,7 +23,8 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
   try {
     const settings = turnSettings(opened.config, {}, process.env, approve ? { approve } : {});
     // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
-    // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's entry knows nothing of.
+    // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's entry knows nothing of;
+    // one naming resources names only those this caller may read, held at their servers while it is open.
     const handle = await serveStdio(
       () => {
         const server = createHubServer(opened.hub, settings, tasks);
@@ -30,7 +32,10 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
         server.server.onclose = unpublish;
         return server;
       },
-      (wire) => serveTaskListens(wire, tasks),
+      (wire) => {
+        serveTaskListens(wire, tasks);
+        serveResourceListens(wire, opened.hub, resourceOwners(opened.hub, settings));
+      },
     );
     const stopped = new Promise<void>((resolve) => opened.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.race([stopped, handle.closed]);

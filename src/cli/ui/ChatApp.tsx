@@ -13,7 +13,8 @@ import { CompletionListView } from "./CompletionListView.js";
 import type { InputHistory } from "./history.js";
 import type { Key, Paste } from "./keys.js";
 import { LiveTurnView } from "./LiveTurnView.js";
-import { bufferOf } from "./input-buffer.js";
+import { bufferOf, EMPTY_BUFFER, type InputBuffer } from "./input-buffer.js";
+import { applySearchKey, NEW_SEARCH, type HistorySearch } from "./history-search.js";
 import { applyKey, EMPTY_PROMPT, type PromptState } from "./prompt-editor.js";
 import { PromptView } from "./PromptView.js";
 import { QueuedView } from "./QueuedView.js";
@@ -34,6 +35,8 @@ interface UiState {
   completion: CompletionMenu | undefined;
   /** Ctrl-L cleared the screen: items up to this id are no longer drawn (the conversation keeps them). */
   clearedThrough: number;
+  /** Ctrl-R's history search while it is open, with what was being typed before it (given back by Esc). */
+  search: { state: HistorySearch; before: PromptState } | undefined;
 }
 
 export interface ChatAppProps {
@@ -58,7 +61,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
   const { columns: width, generation, clearScreen } = useRedrawOnResize();
   const { stdout } = useStdout();
   // A store, not component state: several keys can arrive in one input event, each must see the one before.
-  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined, clearedThrough: 0 }));
+  const [ui, view] = useUiStore<UiState>(() => ({ prompt: initialPrompt, dialog: { for: undefined, state: INITIAL_APPROVAL_DIALOG }, exitArmed: false, choiceIndex: 0, completion: undefined, clearedThrough: 0, search: undefined }));
   const change = (patch: Partial<UiState>): void => ui.set({ ...ui.get(), ...patch });
   const completionKey = useCompletion(ui, complete);
 
@@ -70,6 +73,8 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     const current = controller.getState();
     if (current.exiting) return;
     if (!current.approval && controller.questions.key(key)) return;
+    const search = ui.get().search;
+    if (search && !current.approval && !current.choice) return searchKey(search, key);
     if (key.kind === "ctrl" && key.letter === "c") return interrupt();
     if (key.kind === "ctrl" && key.letter === "l") {
       change({ clearedThrough: current.items.at(-1)?.id ?? 0 });
@@ -78,6 +83,7 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
     if (current.approval) return approvalKey(current.approval, key);
     if (current.choice) return choiceKey(current.choice, key);
     if (completionKey(key)) return;
+    if (key.kind === "ctrl" && key.letter === "r") return change({ search: { state: NEW_SEARCH, before: ui.get().prompt }, completion: undefined, exitArmed: false });
     const empty = ui.get().prompt.buffer.text === "";
     if (key.kind === "escape") {
       if (!controller.cancel()) controller.dropQueue();
@@ -98,6 +104,13 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
       controller.submit(step.submit);
     }
   });
+
+  function searchKey(search: NonNullable<UiState["search"]>, key: Key | Paste): void {
+    const step = applySearchKey(search.state, key, history.all);
+    if ("search" in step) change({ search: { ...search, state: step.search } });
+    else if ("accept" in step) change({ search: undefined, prompt: { ...EMPTY_PROMPT, buffer: bufferOf(step.accept) } });
+    else change({ search: undefined, prompt: search.before });
+  }
 
   // Ctrl-C: cancel the turn; else clear the typing; else quit when pressed twice.
   function interrupt(): void {
@@ -153,11 +166,22 @@ export function ChatApp({ controller, history, colors, initialPrompt = EMPTY_PRO
       {!state.approval && asking.current && <ServerQuestionView question={asking.current} waiting={asking.waiting} declined={asking.declined} />}
       {!state.exiting && (
         <>
-          <PromptView buffer={view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
+          <PromptView buffer={view.search ? searchBuffer(view.search.state, history.all) : view.prompt.buffer} active={!state.approval && !state.choice && !asking.current} placeholder={view.search ? "type to search the messages sent" : state.live ? "type ahead; sent when the answer ends" : "message, or /help"} />
           {view.completion?.buffer === view.prompt.buffer && <CompletionListView menu={view.completion} width={width} />}
-          <Text dimColor>{view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-L clears · Ctrl-D quits"}</Text>
+          <Text dimColor>{view.search ? searchHint(view.search.state) : view.exitArmed ? "Press Ctrl-C again to quit" : state.live ? "Esc cancels the answer · Enter queues a message" : state.queuePaused ? "Enter sends the queued messages · ↑ takes the last back to edit · Esc drops them" : "Enter sends · Shift+Enter, Ctrl+J or \\ then Enter for a new line · Ctrl-L clears · Ctrl-D quits"}</Text>
         </>
       )}
     </Box>
   );
+}
+
+/** What the input box shows while searching: the message found. */
+function searchBuffer(search: HistorySearch, history: readonly string[]): InputBuffer {
+  return search.match === undefined ? EMPTY_BUFFER : bufferOf(history[search.match] ?? "");
+}
+
+function searchHint(search: HistorySearch): string {
+  const query = cleanTerminalText(search.query);
+  const found = search.query === "" ? "history search: type to find a message sent" : search.match === undefined ? `history search: no message holds "${query}"` : `history search: "${query}"`;
+  return `${found} · Ctrl-R older · Enter takes it · Esc cancels`;
 }

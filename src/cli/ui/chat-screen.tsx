@@ -34,7 +34,7 @@ export interface ChatScreen {
 export async function chatOn(session: AgentSession, instance: Instance, early: EarlyInput, { colors, history, io, connectAsk, resume, releaseTerminal }: ChatScreen): Promise<void> {
   const sessions = openSavedSessions(io.env);
   let id = SavedSessions.newId();
-  const autosave = (): void => sessions?.saveConversation(id, session.agent);
+  const autosave = (): void => sessions?.saveConversation(id, session.agent, session.serverNames());
   // Set below, once the controller exists: after each turn, a server that wants a login is offered one.
   let afterTurn = (): void => undefined;
   const controller = new ChatController(
@@ -72,6 +72,11 @@ export async function chatOn(session: AgentSession, instance: Instance, early: E
         id = resumed;
         controller.show({ kind: "output", text: renderConversation(transcript.messages, colors) });
         controller.show({ kind: "notice", tone: "info", text: `resumed ${resumed}: ${transcript.messages.length} messages` });
+        // Once every server has started or failed: before, a tool not listed yet is not gone.
+        void session.ready.then(() => {
+          const changes = session.resumedChanges({ ...transcript, servers: transcript.header.servers });
+          if (changes) controller.show({ kind: "notice", tone: "warning", text: changes });
+        });
       }
     } catch (error) {
       controller.show({ kind: "notice", tone: "error", text: cleanTerminalText(error instanceof Error ? error.message : String(error)) });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { ApproveCallback } from "../../agent/approval.js";
 import type { AgentSession } from "../chat/session.js";
 import { colorsFor } from "../render/colors.js";
+import { sayStopping } from "../render/startup-status.js";
 import type { ResumeChoice } from "./saved-sessions.js";
 import { InputHistory } from "./history.js";
 import { stateDir } from "../../host/state-dir.js";
@@ -60,6 +61,8 @@ export async function runChatUi(open: () => Promise<AgentSession>, io: ChatUiIo,
     await screen.chatOn(session, instance, early.get(), { colors, history, io, connectAsk, resume, releaseTerminal: release });
   } finally {
     release();
+    // Quitting while a server still starts: stopping it may take its grace periods.
+    if (session.hub.servers().some((server) => server.status === "connecting")) sayStopping(io.env, io.stderr);
     await session.close();
   }
 }

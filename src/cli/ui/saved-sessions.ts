@@ -42,11 +42,11 @@ export class SavedSessions {
     return `${fileStamp(now)}-${Math.random().toString(36).slice(2, 6)}`;
   }
 
-  /** The agent's conversation as session `id`; a failure is swallowed (the conversation goes on, unsaved). */
-  saveConversation(id: string, agent: Agent): void {
+  /** The agent's conversation as session `id`, with the servers configured; a failure is swallowed (the conversation goes on, unsaved). */
+  saveConversation(id: string, agent: Agent, servers: readonly string[]): void {
     if (agent.messages.length === 0) return;
     try {
-      this.save(id, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
+      this.save(id, agent.messages, { provider: agent.model.provider, model: agent.model.modelId, servers: [...servers], ...(agent.systemPrompt ? { systemPrompt: agent.systemPrompt } : {}) });
     } catch {
       // Not saved; the conversation goes on.
     }

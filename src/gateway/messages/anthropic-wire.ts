@@ -3,6 +3,7 @@ import { parseToolArguments } from "../../agent/tool-arguments.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ToolCall, ToolDefinition, Usage } from "../../llm/types.js";
 import { fileName, isWebUrl, MAX_FILE_TEXT_BYTES, parseAt, PDF, takeInput, WireError, type AgentRequest } from "../openai-wire.js";
 import { isSealed } from "../../llm/reply-block.js";
+import { listOf, partOf, textOrListOf, WIRE_LIMITS } from "../wire-limits.js";
 import { CallIdSchema, unsignedCallId } from "../signed-call-id.js";
 import { ClientThinkingBlockSchema, toReplyBlock, type ThinkingBlock } from "../thinking-blocks.js";
 import { randomHex } from "../random-hex.js";
@@ -27,7 +28,7 @@ const DocumentBlockSchema = z.looseObject({
     media_type: z.string().optional(),
     data: z.string().optional(),
     // A "content" source: the document's text (and images) as blocks.
-    content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
+    content: textOrListOf(z.looseObject({ type: z.string() }), WIRE_LIMITS.parts, "content blocks").optional(),
   }),
   title: z.string().nullish(),
   context: z.string().nullish(),
@@ -35,11 +36,11 @@ const DocumentBlockSchema = z.looseObject({
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: CallIdSchema,
-  content: z.union([z.string(), z.array(z.union([TextBlockSchema, ImageBlockSchema, z.looseObject({ type: z.string() })]))]).optional(),
+  content: textOrListOf(partOf(TextBlockSchema, ImageBlockSchema), WIRE_LIMITS.parts, "content blocks").optional(),
   is_error: z.boolean().optional(),
 });
 const ToolUseBlockSchema = z.looseObject({ type: z.literal("tool_use"), id: CallIdSchema, name: z.string().min(1), input: z.unknown() });
-const BlockSchema = z.union([TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ClientThinkingBlockSchema, z.looseObject({ type: z.string() })]);
+const BlockSchema = partOf(TextBlockSchema, ImageBlockSchema, ToolResultBlockSchema, ToolUseBlockSchema, ClientThinkingBlockSchema);
 
 const ClientToolSchema = z.looseObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1 to 64 letters, digits, _ or -"),
@@ -51,14 +52,14 @@ export const MessagesRequestSchema = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
   // "system" in the conversation: what Claude Code sends for instructions that arrive mid-session.
-  messages: z.array(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(BlockSchema)]) })).min(1),
-  system: z.union([z.string(), z.array(TextBlockSchema)]).optional(),
+  messages: listOf(z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: textOrListOf(BlockSchema, WIRE_LIMITS.parts, "content blocks") }), WIRE_LIMITS.messages, "messages").min(1),
+  system: textOrListOf(TextBlockSchema, WIRE_LIMITS.parts, "system blocks").optional(),
   stream: z.boolean().optional(),
   stop_sequences: z.array(z.string()).max(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`).optional(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().min(0).max(1).optional(),
   top_k: z.number().int().min(0).optional(),
-  tools: z.array(ClientToolSchema).optional(),
+  tools: listOf(ClientToolSchema, WIRE_LIMITS.tools, "tools").optional(),
   tool_choice: z
     .looseObject({ type: z.enum(["auto", "any", "tool", "none"]), name: z.string().optional(), disable_parallel_tool_use: z.boolean().optional() })
     .optional(),

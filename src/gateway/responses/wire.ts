@@ -2,6 +2,7 @@ import { z } from "zod";
 import { refusalMessage } from "../../agent/approval.js";
 import type { ContentPart, GenerationSettings, Message, ReplyBlock, ResponseFormat, ToolCall, ToolDefinition, Usage } from "../../llm/types.js";
 import { audioPart, AudioPartSchema, parseAt, ExtraContentSchema, withSignature, filePart, generationOf, imagePart, jsonResponseFormat, providerConstraints, SAMPLING_FIELDS, WireError } from "../openai-wire.js";
+import { listOf, textOrListOf, WIRE_LIMITS } from "../wire-limits.js";
 import { CallIdSchema, unsignedCallId } from "../signed-call-id.js";
 import { unsealBlock } from "../thinking-blocks.js";
 import { randomHex } from "../random-hex.js";
@@ -11,8 +12,6 @@ import { randomHex } from "../random-hex.js";
  * items, and the conversation they make in the agent's terms. Items are kept as the client
  * sent them (stored, listed, sent back), and read through these schemas when a turn needs them.
  */
-
-const MAX_ITEMS = 10_000;
 
 const FunctionToolSchema = z.looseObject({
   type: z.literal("function"),
@@ -26,16 +25,16 @@ const NamespaceToolSchema = z.looseObject({
   type: z.literal("namespace"),
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "namespace names are 1 to 64 letters, digits, _ or -"),
   description: z.string().nullish(),
-  tools: z.array(z.looseObject({ type: z.string() })).max(1000),
+  tools: listOf(z.looseObject({ type: z.string() }), WIRE_LIMITS.tools, "tools"),
 });
 
-const ToolFilterSchema = z.looseObject({ tool_names: z.array(z.string()).optional(), read_only: z.boolean().optional() });
+const ToolFilterSchema = z.looseObject({ tool_names: listOf(z.string(), WIRE_LIMITS.tools, "tool names").optional(), read_only: z.boolean().optional() });
 
 export const McpToolSchema = z.looseObject({
   type: z.literal("mcp"),
   server_label: z.string().min(1),
   server_url: z.string().optional(),
-  allowed_tools: z.union([z.array(z.string()), ToolFilterSchema]).nullish(),
+  allowed_tools: z.union([listOf(z.string(), WIRE_LIMITS.tools, "tool names"), ToolFilterSchema]).nullish(),
   require_approval: z
     .union([z.enum(["always", "never"]), z.looseObject({ always: ToolFilterSchema.optional(), never: ToolFilterSchema.optional() })])
     .nullish(),
@@ -61,15 +60,9 @@ export const ResponsesRequestSchema = z.looseObject({
   // Chat completions' sampling fields, as vLLM's own Responses endpoint also takes them (seed, stop, penalties, ...).
   ...SAMPLING_FIELDS,
   model: z.string().min(1),
-  // Counted apart from the union, whose own refusal would only say "Invalid input".
-  input: z
-    .union([z.string(), z.array(z.looseObject({}))])
-    .optional()
-    .superRefine((input, context) => {
-      if (Array.isArray(input) && input.length > MAX_ITEMS) context.addIssue({ code: "custom", message: `${input.length} items; at most ${MAX_ITEMS} are accepted` });
-    }),
+  input: textOrListOf(z.looseObject({}), WIRE_LIMITS.messages, "items").optional(),
   instructions: z.string().nullish(),
-  tools: z.array(ToolSchema).max(1000).nullish(),
+  tools: listOf(ToolSchema, WIRE_LIMITS.tools, "tools").nullish(),
   tool_choice: z
     .union([z.enum(["auto", "required", "none"]), z.looseObject({ type: z.literal("function"), name: z.string() }), z.looseObject({ type: z.string() })])
     .nullish(),
@@ -135,18 +128,18 @@ const InputFileSchema = z.looseObject({ file_data: z.string().nullish(), file_id
 const MessageItemSchema = z.looseObject({
   type: z.literal("message").optional(),
   role: z.enum(["user", "system", "developer", "assistant"]),
-  content: z.union([z.string(), z.array(PartSchema)]),
+  content: textOrListOf(PartSchema, WIRE_LIMITS.parts, "content parts"),
 });
 const FunctionCallSchema = z.looseObject({ type: z.literal("function_call"), call_id: CallIdSchema.min(1), name: z.string().min(1), namespace: z.string().nullish(), arguments: z.string(), extra_content: ExtraContentSchema });
 const FunctionOutputSchema = z.looseObject({
   type: z.literal("function_call_output"),
   call_id: CallIdSchema.min(1),
-  output: z.union([z.string(), z.array(PartSchema)]),
+  output: textOrListOf(PartSchema, WIRE_LIMITS.parts, "content parts"),
 });
 const ReasoningSchema = z.looseObject({
   type: z.literal("reasoning"),
-  summary: z.array(z.looseObject({ text: z.string() })).optional(),
-  content: z.array(z.looseObject({ text: z.string() })).nullish(),
+  summary: listOf(z.looseObject({ text: z.string() }), WIRE_LIMITS.parts, "summary parts").optional(),
+  content: listOf(z.looseObject({ text: z.string() }), WIRE_LIMITS.parts, "content parts").nullish(),
   encrypted_content: z.string().nullish(),
 });
 const McpCallSchema = z.looseObject({
@@ -158,7 +151,7 @@ const McpCallSchema = z.looseObject({
   output: z.string().nullish(),
   error: z.string().nullish(),
   /** The gateway's own: the result with its images (see mcpCallOutput). */
-  output_parts: z.array(PartSchema).nullish(),
+  output_parts: listOf(PartSchema, WIRE_LIMITS.parts, "output parts").nullish(),
   approval_request_id: z.string().nullish(),
 });
 export const McpApprovalRequestSchema = z.looseObject({

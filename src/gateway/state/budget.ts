@@ -51,15 +51,11 @@ export class BudgetIndex {
    */
   admit(id: string, entry: IndexEntry, now: number): string[] {
     const { maxBytes, maxBytesPerKey } = this.budget;
-    if (entry.bytes > maxBytesPerKey) throw new NotStoredError(`it is ${mebibytes(entry.bytes)}, more than a key's share of the store (${mebibytes(maxBytesPerKey)}, gateway.storeMaxBytesPerKey)`);
+    if (entry.bytes > maxBytesPerKey) throw largerThanShare(entry.bytes, maxBytesPerKey);
     const swept = this.fits(id, entry) === true ? [] : this.sweep(now);
     const misfit = this.fits(id, entry);
     if (misfit !== true) {
-      throw new NotStoredError(
-        misfit === "key"
-          ? `this key's share of the store (${mebibytes(maxBytesPerKey)}, gateway.storeMaxBytesPerKey) is full until its stored responses expire or are deleted`
-          : `the store is full (${mebibytes(maxBytes)}, gateway.storeMaxBytes) until stored responses expire or are deleted`,
-      );
+      throw misfit === "key" ? shareFull(maxBytesPerKey) : new NotStoredError(`the store is full (${mebibytes(maxBytes)}, gateway.storeMaxBytes) until stored responses expire or are deleted`);
     }
     this.add(id, entry);
     return swept;
@@ -95,4 +91,14 @@ export class BudgetIndex {
     if (this.total - (old?.bytes ?? 0) + entry.bytes > this.budget.maxBytes) return "store";
     return true;
   }
+}
+
+/** One record larger than a key's whole share: never stored, on either store. */
+export function largerThanShare(bytes: number, maxBytesPerKey: number): NotStoredError {
+  return new NotStoredError(`it is ${mebibytes(bytes)}, more than a key's share of the store (${mebibytes(maxBytesPerKey)}, gateway.storeMaxBytesPerKey)`);
+}
+
+/** A key whose stored responses fill its share, on either store. */
+export function shareFull(maxBytesPerKey: number): NotStoredError {
+  return new NotStoredError(`this key's share of the store (${mebibytes(maxBytesPerKey)}, gateway.storeMaxBytesPerKey) is full until its stored responses expire or are deleted`);
 }

@@ -5,7 +5,8 @@ import { redactUrl } from "../../config/redact.js";
 import { mebibytes } from "../../mcp/transport/json-lines.js";
 import type { Logger } from "../log.js";
 import type { ServerQuestion, ServerQuestionAnswer } from "../web-chat/questions.js";
-import { DEFAULT_STORE_BUDGET, NotStoredError, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
+import { largerThanShare, shareFull } from "./budget.js";
+import { DEFAULT_STORE_BUDGET, StateUnavailableError, type AnswerRelay, type CallerLimits, type GatewayState, type IssuedApproval, type IssuedApprovals, type LimitSettings, type ResponseStore, type StoreBudget, type StoredResponse } from "./state.js";
 
 const PREFIX = "toolbridge:";
 /** One Redis command may take this long before the request it serves gets its 503. */
@@ -47,6 +48,49 @@ if size > tonumber(ARGV[1]) then return size end
 return redis.call('GET', KEYS[1])`;
 
 /**
+ * Stores a response within its key's share, or answers the bytes its key holds without it.
+ * Each key's records are counted beside them: a sorted set of its ids by expiry, a hash of
+ * their sizes, and their total, all trimmed here of what Redis has expired since (its own
+ * clock, so replicas' clocks do not matter) and kept as long as the newest record; and per
+ * record, its owner, for a delete to find what to take off. One script: two replicas storing
+ * for one key cannot both fit in the room left for one.
+ * KEYS: record, record's owner, ids by expiry, sizes, total. ARGV: id, JSON, bytes, share, TTL (ms), owner.
+ */
+const PUT_WITHIN_SHARE = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+  redis.call('DECRBY', KEYS[5], tonumber(redis.call('HGET', KEYS[4], gone) or '0'))
+  redis.call('HDEL', KEYS[4], gone)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local held = tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('HGET', KEYS[4], ARGV[1]) or '0')
+if held + tonumber(ARGV[3]) > tonumber(ARGV[4]) then return held end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
+redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+redis.call('SET', KEYS[5], held + tonumber(ARGV[3]), 'PX', ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('PEXPIRE', KEYS[4], ARGV[5])
+return -1`;
+
+/**
+ * Deletes a stored response and takes it off its key's count (found through the record's owner).
+ * KEYS: record, record's owner, ids by expiry, sizes, total. ARGV: id. Returns 1 if the record was there.
+ */
+const DELETE_COUNTED = `
+local deleted = redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2])
+local bytes = redis.call('HGET', KEYS[4], ARGV[1])
+if bytes then
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('DECRBY', KEYS[5], tonumber(bytes))
+end
+return deleted`;
+
+/**
  * State shared by every gateway replica through one Redis: stored responses (expiring with
  * the TTL), per-key limits, and web-chat approvals and servers' questions answered on any replica. Commands are
  * never queued while Redis is away: each request gets a 503 at once, and the client
@@ -54,7 +98,7 @@ return redis.call('GET', KEYS[1])`;
  */
 export async function openRedisState(options: { url: string; ttlSeconds: number; limits: LimitSettings; budget?: StoreBudget; log: Logger }): Promise<GatewayState> {
   const description = redactUrl(options.url);
-  // Redis's own maxmemory bounds it in all; here, the largest record written or read.
+  // Redis's own maxmemory bounds it in all; here, what each key stores, and the largest record read.
   const maxRecordBytes = (options.budget ?? DEFAULT_STORE_BUDGET).maxBytesPerKey;
   const unavailable = (why: string) => new StateUnavailableError(`The gateway's store (${description}) is unavailable: ${why}`);
   const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** retries, 2000);
@@ -110,13 +154,23 @@ export async function openRedisState(options: { url: string; ttlSeconds: number;
     async put(record) {
       const text = JSON.stringify(record);
       const bytes = Buffer.byteLength(text);
-      if (bytes > maxRecordBytes) throw new NotStoredError(`it is ${mebibytes(bytes)}, more than a key's share of the store (${mebibytes(maxRecordBytes)}, gateway.storeMaxBytesPerKey)`);
-      await run(() => client.set(`${PREFIX}response:${record.id}`, text, { expiration: { type: "PX", value: options.ttlSeconds * 1000 } }));
+      if (bytes > maxRecordBytes) throw largerThanShare(bytes, maxRecordBytes);
+      const owner = encodeURIComponent(record.owner);
+      const held = await run(() =>
+        client.eval(PUT_WITHIN_SHARE, { keys: countedKeys(record.id, owner), arguments: [record.id, text, String(bytes), String(maxRecordBytes), String(options.ttlSeconds * 1000), owner] }),
+      );
+      if (held !== -1) throw shareFull(maxRecordBytes);
     },
     async delete(id) {
-      return (await run(() => client.del(`${PREFIX}response:${id}`))) > 0;
+      const owner = await run(() => client.get(`${PREFIX}response-owner:${id}`));
+      // A record without its owner (stored before keys were counted) has no count to take it off.
+      if (owner == null) return (await run(() => client.del(`${PREFIX}response:${id}`))) > 0;
+      return (await run(() => client.eval(DELETE_COUNTED, { keys: countedKeys(id, String(owner)), arguments: [id] }))) === 1;
     },
   };
+
+  /** A record's keys and its owner's counts (the owner escaped, as a key's part). */
+  const countedKeys = (id: string, owner: string) => [`${PREFIX}response:${id}`, `${PREFIX}response-owner:${id}`, `${PREFIX}stored-ids:${owner}`, `${PREFIX}stored-sizes:${owner}`, `${PREFIX}stored-bytes:${owner}`];
 
   // The caller is part of the key (each part escaped, so no two pairs make one key): another caller's take cannot use it up.
   const issuedKey = (owner: string, id: string) => `${PREFIX}issued-approval:${encodeURIComponent(owner)}:${encodeURIComponent(id)}`;

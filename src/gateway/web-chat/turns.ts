@@ -189,7 +189,7 @@ export const WebTurnSchema = z.strictObject({
 const ShownSchema = z.string().min(1).max(100);
 
 export const ApprovalAnswerSchema = z.discriminatedUnion("decision", [
-  z.strictObject({ id: z.string().min(1).max(100), fingerprint: ShownSchema, decision: z.enum(["allow-once", "allow-session"]) }),
+  z.strictObject({ id: z.string().min(1).max(100), fingerprint: ShownSchema, decision: z.enum(["allow-once", "allow-session", "allow-server"]) }),
   z.strictObject({ id: z.string().min(1).max(100), fingerprint: ShownSchema, decision: z.literal("deny"), reason: z.string().max(MAX_REASON_CHARS).optional() }),
 ]);
 

@@ -12,6 +12,7 @@ import {
 import type { FetchLike, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../../config/oauth.js";
 import { isStdioServer, type ServerConfig } from "../../config/schema.js";
+import { schemeCheckedFetch } from "../../llm/redirects.js";
 import { formatMiB } from "../limits.js";
 import { openableUrl } from "../openable-url.js";
 import { StoredOAuthProvider } from "./provider.js";
@@ -28,6 +29,8 @@ const REFRESH_MARGIN_MS = 60_000;
 const QUOTED_BODY_CHARS = 300;
 /** Metadata, registrations and tokens are a few KiB: a reply past this is refused, not read on. */
 export const MAX_OAUTH_REPLY_BYTES = 1024 * 1024;
+/** Every request to the server and its authorization server: a redirect to another scheme is refused in one line. */
+const checkedFetch = schemeCheckedFetch();
 
 /** The last 401 or 403 the server answered: what it asked for. */
 interface Challenge {
@@ -72,7 +75,7 @@ export class OAuthSession {
       const token = this.provider.tokens()?.access_token;
       if (token !== undefined) init = withBearer(init, token);
     }
-    const response = isMcpRequest(url, init, this.url) ? await fetch(url, init) : await boundedFetch(url, init, this.requestTimeoutMs);
+    const response = isMcpRequest(url, init, this.url) ? await checkedFetch(url, init) : await boundedFetch(url, init, this.requestTimeoutMs);
     if (response.status === 401 || response.status === 403) {
       this.challenge = { status: response.status, ...extractWWWAuthenticateParams(response), body: await quote(response.clone()) };
       if (this.challenge.error === "insufficient_scope") this.provider.steppingUp = true;
@@ -273,7 +276,7 @@ async function boundedFetch(url: string | URL, init: RequestInit | undefined, ti
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   try {
-    const response = await fetch(url, { ...init, signal });
+    const response = await checkedFetch(url, { ...init, signal });
     const body = await readAtMost(response, MAX_OAUTH_REPLY_BYTES);
     if (body === undefined) throw new Error(`the OAuth reply from ${shown} is larger than ${formatMiB(MAX_OAUTH_REPLY_BYTES)} (the limit)`);
     return new Response(response.status === 204 || response.status === 304 ? null : (body as Uint8Array<ArrayBuffer>), { status: response.status, statusText: response.statusText, headers: response.headers });

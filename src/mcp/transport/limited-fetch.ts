@@ -1,4 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
+import { schemeCheckedFetch } from "../../llm/redirects.js";
 import { eventFramingStream, isEventStream } from "../../llm/sse-framing.js";
 import { MessageTooLargeError } from "../limits.js";
 
@@ -23,7 +24,7 @@ export interface LimitedFetchOptions {
  */
 export function limitedFetch(options: LimitedFetchOptions): FetchLike {
   const { maxMessageBytes: limit } = options;
-  const base = options.fetch ?? fetch;
+  const base = options.fetch ?? schemeCheckedFetch();
   return async (url, init) => {
     const response = await base(url, init);
     if (!response.body) return response;

@@ -17,6 +17,7 @@ import {
   type TurnEvent,
 } from "../api.js";
 import { messageWith, type Attachment } from "../attachment.js";
+import { grant, granted } from "../session-grants.js";
 import { historyOf, loadConversations, MAX_KEPT_RESULT_CHARS, newConversation, saveConversations, type Conversation, type Turn } from "../store.js";
 import { themeOf } from "../theme.js";
 import { applyEvent, messagesOf, notesOf, startTurnView, viewOfTurn, type TurnView } from "../view.js";
@@ -40,20 +41,8 @@ interface Running {
   gatewayId?: string;
 }
 
-/** Tools the person allowed "for this session", by the fingerprint of their definition: a changed tool is asked about again. */
-const SESSION_ALLOWED = "toolbridge.allowedTools";
-/** Servers the person let use the model for this session (as for tools, kept by the page: the gateway remembers nothing of one client for another). */
-const SAMPLING_ALLOWED = "toolbridge.allowedSampling";
 const THEME = "toolbridge.theme";
 const REDRAW_MS = 50;
-
-function sessionAllowed(key = SESSION_ALLOWED): Set<string> {
-  try {
-    return new Set(JSON.parse(sessionStorage.getItem(key) ?? "[]") as string[]);
-  } catch {
-    return new Set();
-  }
-}
 
 export function App() {
   const [conversations, setConversations] = useState<Conversation[]>(loadConversations);
@@ -134,11 +123,13 @@ export function App() {
       turn.gatewayId = event.id;
       return;
     }
-    if (event.type === "approval" && sessionAllowed().has(event.fingerprint)) {
-      void answerApproval(event.id, event.fingerprint, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
+    // Answered as the person did before, for the rest of the gateway's turn too: this tool, or every tool of its server.
+    const allowed = event.type === "approval" ? (granted("tools").has(event.fingerprint) ? "allow-session" : granted("servers").has(event.server) ? "allow-server" : undefined) : undefined;
+    if (event.type === "approval" && allowed) {
+      void answerApproval(event.id, event.fingerprint, { decision: allowed }).catch((error: unknown) => setNotice(String(error)));
       return;
     }
-    if (event.type === "server-question" && event.question.kind === "sampling" && sessionAllowed(SAMPLING_ALLOWED).has(event.question.server)) {
+    if (event.type === "server-question" && event.question.kind === "sampling" && granted("sampling").has(event.question.server)) {
       void answerQuestion(event.question.id, { decision: "allow-session" }).catch((error: unknown) => setNotice(String(error)));
       return;
     }
@@ -206,8 +197,18 @@ export function App() {
 
   const answer = (id: string, decision: ApprovalDecision, fingerprint: string) => {
     const turn = running.current;
-    if (turn) for (const segment of turn.view.segments) for (const call of segment.calls) if (call.approval?.id === id) call.approval = undefined;
-    if (decision.decision === "allow-session") sessionStorage.setItem(SESSION_ALLOWED, JSON.stringify([...sessionAllowed(), fingerprint]));
+    let server: string | undefined;
+    if (turn) {
+      for (const segment of turn.view.segments) {
+        for (const call of segment.calls) {
+          if (call.approval?.id !== id) continue;
+          server = call.approval.server;
+          call.approval = undefined;
+        }
+      }
+    }
+    if (decision.decision === "allow-session") grant("tools", fingerprint);
+    if (decision.decision === "allow-server" && server !== undefined) grant("servers", server);
     redraw((n) => n + 1);
     void answerApproval(id, fingerprint, decision).catch((error: unknown) => setNotice(String(error)));
   };
@@ -219,7 +220,7 @@ export function App() {
       return error instanceof Error ? error.message : String(error);
     }
     if (question.kind === "sampling" && "decision" in answer && answer.decision === "allow-session") {
-      sessionStorage.setItem(SAMPLING_ALLOWED, JSON.stringify([...sessionAllowed(SAMPLING_ALLOWED), question.server]));
+      grant("sampling", question.server);
     }
     const turn = running.current;
     if (turn) turn.view.questions = turn.view.questions?.filter((waiting) => waiting.id !== question.id);

@@ -12,16 +12,17 @@ export const ARM_MS = 700;
 
 /**
  * The question before a tool runs: which tool of which server, the terminal's facts (a tool that
- * may change or delete data), its whole arguments (Allow waits until all of them have been on
- * screen), and three answers; denying can say why (the model is told). `session` false hides
- * "for this session" (an app's own calls are allowed one at a time).
+ * may change or delete data), its whole arguments (edits of a file as a diff; Allow waits until all of
+ * them have been on screen), and four answers: once, this tool or every tool of its server for this
+ * session, or deny, which can say why (the model is told). `session` false hides the answers "for this
+ * session" (an app's own calls are allowed one at a time).
  */
 export function Approval({ question, onAnswer, session = true }: { question: Omit<ApprovalQuestion, "id" | "callId">; onAnswer: (answer: ApprovalDecision) => void; session?: boolean }) {
   const name = question.title ?? question.tool;
   const args = useRef<HTMLDivElement>(null);
   const read = useSeenWhole(args, question.fingerprint);
   return (
-    <Decision label={`Approve ${question.tool}`} id={question.fingerprint} onAnswer={onAnswer} session={session} told="the model is told" allowable={read}>
+    <Decision label={`Approve ${question.tool}`} id={question.fingerprint} onAnswer={onAnswer} session={session} server={question.server} told="the model is told" allowable={read}>
       <p class="approval-title">
         Run <strong>{name}</strong> from <strong>{question.server}</strong>?
       </p>
@@ -105,11 +106,11 @@ function useArmed(key: string): boolean {
 }
 
 /**
- * What is asked (`children`), then allow once, allow for this session, or deny with an optional
- * reason (`told` says who hears it). The allowing buttons wait ARM_MS after the question (by `id`)
+ * What is asked (`children`), then allow once, allow for this session (and, with `server`, allow every
+ * tool of that server for this session), or deny with an optional reason (`told` says who hears it). The allowing buttons wait ARM_MS after the question (by `id`)
  * appears, and while `allowable` is false (its arguments not all seen).
  */
-export function Decision({ label, id, children, onAnswer, session = true, told, allowable = true }: { label: string; id: string; children: ComponentChildren; onAnswer: (answer: ApprovalDecision) => void; session?: boolean; told: string; allowable?: boolean }) {
+export function Decision({ label, id, children, onAnswer, session = true, server, told, allowable = true }: { label: string; id: string; children: ComponentChildren; onAnswer: (answer: ApprovalDecision) => void; session?: boolean; server?: string; told: string; allowable?: boolean }) {
   const armed = useArmed(id);
   const [denying, setDenying] = useState(false);
   const [reason, setReason] = useState("");
@@ -156,6 +157,11 @@ export function Decision({ label, id, children, onAnswer, session = true, told, 
           {session && (
             <button type="button" class="btn" disabled={!armed || !allowable} onClick={() => onAnswer({ decision: "allow-session" })}>
               Allow for this session
+            </button>
+          )}
+          {session && server !== undefined && (
+            <button type="button" class="btn" disabled={!armed || !allowable} onClick={() => onAnswer({ decision: "allow-server" })}>
+              Allow all tools of {server} for this session
             </button>
           )}
           <button type="button" class="btn danger" onClick={() => setDenying(true)}>

@@ -60,10 +60,13 @@ function UrlConsent({ question, onAnswer }: { question: Extract<Question, { kind
   );
 }
 
-/** A server asks to use the model: with which model, for how many tokens at most, its system prompt, messages and tools. */
+/**
+ * A server asks to use the model: with which model, for how many tokens at most, its system prompt, messages and tools.
+ * Its Decision names no server: "every tool of a server" is not an answer here.
+ */
 function SamplingRequest({ question, onAnswer }: { question: Extract<Question, { kind: "sampling" }>; onAnswer: Answer }) {
   return (
-    <Decision label={`Sampling request from ${question.server}`} id={question.id} onAnswer={(answer) => void onAnswer(answer)} told="the server is told">
+    <Decision label={`Sampling request from ${question.server}`} id={question.id} onAnswer={(answer) => answer.decision !== "allow-server" && void onAnswer(answer)} told="the server is told">
       <p class="approval-title">
         <strong>{question.server}</strong> asks to use the model
       </p>

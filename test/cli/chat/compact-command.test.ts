@@ -37,10 +37,10 @@ it("/compact goes on in a new saved session and keeps the one compacted whole, f
   // As the chat saves: under the current id after each turn and command; a new id when the conversation is replaced.
   let id = SavedSessions.newId();
   const first = id;
-  sessions.saveConversation(id, session.agent as Agent);
+  sessions.saveConversation(id, session.agent as Agent, []);
   const printed: string[] = [];
   await runSlashCommand("/compact", { session, colors: picocolors.createColors(false), print: (text) => printed.push(text), columns: 80, newConversation: () => (id = SavedSessions.newId()) });
-  sessions.saveConversation(id, session.agent as Agent);
+  sessions.saveConversation(id, session.agent as Agent, []);
 
   expect(id).not.toBe(first);
   expect(sessions.load(first).messages).toHaveLength(52);

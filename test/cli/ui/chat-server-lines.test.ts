@@ -43,4 +43,12 @@ describe("the chat's lines for a server that drops", () => {
     chat.set({ error: "refusing to start (gave up after 1 try to restart it)", restarting: undefined });
     expect(chat.lines()).toEqual(["fs: 3 tools", "server fs is down (SIGKILL): refusing to start (gave up after 1 try to restart it)"]);
   });
+
+  it("says a remote server whose connection dropped was reconnected, in the same one line", () => {
+    const chat = chatOverStates();
+    chat.set({ transport: "streamable-http", status: "failed", error: "the connection dropped (the session ended (HTTP 404))", dropped: "the session ended (HTTP 404)", restarting: true });
+    chat.set({ status: "connecting", error: undefined });
+    chat.set({ status: "connected", restarts: 1, restarting: undefined });
+    expect(chat.lines()).toEqual(["fs: 3 tools", "server fs reconnected (the session ended (HTTP 404)), tools back"]);
+  });
 });
