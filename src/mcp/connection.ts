@@ -12,7 +12,7 @@ import type { TokenStore } from "./auth/token-store.js";
 import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./transport/limited-fetch.js";
-import { ownSignals } from "./request-signals.js";
+import { ownSignals } from "./transport/request-signals.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
 import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
