@@ -21,6 +21,8 @@ export interface SessionHandlerInputs {
   approval: Approval;
   /** The session's model as it is when asked (a switch of model included); waits for the session to open. */
   model: () => Promise<ChatModel>;
+  /** The models sampling may name: the session's, and each server's `sampling.model`. */
+  knownModels: readonly string[];
 }
 
 /** How the model is made: lines a person should see (a probe under way, a stand-in model), download progress. */
@@ -29,8 +31,8 @@ export type SessionModelOptions = Omit<CreateChatModelOptions, "strictMemory"> &
 export interface HostSessionOptions extends Omit<OpenHostOptions, "handlers" | "onHub"> {
   /** The config's model section as the front end's flags leave it; the config's by default. */
   llm?: (config: ResolvedConfig) => LlmConfig;
-  /** Which tools run unasked (`--approve`); "ask" by default. */
-  approve?: ApprovalMode;
+  /** Which tools run unasked (`--approve`, or one the config sets, given it); "ask" by default. */
+  approve?: ApprovalMode | ((config: ResolvedConfig) => ApprovalMode);
   /** Who decides about a tool the policy does not allow; without it, such a tool is refused. */
   ask?: ApproveCallback;
   model?: SessionModelOptions;
@@ -60,6 +62,8 @@ export class HostSession {
     private readonly opened: OpenedHostHandle,
     readonly llm: LlmConfig,
     readonly settings: SessionSettings,
+    /** The approval mode the session's policy started with. */
+    readonly approve: ApprovalMode,
     readonly approval: Approval,
     /** The model of the session now (see switchModel). */
     public model: SessionModel,
@@ -73,10 +77,11 @@ export class HostSession {
    * by `only` must start. `open` is how the host starts, the library's openHost by default.
    */
   static async open(options: HostSessionOptions, open: HostOpener = openHostAlone): Promise<HostSession> {
-    const { llm: llmFor, approve = "ask", ask, model: modelOptions = {}, handlers, ...hostOptions } = options;
+    const { llm: llmFor, approve: approveFor = "ask", ask, model: modelOptions = {}, handlers, ...hostOptions } = options;
     const env = options.env ?? process.env;
     let llm: LlmConfig = {};
     let approval: Approval | undefined;
+    const approveOf = (config: ResolvedConfig) => (typeof approveFor === "function" ? approveFor(config) : approveFor);
     // Sampling waits for the session's model (a server may ask while the model is still being probed).
     let sessionReady: (session: HostSession) => void = () => undefined;
     const ready = new Promise<HostSession>((resolve) => (sessionReady = resolve));
@@ -85,8 +90,8 @@ export class HostSession {
         ...hostOptions,
         // Called after the model's making has begun, so `llm` holds the front end's settings by then.
         handlers: (config) => {
-          approval = sessionApproval(config, approve);
-          return handlers?.({ config, llm, approval, model: async () => (await ready).model.model }) ?? {};
+          approval = sessionApproval(config, approveOf(config));
+          return handlers?.({ config, llm, approval, model: async () => (await ready).model.model, knownModels: samplingModels(config, llm) }) ?? {};
         },
       },
       (config) => {
@@ -94,9 +99,10 @@ export class HostSession {
         return openSessionModel(llm, env, { say: () => undefined, ...modelOptions });
       },
     );
+    const approve = approveOf(opened.config);
     const used = approval ?? sessionApproval(opened.config, approve);
     if (ask) used.ask = ask;
-    const session = new HostSession(opened, llm, sessionSettings(opened.config, llm, env), used, opened.alongside, env, modelOptions, options.signal);
+    const session = new HostSession(opened, llm, sessionSettings(opened.config, llm, env), approve, used, opened.alongside, env, modelOptions, options.signal);
     sessionReady(session);
     return session;
   }
@@ -149,4 +155,9 @@ export class HostSession {
 /** The session's one approval policy: `approve`, the servers' trust and lists, the config's allow and deny rules. */
 export function sessionApproval(config: ResolvedConfig, approve: ApprovalMode): Approval {
   return { policy: new ApprovalPolicy({ mode: approve, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) };
+}
+
+/** The models a server's sampling request may name: the session's, and each server's `sampling.model`. */
+export function samplingModels(config: ResolvedConfig, llm: LlmConfig): string[] {
+  return [...(llm.model ? [llm.model] : []), ...Object.values(config.mcpServers).flatMap((server) => (server.sampling?.model ? [server.sampling.model] : []))];
 }

@@ -5,13 +5,14 @@ import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/sch
 import { openAIFamilyApiKey } from "../../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
 import type { Hub } from "../../mcp/hub.js";
-import { HostSession, type HostOpener, type SessionModelOptions } from "../../host/host-session.js";
+import type { HostSession, SessionModelOptions } from "../../host/host-session.js";
 import { cliClientHandlers, namedModels } from "../client-handlers.js";
 import { downloadProgress } from "../download-progress.js";
 import { UsageError, warn } from "../errors.js";
-import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import type { OpenHubOptions } from "../open-hub.js";
 import { PrompterSlot } from "../prompts/prompter.js";
 import { colorsFor } from "../render/colors.js";
+import { openTerminalHost, type TerminalHost } from "../terminal-host.js";
 import { UsageMeter } from "./usage-meter.js";
 
 /** How long the model server may take to list its models (for /model and the context gauge). */
@@ -50,7 +51,7 @@ export class AgentSession {
 
   private constructor(
     private readonly host: HostSession,
-    private readonly opened: HubHandle<unknown>,
+    private readonly opened: TerminalHost["signals"],
     private readonly env: Env,
     public agent: Agent,
     /** Who servers' questions (elicitation, sampling approval) go to: set by the front end. */
@@ -66,11 +67,7 @@ export class AgentSession {
   static async open(flags: AgentFlags, env: Env, options: SessionOptions): Promise<AgentSession> {
     const { ask, onSignal, leaveSigint, ...start } = options;
     const prompts = new PrompterSlot();
-    let opened: HubHandle<unknown> | undefined;
-    // The host starts on the terminal: the process's signals, warnings on stderr.
-    const open: HostOpener = async (hostOptions, alongside) =>
-      (opened = await openHub({ ...hostOptions, ...(onSignal ? { onSignal } : {}), ...(leaveSigint ? { leaveSigint } : {}) }, alongside));
-    const host = await HostSession.open(
+    const { session: host, signals } = await openTerminalHost(
       {
         ...start,
         env,
@@ -80,22 +77,22 @@ export class AgentSession {
         approve: approvalMode(flags.approve),
         ...(ask ? { ask } : {}),
         model: modelOptions(env),
-        handlers: ({ config, llm, approval, model }) =>
+        handlers: ({ config, llm, approval, model, knownModels }) =>
           cliClientHandlers({
             config,
             llm,
             approval,
+            knownModels,
             model: namedModels(llm, env, model),
             slot: prompts,
             colors: colorsFor(process.stderr, env),
             warn: (line) => warn(line, env),
           }),
       },
-      open,
+      { ...(onSignal ? { onSignal } : {}), ...(leaveSigint ? { leaveSigint } : {}) },
     );
-    const handle = opened as HubHandle<unknown>;
     // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
-    return new AgentSession(host, handle, env, host.agent([], handle.signal), prompts);
+    return new AgentSession(host, signals, env, host.agent([], signals.signal), prompts);
   }
 
   get hub(): Hub {

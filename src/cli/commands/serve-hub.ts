@@ -9,10 +9,11 @@ import { openHub } from "../open-hub.js";
 export async function serveHub(options: { http?: unknown; config?: string; root?: string[]; approve?: string }): Promise<void> {
   if (options.http) throw new UsageError("serve hub runs over stdio; for HTTP, `toolbridge gateway` serves the hub at /mcp");
   const approve = options.approve === undefined ? undefined : approvalMode(options.approve);
-  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { TaskStore, serveTaskListens }] = await Promise.all([
+  const [{ createHubServer, publishHubChanges, serverNotifier }, { serveStdio }, { turnSettings }, { sessionSettings }, { TaskStore, serveTaskListens }] = await Promise.all([
     import("../../gateway/hub-server.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
+    import("../../host/session-settings.js"),
     import("../../mcp/ext-tasks-server.js"),
   ]);
   // The servers' failures go to stderr; stdout belongs to the protocol.
@@ -20,7 +21,7 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
   // The tasks of every server instance below (a task started in one request is polled in the next).
   const tasks = new TaskStore();
   try {
-    const settings = turnSettings(opened.config, {}, process.env, approve ? { approve } : {});
+    const settings = turnSettings(opened.config, sessionSettings(opened.config, {}, process.env), approve ? { approve } : {});
     // One server per connection (and one for a 2026 probe, closed again): each hears the servers' changes while open.
     // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's entry knows nothing of.
     const handle = await serveStdio(
