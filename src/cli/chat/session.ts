@@ -51,7 +51,7 @@ export class AgentSession {
 
   private constructor(
     private readonly host: HostSession,
-    private readonly opened: TerminalHost["signals"],
+    private readonly signals: TerminalHost["signals"],
     private readonly env: Env,
     public agent: Agent,
     /** Who servers' questions (elicitation, sampling approval) go to: set by the front end. */
@@ -110,12 +110,12 @@ export class AgentSession {
 
   /** Aborted by the signals the session handles. */
   get signal(): AbortSignal {
-    return this.opened.signal;
+    return this.signals.signal;
   }
 
   /** The exit code of the signal that aborted `signal` (130 / 143), if one did. */
   interruptedWith(): number | undefined {
-    return this.opened.interruptedWith();
+    return this.signals.interruptedWith();
   }
 
   /** Where requests go, for display. */
