@@ -103,6 +103,8 @@ const enum State {
   Xml,
   /** After a call: whitespace, then the container's closer, another call, or text. */
   Trailer,
+  /** After an LFM2 call block: holding text while it still repeats the block (see stepEcho). */
+  Echo,
 }
 
 type ContainerKind =
@@ -401,6 +403,14 @@ class StreamParser implements ToolCallParser {
   private regionLength = 0;
   /** The region's first tag matched its `head`. */
   private headSeen = false;
+  /** In Echo: the closed LFM2 block's body and end token, which an echo repeats. */
+  private echoOf = "";
+  /** In Echo: where the body ends in `echoOf` (whitespace may stand there and before the body). */
+  private echoBodyEnd = 0;
+  /** In Echo: how much of `echoOf` the held text matched. */
+  private echoAt = 0;
+  /** In Echo: the text held back, given back if it turns out not to be an echo. */
+  private echoHeld = "";
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -440,6 +450,10 @@ class StreamParser implements ToolCallParser {
         break;
       case State.Xml:
         this.finishRegion(this.parts.join(""), "");
+        break;
+      case State.Echo:
+        // An echo cut off by the end of the stream (the token limit) is no more text than a whole one.
+        this.echoHeld = "";
         break;
       case State.Trailer:
       case State.Text:
@@ -625,6 +639,8 @@ class StreamParser implements ToolCallParser {
         return this.stepName(ch);
       case State.Trailer:
         return this.stepTrailer(ch);
+      case State.Echo:
+        return this.stepEcho(ch);
       default:
         return false;
     }
@@ -867,6 +883,36 @@ class StreamParser implements ToolCallParser {
     return this.resumeText();
   }
 
+  /**
+   * LFM2 often writes its call block's body again after the end token, capped with a second end
+   * token (vLLM's LFM2 parser drops it too). Text after the block is held while it still
+   * repeats the body (whitespace allowed before the body and before the end token); a whole
+   * repeat and its end token are dropped, and the next echo looked for. The first character
+   * that differs gives the held text back to be read as usual, so text after a call waits at
+   * most the body's length, and each character is held back here at most once.
+   */
+  private stepEcho(ch: string): boolean {
+    const at = this.echoAt;
+    if (ch === this.echoOf.charAt(at)) {
+      this.echoHeld += ch;
+      this.echoAt = at + 1;
+      if (this.echoAt === this.echoOf.length) {
+        this.echoHeld = "";
+        this.echoAt = 0;
+      }
+      return true;
+    }
+    if (isSpace(ch) && (at === 0 || at === this.echoBodyEnd) && this.echoHeld.length < this.echoOf.length + MAX_LEAD) {
+      this.echoHeld += ch;
+      return true;
+    }
+    const held = this.echoHeld;
+    this.echoHeld = "";
+    this.state = State.Text;
+    this.feed(held);
+    return false;
+  }
+
   private startJson(): void {
     this.scanner.reset();
     this.parts = [];
@@ -932,6 +978,13 @@ class StreamParser implements ToolCallParser {
     if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
     else {
       this.emitCalls(calls);
+      if (c?.closer === LFM2.close && closerText !== "") {
+        const repeated = body.trimEnd();
+        this.echoOf = repeated + closerText;
+        this.echoBodyEnd = repeated.length;
+        this.echoAt = 0;
+        this.state = State.Echo;
+      }
       // Qwen3-Coder's call written without its opening `<tool_call>` still ends with the closing one.
       if (c?.kind === "function" && closerText !== "") {
         this.container = ORPHAN_TOOL_CALL_CLOSER;
