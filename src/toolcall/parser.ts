@@ -409,8 +409,9 @@ class StreamParser implements ToolCallParser {
   private echoBodyEnd = 0;
   /** In Echo: how much of `echoOf` the held text matched. */
   private echoAt = 0;
-  /** In Echo: the text held back, given back if it turns out not to be an echo. */
-  private echoHeld = "";
+  /** In Echo: the text held back, in the pieces it came in; given back if it is not an echo. */
+  private echoHeld: string[] = [];
+  private echoHeldLength = 0;
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -453,7 +454,7 @@ class StreamParser implements ToolCallParser {
         break;
       case State.Echo:
         // An echo cut off by the end of the stream (the token limit) is no more text than a whole one.
-        this.echoHeld = "";
+        this.dropEcho();
         break;
       case State.Trailer:
       case State.Text:
@@ -483,6 +484,9 @@ class StreamParser implements ToolCallParser {
           break;
         case State.Xml:
           i = this.scanRegion(s, i);
+          break;
+        case State.Echo:
+          i = this.scanEcho(s, i);
           break;
         default:
           // Character states return false when the character must be read again in the new state.
@@ -639,8 +643,6 @@ class StreamParser implements ToolCallParser {
         return this.stepName(ch);
       case State.Trailer:
         return this.stepTrailer(ch);
-      case State.Echo:
-        return this.stepEcho(ch);
       default:
         return false;
     }
@@ -891,26 +893,42 @@ class StreamParser implements ToolCallParser {
    * that differs gives the held text back to be read as usual, so text after a call waits at
    * most the body's length, and each character is held back here at most once.
    */
-  private stepEcho(ch: string): boolean {
-    const at = this.echoAt;
-    if (ch === this.echoOf.charAt(at)) {
-      this.echoHeld += ch;
-      this.echoAt = at + 1;
-      if (this.echoAt === this.echoOf.length) {
-        this.echoHeld = "";
-        this.echoAt = 0;
+  private scanEcho(s: string, at: number): number {
+    const echo = this.echoOf;
+    const n = s.length;
+    let from = at;
+    let j = at;
+    while (j < n) {
+      const c = s.charCodeAt(j);
+      if (c === echo.charCodeAt(this.echoAt)) {
+        j++;
+        if (++this.echoAt === echo.length) {
+          this.dropEcho();
+          from = j;
+        }
+        continue;
       }
-      return true;
+      const gap = this.echoAt === 0 || this.echoAt === this.echoBodyEnd;
+      if (gap && isSpace(s.charAt(j)) && this.echoHeldLength + (j - from) < echo.length + MAX_LEAD) {
+        j++;
+        continue;
+      }
+      this.echoHeld.push(s.slice(from, j));
+      const held = this.echoHeld.join("");
+      this.dropEcho();
+      this.state = State.Text;
+      this.feed(held);
+      return j;
     }
-    if (isSpace(ch) && (at === 0 || at === this.echoBodyEnd) && this.echoHeld.length < this.echoOf.length + MAX_LEAD) {
-      this.echoHeld += ch;
-      return true;
-    }
-    const held = this.echoHeld;
-    this.echoHeld = "";
-    this.state = State.Text;
-    this.feed(held);
-    return false;
+    this.echoHeld.push(s.slice(from, j));
+    this.echoHeldLength += j - from;
+    return j;
+  }
+
+  private dropEcho(): void {
+    this.echoHeld = [];
+    this.echoHeldLength = 0;
+    this.echoAt = 0;
   }
 
   private startJson(): void {
@@ -982,7 +1000,7 @@ class StreamParser implements ToolCallParser {
         const repeated = body.trimEnd();
         this.echoOf = repeated + closerText;
         this.echoBodyEnd = repeated.length;
-        this.echoAt = 0;
+        this.dropEcho();
         this.state = State.Echo;
       }
       // Qwen3-Coder's call written without its opening `<tool_call>` still ends with the closing one.
