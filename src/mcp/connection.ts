@@ -13,6 +13,7 @@ import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
 import { limitedFetch } from "./transport/limited-fetch.js";
 import { ownSignals } from "./transport/request-signals.js";
+import { resentAnswers } from "./transport/resent-answers.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
 import { paginate as paginateEntries, type Listing } from "./listing.js";
 import { RefreshQueue } from "./refresh-queue.js";
@@ -510,13 +511,16 @@ export class Connection {
       ...(this.auth ? { authProvider: this.auth.provider } : {}),
     };
     if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; each request with a signal of its own.
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; an answer posted once
+    // more if its connection closed under it; each request with a signal of its own.
     const fetch = ownSignals(
-      limitedFetch({
-        maxMessageBytes: this.maxMessageBytes,
-        onOversizedStream: (error) => this.onOversizedStream(error),
-        ...(this.auth ? { fetch: this.auth.fetch } : {}),
-      }),
+      resentAnswers(
+        limitedFetch({
+          maxMessageBytes: this.maxMessageBytes,
+          onOversizedStream: (error) => this.onOversizedStream(error),
+          ...(this.auth ? { fetch: this.auth.fetch } : {}),
+        }),
+      ),
     );
     if (config.type === "sse") {
       // The HTTP+SSE transport of 2024-11-05 predates server/discover.
