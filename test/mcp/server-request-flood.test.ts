@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { ServerConfig } from "../../src/config/schema.js";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
+import { ANSWERS_AT_ONCE } from "../../src/mcp/transport/answer-posts.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
 import { readBody } from "../support/read-body.js";
 
@@ -101,7 +102,7 @@ it("answers a stdio server's flood of requests while it does not read, with no l
  * again. A server that `drops` goes further: it closes the connection under the first arrival of each answer, before
  * it answers, as a keep-alive close would, and counts what arrived.
  */
-async function startHttpFloodServer(count: number, drops = false): Promise<{ url: string; arrivals: Map<string, number>; close(): Promise<void> }> {
+async function startHttpFloodServer(count: number, drops = false): Promise<{ url: string; arrivals: Map<string, number>; connections(): number; close(): Promise<void> }> {
   const flood = floodRequests(count);
   const arrivals = new Map<string, number>();
   const answered = new Set<unknown>();
@@ -138,18 +139,23 @@ async function startHttpFloodServer(count: number, drops = false): Promise<{ url
       }
     });
   });
+  let connections = 0;
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
+    connections: () => connections,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
     arrivals,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-it("answers a Streamable HTTP server's flood of requests on one event stream, with no listener piled up per answer", async () => {
+it("answers a Streamable HTTP server's flood of requests on one event stream over a few connections, with no listener piled up per answer", async () => {
   const server = await startHttpFloodServer(FLOOD);
   cleanups.push(() => server.close());
   await expectFloodAnswered({ url: server.url, protocol: "2025-11-25" }, FLOOD);
+  // A few connections carry the answers (one per answer made 2,001), besides the few of the session's other requests.
+  expect(server.connections()).toBeLessThanOrEqual(ANSWERS_AT_ONCE + 10);
 }, 180_000);
 
 it("posts an answer once more when the server closes its connection before answering it, and a tool call not", async () => {
