@@ -99,7 +99,8 @@ function otherFiles(skill: Skill, read: string): string[] {
   return paths.length > MAX_FILES_NAMED ? [...paths.slice(0, MAX_FILES_NAMED), `(and ${paths.length - MAX_FILES_NAMED} more)`] : paths;
 }
 
-function resolve(base: string, ref: string): string | undefined {
+/** `ref` resolved against `base`, as one spelling; undefined where either is no URI. */
+export function resolve(base: string, ref: string): string | undefined {
   try {
     return new URL(ref, base).href;
   } catch {
