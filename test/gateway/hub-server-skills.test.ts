@@ -121,6 +121,8 @@ describe.each([
   });
 
   it("reads a skill's files from its server, verified against its entry, though no list or template names them; a refused server's are unknown", async () => {
+    // Routed by the skill's entry alone: its server lists no such resource and no template.
+    expect(JSON.stringify(await front.readRaw(FORMS))).toContain("Fill fields with pdftk.");
     const pdf = (await front.list()).find((skill) => skill.frontmatter.name === "pdf-processing")!;
     expect(await front.read(pdf, FORMS)).toBe("# Forms\n\nFill fields with pdftk.\n");
     expect(await front.read(pdf, pdf.uri)).toContain("# PDF processing");
