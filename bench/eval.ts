@@ -9,7 +9,7 @@
 import { bundledTaskSet } from "../src/agent/eval/bundled-tasks.js";
 import { runEval } from "../src/agent/eval/runner.js";
 import { toolCallingFor } from "../src/agent/tool-calling.js";
-import type { ProbedMode } from "../src/agent/tool-mode-probe.js";
+import type { ProbedMode } from "../src/agent/tool-mode.js";
 import { defaultServers } from "../src/config/bundled-servers.js";
 import { OpenAICompatibleModel } from "../src/llm/openai-compatible.js";
 import { Hub } from "../src/mcp/hub.js";

@@ -71,4 +71,4 @@ export { TranscriptError } from "./agent/errors.js";
 export { startGateway, type GatewayOptions, type GatewayHandle, type GatewayHub } from "./gateway/server.js";
 export { GatewayModels } from "./gateway/models.js";
 export { createHubServer, type HubServerPolicy, type HubServerSource } from "./gateway/hub-server.js";
-export { TaskStore, type TaskStoreOptions } from "./mcp/ext-tasks-server.js";
+export { TaskStore, type TaskStoreOptions } from "./mcp/tasks/ext-tasks-server.js";

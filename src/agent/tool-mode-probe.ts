@@ -1,11 +1,7 @@
 import { LlmError } from "../llm/errors.js";
 import { withStrictTools } from "../llm/strict-tools.js";
 import type { ChatModel, ToolDefinition } from "../llm/types.js";
-import type { ToolCallingMiddlewares } from "./tool-mode.js";
-
-/** The ways a model can be asked to call tools, best first: constrained native calls, native calls, calls written in the text. */
-export const PROBED_MODES = ["native-strict", "native", "prompt"] as const;
-export type ProbedMode = (typeof PROBED_MODES)[number];
+import { PROBED_MODES, type ProbedMode, type ToolCallingMiddlewares } from "./tool-mode.js";
 
 /** One mode's result: whether the model made the expected call, how long the request took, and why not. */
 export interface ProbeRow {

@@ -1,7 +1,10 @@
 import type { ToolMode } from "../config/schema.js";
 import { withStrictTools } from "../llm/strict-tools.js";
 import type { ChatModel } from "../llm/types.js";
-import type { ProbedMode } from "./tool-mode-probe.js";
+
+/** The ways a model can be asked to call tools, best first: constrained native calls, native calls, calls written in the text. */
+export const PROBED_MODES = ["native-strict", "native", "prompt"] as const;
+export type ProbedMode = (typeof PROBED_MODES)[number];
 
 /** The two ways of wrapping a model for tool calling that do not rely on the server's `tools` field alone. */
 export interface ToolCallingMiddlewares {

@@ -6,7 +6,7 @@ import type { ClientHandlers } from "../mcp/types.js";
 import { applyFlags, approvalMode, type AgentFlags } from "./chat/session.js";
 import { cliClientHandlers, namedModels } from "./client-handlers.js";
 import { warn } from "./errors.js";
-import type { PrompterSlot } from "./prompts/prompter.js";
+import type { PrompterSlot } from "./server-questions/prompter.js";
 import { colorsFor } from "./render/colors.js";
 
 export type CallFlags = Pick<AgentFlags, "approve" | "baseUrl" | "model" | "provider">;

@@ -6,9 +6,9 @@ import { createChatModel } from "../llm/create-model.js";
 import type { ChatModel } from "../llm/types.js";
 import type { ClientHandlers } from "../mcp/types.js";
 import type { Colors } from "./render/colors.js";
-import { terminalElicitation } from "./prompts/elicitation.js";
-import type { PrompterSlot } from "./prompts/prompter.js";
-import { terminalSamplingApproval } from "./prompts/sampling.js";
+import { terminalElicitation } from "./server-questions/elicitation.js";
+import type { PrompterSlot } from "./server-questions/prompter.js";
+import { terminalSamplingApproval } from "./server-questions/sampling.js";
 
 export interface ClientHandlerInputs {
   config: ResolvedConfig;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
 import type { TurnError } from "../agent/events.js";
 import { JsonDepthScan, tooDeep } from "../mcp/json-depth.js";
 import { errorBody } from "./openai-wire.js";
@@ -109,4 +110,12 @@ async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: numbe
   } catch {
     throw new HttpError(400, "The request body is not valid JSON", "invalid_request_error");
   }
+}
+
+/** A request body read against its schema; a 400 naming the first field at fault when it does not fit. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new HttpError(400, `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`, "invalid_request_error");
 }

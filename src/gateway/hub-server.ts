@@ -4,8 +4,8 @@ import { refusalMessage, type ApprovalMode, type ApprovalRules, type ServerAppro
 import type { ToolFilter } from "../agent/tool-host.js";
 import { CallerPolicy, type PolicySubject } from "../host/caller-policy.js";
 import { HubError } from "../mcp/errors.js";
-import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/ext-tasks.js";
-import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/ext-tasks-server.js";
+import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type RemoteTask } from "../mcp/tasks/ext-tasks.js";
+import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/tasks/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import { HubLogRelay } from "./hub-server-logs.js";
 import { readableSkills, serveSkills, skillFileOwner } from "./hub-server-skills.js";

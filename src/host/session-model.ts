@@ -1,4 +1,4 @@
-import type { ProbedMode } from "../agent/tool-mode-probe.js";
+import type { ProbedMode } from "../agent/tool-mode.js";
 import type { LlmConfig } from "../config/schema.js";
 import { createChatModel, type CreateChatModelOptions } from "../llm/create-model.js";
 import type { ChatModel } from "../llm/types.js";

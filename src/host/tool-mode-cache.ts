@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { PROBED_MODES, type ProbeRow } from "../agent/tool-mode-probe.js";
+import type { ProbeRow } from "../agent/tool-mode-probe.js";
+import { PROBED_MODES } from "../agent/tool-mode.js";
 import { strictKey, type StrictToolsMemory } from "../llm/strict-tools.js";
 import { newestEntries, readStateFile, stateFilePath, writeStateFile } from "./state-file.js";
 

@@ -1,4 +1,5 @@
-import { bestMode, PROBE_TIMEOUT_MS, probeToolModes, type ProbedMode, type ProbeRow } from "../agent/tool-mode-probe.js";
+import { bestMode, PROBE_TIMEOUT_MS, probeToolModes, type ProbeRow } from "../agent/tool-mode-probe.js";
+import type { ProbedMode } from "../agent/tool-mode.js";
 import { toolCallingFor } from "../agent/tool-calling.js";
 import { bestEvalMode } from "../agent/eval/runner.js";
 import type { LlmConfig } from "../config/schema.js";

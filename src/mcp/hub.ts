@@ -7,7 +7,7 @@ import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
 import { Connection, droppedDuring, RESTART_BACKOFF_MS, type ListKind } from "./connection.js";
-import type { CreatedTask, RemoteTask } from "./ext-tasks.js";
+import type { CreatedTask, RemoteTask } from "./tasks/ext-tasks.js";
 import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
 import { RootList, toRoots } from "./roots.js";

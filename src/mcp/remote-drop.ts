@@ -1,5 +1,5 @@
 import { ProtocolError, SdkHttpError, SseError } from "@modelcontextprotocol/client";
-import type { StreamEnd } from "./cut-streams.js";
+import type { StreamEnd } from "./transport/cut-streams.js";
 
 /** What a remote server's transport met, for remoteDropOf: the request's error or the stream's, and whether a session was held. */
 export interface RemoteFailure {

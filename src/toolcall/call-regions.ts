@@ -6,12 +6,10 @@
  * V3.2/V4/V4.1 DSML, MiniMax M2 and M3, Kimi K3, step3, Seed-OSS and OLMo 3. Each returns undefined when the body holds no call, so the
  * parser gives the region back as text.
  */
-import { callsFromValue, callsFromXmlBody, parseLooseJson, type KnownTools, type ParsedToolCall } from "./call-shape.js";
+import { callsFromValue, callsFromXmlBody, parseLooseJson, type KnownTools, type ParsedToolCall, type RegionParser } from "./call-shape.js";
 import { callsFromGemma } from "./gemma-calls.js";
 import { callsFromMiniMaxM3, invokeReader, MINIMAX_NS } from "./invoke-calls.js";
 import { callsFromPythonic, callsFromPythonLines, looksPythonic } from "./pythonic.js";
-
-export type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
 
 const NAME = /^[\w.:-]{1,200}$/;
 

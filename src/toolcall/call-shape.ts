@@ -20,6 +20,9 @@ export interface KnownTools {
   schemas: ReadonlyMap<string, JsonSchema>;
 }
 
+/** Reads the tool calls in the text of one recognised region; undefined when it holds none. */
+export type RegionParser = (body: string, tools: KnownTools | undefined) => ParsedToolCall[] | undefined;
+
 export function knownTools(tools: ToolList | undefined): KnownTools | undefined {
   if (tools === undefined) return undefined;
   const names = new Set<string>();

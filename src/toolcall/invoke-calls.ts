@@ -8,8 +8,7 @@
  * themselves (`<invoke name="N"><city>Paris</city></invoke>`, nested objects as nested
  * elements, lists as `<item>`s). Values are typed by the tool's schema when it is known.
  */
-import { jsonOrText, typeOf, xmlValue, type KnownTools, type ParsedToolCall } from "./call-shape.js";
-import type { RegionParser } from "./call-regions.js";
+import { jsonOrText, typeOf, xmlValue, type KnownTools, type ParsedToolCall, type RegionParser } from "./call-shape.js";
 
 const NAME = /^[\w.:-]{1,200}$/;
 

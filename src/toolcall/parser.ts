@@ -21,6 +21,7 @@ import {
   typedBySchema,
   type KnownTools,
   type ParsedToolCall,
+  type RegionParser,
   type ToolList,
 } from "./call-shape.js";
 import {
@@ -52,7 +53,6 @@ import {
   callsFromToolCallBody,
   callsFromToolUse,
   readHarmonyHeader,
-  type RegionParser,
 } from "./call-regions.js";
 import { JsonScanner } from "./json-scanner.js";
 import { callsFromPythonic, looksPythonic } from "./pythonic.js";

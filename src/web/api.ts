@@ -1,5 +1,5 @@
 import type { ContentPart, Message, Usage } from "../llm/types.js";
-import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat-questions.js";
+import type { ApprovalQuestion, ServerQuestion, ServerQuestionAnswer } from "../gateway/web-chat/questions.js";
 import type { CallToolResult } from "../mcp/types.js";
 import { forgetGrants } from "./session-grants.js";
 

@@ -2,31 +2,24 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { CLI } from "../support/cli.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
 import { freePort } from "../support/free-port.js";
 import { childPids, isAlive } from "../support/processes.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+import type { RecordedRequest, VllmReply, VllmServer } from "../support/vllm-server.js";
 
 /**
  * `toolbridge run` and `toolbridge chat` end to end: the built CLI, the bundled time and
  * math servers, and a scripted server that streams what vLLM streams.
  */
 
-const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
 let home: string;
 /** A config with only the bundled time server: one process fewer to start per run. */
 let timeOnly: string;
-let server: VllmServer | undefined;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-agent-cli-"));
-  timeOnly = join(home, "time-only.json");
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+const { startModel } = cliTestSetup("toolbridge-agent-cli-", (dir) => {
+  home = dir;
+  timeOnly = writeConfig(dir, "time-only.json", { time: bundledServer("time") });
 });
 
 interface CliResult {
@@ -74,10 +67,7 @@ function runCli(args: string[], options: { input?: string; interruptWhen?: () =>
   });
 }
 
-async function vllm(replies: VllmReply[], toolsEnabled = true): Promise<VllmServer> {
-  server = await startVllmServer({ replies, toolsEnabled });
-  return server;
-}
+const vllm = (replies: VllmReply[], toolsEnabled = true): Promise<VllmServer> => startModel({ replies, toolsEnabled });
 
 type WireMessage = { role: string; content: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
 const messagesOf = (request: RecordedRequest | undefined): WireMessage[] => (request?.body?.messages ?? []) as WireMessage[];
@@ -268,7 +258,7 @@ describe("toolbridge chat (piped stdin)", () => {
   });
 
   it("traces the model switched to with /model", async () => {
-    server = await startVllmServer({ replies: [{ text: "Hello." }], otherModels: ["Qwen/Qwen3-32B"] });
+    const server = await startModel({ replies: [{ text: "Hello." }], otherModels: ["Qwen/Qwen3-32B"] });
     const result = await runCli(["chat", "--base-url", server.url, "--config", timeOnly, "--verbose"], { input: "/model Qwen/Qwen3-32B\nhi\n" });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^\[toolbridge\] sending request to \S+ \(model Qwen\/Qwen3-32B, 1 tool\)$/m);
@@ -486,8 +476,7 @@ const FAMILY_RUNS: Array<{ model: string; call: string; asks: string; results: s
 
 describe("prompt mode per model family (a vLLM server started without a tool parser)", () => {
   it.each(FAMILY_RUNS.map((f) => [f.model, f] as const))("%s: asks in its format, reads its call, sends the result back its way", async (_model, family) => {
-    server = await startVllmServer({ replies: [{ text: family.call }, { text: "Today is 7 January 2026." }], toolsEnabled: false, model: family.model });
-    const s = server;
+    const s = await startModel({ replies: [{ text: family.call }, { text: "Today is 7 January 2026." }], toolsEnabled: false, model: family.model });
     const result = await runCli(["run", "What is the date?", "--base-url", s.url, "--config", timeOnly, "--model", family.model]);
     expect(result.stderr).not.toMatch(/error/i);
     expect(result.stdout).toBe("Today is 7 January 2026.\n");

@@ -1,31 +1,26 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI } from "../support/cli.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
 import { childPids, isAlive } from "../support/processes.js";
-import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
+import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 
 /** `toolbridge gateway` as users start it: the built CLI, the bundled time server, the scripted vLLM server. */
 
-const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
 let home: string;
 let config: string;
-let upstream: VllmServer | undefined;
 let child: ChildProcess | undefined;
 
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-gateway-cli-"));
-  config = join(home, "toolbridge.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
+const { startModel } = cliTestSetup("toolbridge-gateway-cli-", (dir) => {
+  home = dir;
+  config = writeConfig(dir, "toolbridge.json", { time: bundledServer("time") });
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
+afterEach(() => {
   if (child?.exitCode === null) child.kill("SIGKILL");
   child = undefined;
-  await upstream?.close();
-  upstream = undefined;
 });
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}, configFile = config): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
@@ -42,7 +37,7 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}, configFile = config)
 
 describe("toolbridge gateway", () => {
   it("serves chat completions with the MCP tools, and stops its servers on SIGTERM", async () => {
-    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "It is today." }] });
+    const upstream = await startModel({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "It is today." }] });
     const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL]);
     await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
     const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;
@@ -59,7 +54,7 @@ describe("toolbridge gateway", () => {
   }, 120_000);
 
   it("stores responses within gateway.storeMaxBytesPerKey (a larger one is answered with store: false), and refuses a state directory others can write into", async () => {
-    upstream = await startVllmServer({ replies: [{ text: "z".repeat(10_000) }] });
+    const upstream = await startModel({ replies: [{ text: "z".repeat(10_000) }] });
     const budgeted = join(home, "budgeted.json");
     writeFileSync(budgeted, JSON.stringify({ mcpServers: {}, gateway: { storeMaxBytesPerKey: 4096 } }));
     const state = join(home, "state-budget");
@@ -87,7 +82,7 @@ describe("toolbridge gateway", () => {
   }, 60_000);
 
   it("warns when listening beyond loopback, keys from the environment, and never prints them", async () => {
-    upstream = await startVllmServer({ replies: [{ text: "hi" }] });
+    const upstream = await startModel({ replies: [{ text: "hi" }] });
     const key = "tb-secret-key-for-the-test-0001";
     const run = start(["--listen", "0.0.0.0:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], { TOOLBRIDGE_API_KEYS: key });
     await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on http:\/\/0\.0\.0\.0:(\d+)/);
@@ -105,7 +100,7 @@ describe("toolbridge gateway", () => {
   it("denies a web-chat approval no one answers within gateway.approvalTimeoutSeconds, and the model reads why", async () => {
     const waiting = join(home, "approval-timeout.json");
     writeFileSync(waiting, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: false } }, gateway: { approvalTimeoutSeconds: 1 } }));
-    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Not without approval." }] });
+    const upstream = await startModel({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "Not without approval." }] });
     const run = start(["--listen", "127.0.0.1:0", "--base-url", upstream.url, "--model", DEFAULT_VLLM_MODEL], {}, waiting);
     await expect.poll(run.stderr, { timeout: 60_000 }).toMatch(/listening on (http:\/\/\S+) /);
     const url = /listening on (http:\/\/\S+) /.exec(run.stderr())?.[1] as string;

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli, type CliRun } from "../support/cli.js";
-import { startVllmServer, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+import { cliTestSetup, writeConfig } from "../support/cli-setup.js";
+import type { VllmReply, VllmServer } from "../support/vllm-server.js";
 
 /**
  * Nothing a server or a model writes may command the terminal: a hostile MCP server and
@@ -19,19 +18,10 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 let dir: string;
 let config: string;
 let failing: string;
-let model: VllmServer | undefined;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "toolbridge-hostile-"));
-  config = join(dir, "hostile.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: [HOSTILE], trust: true } } }));
-  failing = join(dir, "failing.json");
-  writeFileSync(failing, JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: [HOSTILE, "--fail"] } } }));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
+const { startModel } = cliTestSetup("toolbridge-hostile-", (home) => {
+  dir = home;
+  config = writeConfig(home, "hostile.json", { hostile: { command: process.execPath, args: [HOSTILE], trust: true } });
+  failing = writeConfig(home, "failing.json", { hostile: { command: process.execPath, args: [HOSTILE, "--fail"] } });
 });
 
 const cli = (args: string[]) => runCli(args, { cwd: dir });
@@ -105,10 +95,7 @@ describe("server text through the hub commands", () => {
 });
 
 describe("model and tool text through run", () => {
-  async function scripted(replies: VllmReply[]): Promise<VllmServer> {
-    model = await startVllmServer({ replies });
-    return model;
-  }
+  const scripted = (replies: VllmReply[]): Promise<VllmServer> => startModel({ replies });
 
   it("the streamed answer, the tool lines and the tool result", async () => {
     const s = await scripted([

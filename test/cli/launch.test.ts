@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CLI, cliEnv } from "../support/cli.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
 import { childPids, isAlive } from "../support/processes.js";
 import { Tmux } from "../support/tmux.js";
-import { DEFAULT_VLLM_MODEL, startVllmServer, type VllmServer } from "../support/vllm-server.js";
+import { DEFAULT_VLLM_MODEL, type VllmServer } from "../support/vllm-server.js";
 
 /**
  * `toolbridge launch` as users run it: the built CLI, the bundled math server, the scripted
@@ -42,23 +42,20 @@ if (env.STAND_IN_EXIT === "wait") {
 
 let home: string;
 let config: string;
+/** The running test's model server, which MODEL_FLAGS names. */
 let upstream: VllmServer | undefined;
 let child: ChildProcess | undefined;
 let term: Tmux | undefined;
 
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-launch-"));
-  config = join(home, "toolbridge.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { math: { command: process.execPath, args: [CLI, "serve", "math"], trust: true } } }));
+const { startModel } = cliTestSetup("toolbridge-launch-", (dir) => {
+  home = dir;
+  config = writeConfig(dir, "toolbridge.json", { math: bundledServer("math") });
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
 afterEach(async () => {
   if (child?.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   child = undefined;
   await term?.close();
   term = undefined;
-  await upstream?.close();
-  upstream = undefined;
 });
 
 /** A directory for PATH holding `name`, a link to `target` or a script with `text`. */
@@ -115,7 +112,7 @@ function listening(url: string): Promise<boolean> {
 
 describe("toolbridge launch", () => {
   it("runs real Claude Code against the gateway: it asks for the chosen model and the hub's multiply runs inside", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] }, { text: "6 times 7 is 42." }] });
+    upstream = await startModel({ replies: [{ toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] }, { text: "6 times 7 is 42." }] });
     const run = launch(["claude", ...MODEL_FLAGS(), "--", "-p", "What is 6 times 7?"], binDir("claude", { target: CLAUDE }), {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       DISABLE_TELEMETRY: "1",
@@ -132,7 +129,7 @@ describe("toolbridge launch", () => {
   });
 
   it.skipIf(!existsSync(CODEX))("runs real Codex exec against the gateway's Responses API: the hub's multiply runs inside", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [{ toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] }, { text: "It is 42." }] });
+    upstream = await startModel({ replies: [{ toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] }, { text: "It is 42." }] });
     const codexHome = join(home, "codex");
     mkdirSync(codexHome, { recursive: true });
     const run = launch(["codex", ...MODEL_FLAGS(), "--", "exec", "--skip-git-repo-check", "What is 6 times 7?"], binDir("codex", { target: CODEX }), { CODEX_HOME: codexHome });
@@ -148,7 +145,7 @@ describe("toolbridge launch", () => {
   });
 
   it("gives the tool the gateway, a key only it holds, and the model; passes its exit code through and leaves no port or server behind", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [] });
+    upstream = await startModel({ replies: [] });
     const run = launch(["claude", ...MODEL_FLAGS(), "--", "--its-own", "flag"], binDir("claude", { text: STAND_IN }), { STAND_IN_EXIT: "7", ANTHROPIC_API_KEY: "the-users-own-key" });
     await expect.poll(() => childPids(run.child.pid).length, { timeout: 60_000 }).toBeGreaterThan(0);
     const servers = childPids(run.child.pid);
@@ -162,7 +159,7 @@ describe("toolbridge launch", () => {
   });
 
   it("runs the tool on the terminal, and leaves Ctrl-C to it: toolbridge waits for it to exit and passes its code on", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [] });
+    upstream = await startModel({ replies: [] });
     const bin = binDir("claude", { text: STAND_IN });
     term = await Tmux.start([process.execPath, CLI, "launch", "claude", ...MODEL_FLAGS()], {
       cwd: home,
@@ -176,7 +173,7 @@ describe("toolbridge launch", () => {
 
   it("runs real Claude Code interactively on the terminal: the question typed, the hub's multiply run inside, Ctrl-C twice ends it and toolbridge", { timeout: 120_000 }, async () => {
     // Claude Code also asks on the side (titles, topics): those get a plain answer; the question gets the call, then the answer.
-    upstream = await startVllmServer({
+    upstream = await startModel({
       respond: (body) => {
         const last = body.messages.at(-1) as { role: string; content?: unknown };
         // 42 only if the math server's answer came back.
@@ -211,7 +208,7 @@ describe("toolbridge launch", () => {
   });
 
   it("on SIGTERM asks the tool to stop too, and waits for it", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [] });
+    upstream = await startModel({ replies: [] });
     const run = launch(["claude", ...MODEL_FLAGS()], binDir("claude", { text: STAND_IN }), { STAND_IN_EXIT: "wait" });
     await expect.poll(run.stdout, { timeout: 60_000 }).toContain("ready (terminal: false)");
     run.child.kill("SIGTERM");
@@ -220,7 +217,7 @@ describe("toolbridge launch", () => {
   });
 
   it.runIf(process.platform === "linux" && existsSync("/usr/bin/perl"))("ends the tool when toolbridge is killed outright (SIGKILL runs no handler)", { timeout: 120_000 }, async () => {
-    upstream = await startVllmServer({ replies: [] });
+    upstream = await startModel({ replies: [] });
     const run = launch(["claude", ...MODEL_FLAGS()], binDir("claude", { text: STAND_IN }), { STAND_IN_EXIT: "wait" });
     await expect.poll(run.stdout, { timeout: 60_000 }).toContain("ready (terminal: false)");
     const tool = JSON.parse(run.stdout().split("\n")[0] as string).pid as number;
@@ -232,7 +229,7 @@ describe("toolbridge launch", () => {
 
   it("says in one line how to install a tool that is not on PATH, before starting anything", async () => {
     // Without --model the gateway would ask the model server which model it serves.
-    upstream = await startVllmServer({ replies: [] });
+    upstream = await startModel({ replies: [] });
     const empty = mkdtempSync(join(home, "bin-"));
     for (const [tool, install] of [
       ["claude", "npm install -g @anthropic-ai/claude-code"],

@@ -1,10 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CLI, cliEnv } from "../support/cli.js";
-import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
 
 /**
  * `run` on a real terminal (a pseudo-terminal from util-linux's `script`): a tool the
@@ -13,17 +10,9 @@ import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
 
 let dir: string;
 let untrusted: string;
-let model: VllmServer | undefined;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "toolbridge-run-tty-"));
-  untrusted = join(dir, "untrusted.json");
-  writeFileSync(untrusted, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"] } } }));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
+const { startModel } = cliTestSetup("toolbridge-run-tty-", (home) => {
+  dir = home;
+  untrusted = writeConfig(home, "untrusted.json", { time: bundledServer("time", false) });
 });
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -51,7 +40,7 @@ function onTerminal(args: string[], answers: string[]): Promise<{ code: number |
 
 describe("run asks on a terminal", () => {
   it("runs the tool when allowed once", async () => {
-    model = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Done." }] });
+    const model = await startModel({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }] }, { text: "Done." }] });
     const run = await onTerminal(["run", "date?", "--base-url", model.url, "-c", untrusted], ["y"]);
     expect(run.screen).toContain("? run get-date (server time, read-only)");
     expect(run.screen).toContain("Done.");
@@ -61,7 +50,7 @@ describe("run asks on a terminal", () => {
   });
 
   it("denies with a reason, which the model reads", async () => {
-    model = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "OK, no date." }] });
+    const model = await startModel({ replies: [{ toolCalls: [{ name: "get-date", arguments: {} }] }, { text: "OK, no date." }] });
     const run = await onTerminal(["run", "date?", "--base-url", model.url, "-c", untrusted], ["n", "not now"]);
     expect(run.code).toBe(0);
     const result = (model.chatRequests[1]?.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool");
@@ -69,7 +58,7 @@ describe("run asks on a terminal", () => {
   });
 
   it("asks about two calls of one reply one at a time; 'a' on the first covers the same tool", async () => {
-    model = await startVllmServer({
+    const model = await startModel({
       replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "iso" } }, { name: "get-date", arguments: { format: "date-only" } }] }, { text: "Two dates." }],
     });
     const run = await onTerminal(["run", "dates?", "--base-url", model.url, "-c", untrusted], ["a", "n"]);

@@ -1,28 +1,15 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, runCli } from "../support/cli.js";
-import { startVllmServer, type RecordedRequest, type VllmServer } from "../support/vllm-server.js";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
+import type { RecordedRequest } from "../support/vllm-server.js";
 
 /** `run` (the built CLI) honours the config's hooks and its allow/deny rules by pattern. */
 let home: string;
-let server: VllmServer | undefined;
+const { startModel } = cliTestSetup("toolbridge-run-hooks-", (dir) => (home = dir));
 
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-run-hooks-"));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-function config(name: string, extra: Record<string, unknown>, trust = false): string {
-  const file = join(home, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust } }, ...extra }));
-  return file;
-}
+const config = (name: string, extra: Record<string, unknown>, trust = false): string => writeConfig(home, `${name}.json`, { time: bundledServer("time", trust) }, extra);
 
 function script(name: string, body: string): string {
   const file = join(home, name);
@@ -32,7 +19,7 @@ function script(name: string, body: string): string {
 }
 
 async function runWith(configFile: string): Promise<{ stdout: string; toolResult: string }> {
-  server = await startVllmServer({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] }, { text: "done" }] });
+  const server = await startModel({ replies: [{ toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] }, { text: "done" }] });
   const result = await runCli(["run", "date?", "--base-url", server.url, "--config", configFile], { cwd: home });
   const messages = (server.chatRequests[1] as RecordedRequest | undefined)?.body?.messages as Array<{ role: string; content: unknown }> | undefined;
   return { stdout: result.stdout, toolResult: String(messages?.find((message) => message.role === "tool")?.content ?? "") };

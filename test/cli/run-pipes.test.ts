@@ -1,31 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, runCli } from "../support/cli.js";
-import { startVllmServer, type RecordedRequest, type VllmReply, type VllmServer } from "../support/vllm-server.js";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+import { bundledServer, cliTestSetup, writeConfig } from "../support/cli-setup.js";
+import type { RecordedRequest, VllmReply, VllmServer } from "../support/vllm-server.js";
 
 /** `toolbridge run` in pipes: streaming, piped context, output formats, retries shown. */
 
 let dir: string;
 let timeOnly: string;
-let model: VllmServer | undefined;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "toolbridge-run-pipes-"));
-  timeOnly = join(dir, "time-only.json");
-  writeFileSync(timeOnly, JSON.stringify({ mcpServers: { time: { command: process.execPath, args: [CLI, "serve", "time"], trust: true } } }));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
+const { startModel } = cliTestSetup("toolbridge-run-pipes-", (home) => {
+  dir = home;
+  timeOnly = writeConfig(home, "time-only.json", { time: bundledServer("time") });
 });
 
-async function scripted(replies: VllmReply[]): Promise<VllmServer> {
-  model = await startVllmServer({ replies });
-  return model;
-}
+const scripted = (replies: VllmReply[]): Promise<VllmServer> => startModel({ replies });
 
 const lastUserText = (request: RecordedRequest | undefined): string =>
   String(((request?.body?.messages ?? []) as Array<{ role: string; content: unknown }>).filter((m) => m.role === "user").at(-1)?.content);

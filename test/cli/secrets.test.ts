@@ -1,25 +1,13 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startVllmServer, type VllmServer } from "../support/vllm-server.js";
+import { describe, expect, it } from "vitest";
+import { CLI } from "../support/cli.js";
+import { cliTestSetup, writeConfig } from "../support/cli-setup.js";
 
 /** Secrets in URLs and keys a server echoes never reach the terminal, in errors, warnings, listings or --verbose. */
 
-const CLI = join(import.meta.dirname, "../../dist/cli/main.js");
 const KEY = "sk-toolbridge-test-4f1c9a7e2b";
 let home: string;
-let model: VllmServer | undefined;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-secrets-"));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
+const { startModel } = cliTestSetup("toolbridge-secrets-", (dir) => (home = dir));
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const full: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, NO_COLOR: "1", ...env };
@@ -35,15 +23,11 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-function config(servers: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  const file = join(home, `config-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify({ mcpServers: servers, ...extra }));
-  return file;
-}
+const config = (servers: Record<string, unknown>, extra: Record<string, unknown> = {}): string => writeConfig(home, `config-${Math.random().toString(36).slice(2)}.json`, servers, extra);
 
 describe("secrets", () => {
   it("redacts a 401 body that echoes the key, and the key in --verbose", async () => {
-    model = await startVllmServer({ replies: [{ kind: "error", status: 401, message: `Invalid API key: ${KEY}`, format: "wrapped" }] });
+    const model = await startModel({ replies: [{ kind: "error", status: 401, message: `Invalid API key: ${KEY}`, format: "wrapped" }] });
     const run = await cli(["run", "hi", "--base-url", model.url, "--model", "m", "--verbose", "--config", config({}, { llm: { apiKeyEnv: "MY_MODEL_KEY" } })], { MY_MODEL_KEY: KEY });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("HTTP 401");

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import { MAX_REQUEST_DEPTH } from "../../src/gateway/http.js";
 import { DEFAULT_MAX_CONCURRENT_PER_KEY, isLoopback } from "../../src/gateway/server.js";
-import { MAX_PENDING_APPROVALS_PER_CLIENT, MAX_RUNNING_TURNS_PER_CLIENT, PendingApprovals } from "../../src/gateway/web-chat-turns.js";
+import { MAX_PENDING_APPROVALS_PER_CLIENT, MAX_RUNNING_TURNS_PER_CLIENT, PendingApprovals } from "../../src/gateway/web-chat/turns.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { startHarness, type Harness } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { createHubServer } from "../../src/gateway/hub-server.js";
-import { TaskStore } from "../../src/mcp/ext-tasks-server.js";
+import { TaskStore } from "../../src/mcp/tasks/ext-tasks-server.js";
 import type { CallToolResult } from "../../src/mcp/types.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
 import { fixture } from "../mcp/processes.js";

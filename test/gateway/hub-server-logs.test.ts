@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import { createHubServer, publishHubChanges, serverNotifier } from "../../src/gateway/hub-server.js";
 import { LOG_BURST } from "../../src/gateway/hub-server-logs.js";
-import { TaskStore } from "../../src/mcp/ext-tasks-server.js";
+import { TaskStore } from "../../src/mcp/tasks/ext-tasks-server.js";
 import { hubPerTest } from "../mcp/hub-per-test.js";
 import { fixture } from "../mcp/processes.js";
 import { startHarness, type Harness } from "./harness.js";

@@ -9,8 +9,8 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
-import { RawRequests, TASKS_EXTENSION_ID, TasksExtensionClient, type DetailedTask } from "../../src/mcp/ext-tasks.js";
-import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore, withTaskListens } from "../../src/mcp/ext-tasks-server.js";
+import { RawRequests, TASKS_EXTENSION_ID, TasksExtensionClient, type DetailedTask } from "../../src/mcp/tasks/ext-tasks.js";
+import { MAX_TASK_LISTENS_PER_CLIENT, MAX_TASKS_PER_WATCH, MAX_UNWRITTEN_TASK_NOTICES, serveTaskListens, TaskStore, withTaskListens } from "../../src/mcp/tasks/ext-tasks-server.js";
 import { fixture, waitUntil } from "../mcp/processes.js";
 import { startHarness } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REFERENCED_RESPONSES, resolveReferences } from "../../src/gateway/responses-references.js";
-import { itemId, newId } from "../../src/gateway/responses-wire.js";
-import type { ResponseStore, StoredResponse } from "../../src/gateway/state.js";
+import { MAX_REFERENCED_RESPONSES, resolveReferences } from "../../src/gateway/responses/references.js";
+import { itemId, newId } from "../../src/gateway/responses/wire.js";
+import type { ResponseStore, StoredResponse } from "../../src/gateway/state/state.js";
 
 /** item_reference resolution against a store in memory: the bound on the stored responses one request may make it read. */
 

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { openEmbeddedState } from "../../src/gateway/state-embedded.js";
+import { openEmbeddedState } from "../../src/gateway/state/embedded.js";
 import { DEFAULT_VLLM_MODEL } from "../support/vllm-server.js";
 import { openaiClient, startHarness, type Harness } from "./harness.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BudgetIndex } from "../../src/gateway/state-budget.js";
-import { NotStoredError } from "../../src/gateway/state.js";
+import { BudgetIndex } from "../../src/gateway/state/budget.js";
+import { NotStoredError } from "../../src/gateway/state/state.js";
 
 /** The embedded store's budget, its clock given: expiry is tested without waiting. */
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { appPolicy } from "../../src/gateway/web-chat-apps.js";
+import { appPolicy } from "../../src/gateway/web-chat/apps.js";
 import { startHarness, type Harness } from "./harness.js";
 import { webChatEvents } from "../support/web-chat-events.js";
 

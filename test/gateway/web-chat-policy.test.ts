@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundledServer } from "../../src/config/bundled-servers.js";
-import { appPolicy } from "../../src/gateway/web-chat-apps.js";
+import { appPolicy } from "../../src/gateway/web-chat/apps.js";
 import { webChatEvents } from "../support/web-chat-events.js";
 import { startHarness, type Harness } from "./harness.js";
 

@@ -1,7 +1,7 @@
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { WebServerQuestions, type QuestionEvent } from "../../src/gateway/web-chat-server-questions.js";
-import type { ServerQuestion } from "../../src/gateway/web-chat-questions.js";
+import { WebServerQuestions, type QuestionEvent } from "../../src/gateway/web-chat/server-questions.js";
+import type { ServerQuestion } from "../../src/gateway/web-chat/questions.js";
 
 /** Who is asked a server's question in the web chat, and what the gateway accepts as the answer (the page is tested in test/web). */
 

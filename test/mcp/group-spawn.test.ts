@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
-import { ProcessGroupTransport } from "../../src/mcp/stdio-transport.js";
+import { ProcessGroupTransport } from "../../src/mcp/transport/stdio.js";
 import { expectNoChildren, fixture } from "./processes.js";
 
 afterEach(async () => {

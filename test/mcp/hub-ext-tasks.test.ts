@@ -2,7 +2,7 @@ import { Client, SERVER_INFO_META_KEY } from "@modelcontextprotocol/client";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
-import { RawRequests } from "../../src/mcp/ext-tasks.js";
+import { RawRequests } from "../../src/mcp/tasks/ext-tasks.js";
 import type { Hub, HubOptions } from "../../src/mcp/hub.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Hub } from "../../src/mcp/hub.js";
-import { runsAsTask } from "../../src/mcp/tasks.js";
+import { runsAsTask } from "../../src/mcp/tasks/tasks.js";
 import type { HubEvent, TaskMode } from "../../src/mcp/types.js";
 import { hubPerTest } from "./hub-per-test.js";
 import { fixture, waitUntil } from "./processes.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Hub } from "../../src/mcp/hub.js";
-import { ProcessGroupTransport } from "../../src/mcp/stdio-transport.js";
+import { ProcessGroupTransport } from "../../src/mcp/transport/stdio.js";
 import { expectNoChildren, fixture, waitUntil } from "./processes.js";
 
 /**

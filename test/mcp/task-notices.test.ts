@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import type { Task } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TaskNotices } from "../../src/mcp/tasks.js";
+import { TaskNotices } from "../../src/mcp/tasks/tasks.js";
 import { hubPerTest } from "./hub-per-test.js";
 import { fixture } from "./processes.js";
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from "node:events";
 import type { Client, Task } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runToolTask, TaskNotices, type ToolTaskProtocol } from "../../src/mcp/tasks.js";
+import { runToolTask, TaskNotices, type ToolTaskProtocol } from "../../src/mcp/tasks/tasks.js";
 
 afterEach(() => void vi.useRealTimers());
 

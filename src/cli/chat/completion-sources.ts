@@ -4,7 +4,8 @@ import type { CompleteResult } from "../../mcp/types.js";
 import { currentPromptCommands } from "./chat-input.js";
 import type { CompletionSources } from "./completion.js";
 import type { AgentSession } from "./session.js";
-import { builtinCommandList, expandHome } from "./slash-commands.js";
+import { expandHome } from "./home-path.js";
+import { builtinCommandList } from "./slash-commands.js";
 
 /** How long a server may take to answer `completion/complete` before Tab shows nothing from it. */
 export const COMPLETION_TIMEOUT_MS = 3000;

@@ -1,5 +1,5 @@
 import { cleanTerminalText } from "../render/terminal-text.js";
-import type { SlashContext } from "./slash-commands.js";
+import type { SlashContext } from "./slash-context.js";
 import { shortTokens, usageReport } from "./usage-meter.js";
 
 /** `/usage`: the session's totals and the conversation against the model's context. */

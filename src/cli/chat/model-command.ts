@@ -1,6 +1,6 @@
 import { requireListedModel, servedModels, withAliases, type ListedModel } from "../../llm/discovery.js";
 import { oneLine } from "../render/one-line.js";
-import type { SlashContext } from "./slash-commands.js";
+import type { SlashContext } from "./slash-context.js";
 import { shortTokens } from "./usage-meter.js";
 
 /** Models shown by `/model` (each with its aliases); a server may list hundreds. */

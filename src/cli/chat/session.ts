@@ -12,11 +12,11 @@ import { runtimeProgress } from "../runtime-offer.js";
 import { UsageError, warn } from "../errors.js";
 import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
 import { resumedChanges, type SavedWith } from "./resumed-changes.js";
-import { PrompterSlot } from "../prompts/prompter.js";
+import { PrompterSlot } from "../server-questions/prompter.js";
 import { colorsFor } from "../render/colors.js";
 import { sessionSettings } from "../../host/session-settings.js";
 import { openSessionModel } from "../../host/session-model.js";
-import type { ProbedMode } from "../../agent/tool-mode-probe.js";
+import type { ProbedMode } from "../../agent/tool-mode.js";
 import { UsageMeter } from "./usage-meter.js";
 
 /** How long the model server may take to list its models (for /model and the context gauge). */

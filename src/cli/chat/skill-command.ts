@@ -1,6 +1,6 @@
 import { skillText } from "../../agent/skills.js";
 import { oneLine } from "../render/one-line.js";
-import type { SlashContext } from "./slash-commands.js";
+import type { SlashContext } from "./slash-context.js";
 
 /**
  * `/skills NAME` (or `SERVER:NAME`): the person picked a skill, so it is loaded without asking,

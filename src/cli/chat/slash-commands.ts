@@ -1,8 +1,5 @@
 import { saveTranscript, loadTranscript } from "../../agent/transcript.js";
 import { lstat } from "node:fs/promises";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import type { Colors } from "../render/colors.js";
 import { renderConversation } from "../render/transcript-view.js";
 import { fileStamp } from "../ui/saved-sessions.js";
 import { toRoot } from "../../mcp/roots.js";
@@ -14,24 +11,9 @@ import { findTool } from "../tool-lookup.js";
 import { promptCommands, renderPromptCommands } from "./prompt-commands.js";
 import { compactConversation, showUsage } from "./context-commands.js";
 import { showModels, switchModel } from "./model-command.js";
-import type { AgentSession } from "./session.js";
 import { saveToolImages, showToolResult } from "./tool-result-commands.js";
-import type { ToolResults } from "./tool-results.js";
-
-export interface SlashContext {
-  session: AgentSession;
-  colors: Colors;
-  print: (text: string) => void;
-  columns: number;
-  /** Aborted when the user cancels the command (Esc in the chat). */
-  signal?: AbortSignal;
-  /** The tool results of this chat, for /result and /image. */
-  toolResults?: ToolResults;
-  /** Asks the person a yes/no question; absent where nobody can be asked (piped chat): then the answer is no. */
-  confirm?: (question: string) => Promise<boolean>;
-  /** The conversation was replaced (/clear, /load, /compact): what is said next is saved as a new session, never over the old one. */
-  newConversation?: () => void;
-}
+import { expandHome } from "./home-path.js";
+import type { SlashContext } from "./slash-context.js";
 
 interface SlashCommand {
   name: string;
@@ -190,12 +172,6 @@ export const BUILTIN_COMMANDS: readonly string[] = [...COMMANDS.map((c) => c.nam
 /** The built-in commands for completion: `/name` and what it does. */
 export function builtinCommandList(): Array<{ name: string; help: string }> {
   return COMMANDS.map((c) => ({ name: c.name, help: c.help }));
-}
-
-/** `~` and `~/…` as the shell reads them. */
-export function expandHome(path: string): string {
-  if (path === "~") return homedir();
-  return path.startsWith("~/") ? join(homedir(), path.slice(2)) : path;
 }
 
 function defaultTranscriptName(now = new Date()): string {

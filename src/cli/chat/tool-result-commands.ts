@@ -4,7 +4,8 @@ import wrapAnsi from "wrap-ansi";
 import { renderToolResult } from "../render/content.js";
 import { describeMedia } from "../render/media.js";
 import { cleanTerminalText as clean } from "../render/terminal-text.js";
-import { expandHome, type SlashContext } from "./slash-commands.js";
+import { expandHome } from "./home-path.js";
+import type { SlashContext } from "./slash-context.js";
 import type { KeptResult } from "./tool-results.js";
 
 type Image = { type: "image"; data: string; mimeType: string };

@@ -2,7 +2,7 @@ import { bundledTaskSet } from "../../agent/eval/bundled-tasks.js";
 import { bestEvalMode, DEFAULT_EVAL_CONCURRENCY, MAX_EVAL_CONCURRENCY, runEval, type ModeResult } from "../../agent/eval/runner.js";
 import { parseTaskSet, TaskSetError, type TaskSet } from "../../agent/eval/task-set.js";
 import { toolCallingFor } from "../../agent/tool-calling.js";
-import { PROBED_MODES, type ProbedMode } from "../../agent/tool-mode-probe.js";
+import { PROBED_MODES, type ProbedMode } from "../../agent/tool-mode.js";
 import { defaultServers } from "../../config/bundled-servers.js";
 import { ConfigError } from "../../config/errors.js";
 import { loadConfig } from "../../config/load.js";

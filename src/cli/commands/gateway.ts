@@ -82,11 +82,11 @@ export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGat
     import("../../gateway/settings.js"),
     import("../../gateway/access.js"),
     import("../../gateway/log.js"),
-    import("../../gateway/open-state.js"),
-    import("../../gateway/state.js"),
+    import("../../gateway/state/open-state.js"),
+    import("../../gateway/state/state.js"),
     import("../../host/state-dir.js"),
-    import("../../gateway/web-chat-server-questions.js"),
-    import("../../gateway/client-handlers.js"),
+    import("../../gateway/web-chat/server-questions.js"),
+    import("../../gateway/web-chat/client-handlers.js"),
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
   let llm: LlmConfig = {};

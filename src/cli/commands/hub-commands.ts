@@ -43,7 +43,7 @@ async function withHub<T>(options: OpenHubOptions, work: (opened: OpenedHub) => 
 function callHandlersOnUse(config: ResolvedConfig): Required<ClientHandlers> {
   let loading: Promise<Required<ClientHandlers>> | undefined;
   const load = () =>
-    (loading ??= Promise.all([import("../call-client.js"), import("../prompts/prompter.js")]).then(
+    (loading ??= Promise.all([import("../call-client.js"), import("../server-questions/prompter.js")]).then(
       ([{ callClientHandlers }, { PrompterSlot, terminalPrompter }]) => callClientHandlers({}, process.env, new PrompterSlot(terminalPrompter(process.stdin, process.stderr)))(config),
     ));
   return {
@@ -201,7 +201,7 @@ export function registerHubCommands(program: Command): void {
       action(async (tool: string, jsonArgs: string | undefined, options: ConfigOption & JsonOption & CallFlags & { timeout?: number }) => {
         const args = parseJsonArgs(jsonArgs);
         const { callClientHandlers } = await import("../call-client.js");
-        const { PrompterSlot, terminalPrompter } = await import("../prompts/prompter.js");
+        const { PrompterSlot, terminalPrompter } = await import("../server-questions/prompter.js");
         const slot = new PrompterSlot(terminalPrompter(process.stdin, process.stderr));
         const { ToolOwners } = await import("../../host/tool-owners.js");
         const { checkArguments, findTool } = await import("../tool-lookup.js");

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
 import { Argument, type Command } from "commander";
 import type { AgentFlags } from "../chat/session.js";
-import { hasPerl, PERL } from "../../mcp/group-spawn.js";
+import { hasPerl, PERL } from "../../mcp/transport/group-spawn.js";
 import { action, UsageError } from "../errors.js";
 import { findOnPath, LAUNCH_RECIPES, type LaunchClient } from "../launch-clients.js";
 import { startGatewayCommand } from "./gateway.js";

@@ -63,7 +63,7 @@ export async function runOnce(prompt: string | undefined, flags: RunFlags, open:
       : {}),
   });
   // Servers' questions (elicitation, sampling approval) are asked on the terminal, or declined without one.
-  const { terminalPrompter } = await import("../prompts/prompter.js");
+  const { terminalPrompter } = await import("../server-questions/prompter.js");
   const prompter = terminalPrompter(stdin, stderr);
   session.prompts.current = prompter && { write: prompter.write, question: (prompt, signal) => personTime.during("question", prompter.question(prompt, signal)) };
   try {

@@ -14,7 +14,7 @@ export async function serveHub(options: { http?: unknown; config?: string; root?
     import("../../gateway/hub-server-subscriptions.js"),
     import("../../servers/stdio.js"),
     import("../../gateway/settings.js"),
-    import("../../mcp/ext-tasks-server.js"),
+    import("../../mcp/tasks/ext-tasks-server.js"),
   ]);
   // The servers' failures go to stderr; stdout belongs to the protocol.
   const opened = await openHub({ onSignal: "abort", ...(options.config ? { config: options.config } : {}), ...(options.root ? { roots: options.root } : {}) });

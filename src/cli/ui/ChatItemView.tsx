@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import type { Colors } from "../render/colors.js";
 import { renderMarkdown } from "../render/markdown.js";
-import type { ChatItem } from "./chat-controller.js";
+import type { ChatItem } from "./chat-items.js";
 
 const RESULT_HEAD_LINES = 3;
 

@@ -2,7 +2,7 @@ import type { AgentSession } from "../chat/session.js";
 import { launchBrowser } from "../open-browser.js";
 import { oneLine } from "../render/one-line.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
-import type { ChatItemBody } from "./chat-controller.js";
+import type { ChatItemBody } from "./chat-items.js";
 import type { ServerQuestions } from "./server-questions.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

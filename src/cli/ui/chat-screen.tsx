@@ -12,7 +12,7 @@ import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./chat-controller.js";
 import { connectQuestions } from "./chat-questions.js";
 import type { InputHistory } from "./history.js";
-import type { ChatUiIo } from "./run-chat-ui.js";
+import type { ChatUiIo } from "./chat-ui-io.js";
 import { openSavedSessions, SavedSessions, type ResumeChoice } from "./saved-sessions.js";
 import type { EarlyInput } from "./StartingApp.js";
 import { sendLibraryLinesTo } from "../library-console.js";

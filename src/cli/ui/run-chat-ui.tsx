@@ -9,15 +9,7 @@ import { InputHistory } from "./history.js";
 import { stateDir } from "../../host/state-dir.js";
 import { NO_EARLY_INPUT, StartingApp, type EarlyInput } from "./StartingApp.js";
 import { UiStore } from "./ui-store.js";
-
-export type Env = Readonly<Record<string, string | undefined>>;
-
-export interface ChatUiIo {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: Env;
-}
+import type { ChatUiIo, Env } from "./chat-ui-io.js";
 
 const BRACKETED_PASTE_ON = "\x1b[?2004h";
 const BRACKETED_PASTE_OFF = "\x1b[?2004l";

@@ -2,7 +2,7 @@ import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } fr
 import type { ApprovalAnswer, SamplingApprovalRequest } from "../../agent/approval.js";
 import { openableUrl } from "../../mcp/openable-url.js";
 import { formFields } from "../../mcp/elicitation-fields.js";
-import type { QuestionDialogs } from "../prompts/prompter.js";
+import type { QuestionDialogs } from "../server-questions/prompter.js";
 import { oneLine } from "../render/one-line.js";
 import { cleanTerminalText } from "../render/terminal-text.js";
 import { applyApprovalKey, INITIAL_APPROVAL_DIALOG, type ApprovalDialogState } from "./approval-dialog.js";

@@ -1,6 +1,6 @@
 import type { TurnError } from "../../agent/events.js";
 import { CONTEXT_ADVICE, GAUGE_HIGH, gaugeText, type UsageMeter } from "../chat/usage-meter.js";
-import type { ChatItemBody } from "./chat-controller.js";
+import type { ChatItemBody } from "./chat-items.js";
 
 /**
  * What follows a turn: its usage line with the context gauge (yellow from GAUGE_HIGH on), and

@@ -2,7 +2,7 @@ import picocolors from "picocolors";
 import { describe, expect, it } from "vitest";
 import { showModels, switchModel } from "../../../src/cli/chat/model-command.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
-import type { SlashContext } from "../../../src/cli/chat/slash-commands.js";
+import type { SlashContext } from "../../../src/cli/chat/slash-context.js";
 import { UsageMeter } from "../../../src/cli/chat/usage-meter.js";
 import type { ListedModel } from "../../../src/llm/discovery.js";
 

@@ -1,26 +1,18 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../../support/cli.js";
-import { startVllmServer, type RecordedRequest, type VllmServer } from "../../support/vllm-server.js";
+import { cliTestSetup, writeConfig } from "../../support/cli-setup.js";
+import type { RecordedRequest } from "../../support/vllm-server.js";
 
 /** `toolbridge chat` with piped stdin: prompt commands and @uri mentions work there too, and a saved conversation carries across runs. */
 
 const TOY = join(import.meta.dirname, "../../fixtures/servers/toy-server.mjs");
 let home: string;
 let config: string;
-let server: VllmServer | undefined;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "toolbridge-piped-mcp-"));
-  config = join(home, "toy.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { toy: { command: process.execPath, args: [TOY, "--name", "alpha"], trust: true } } }));
-});
-afterAll(() => rmSync(home, { recursive: true, force: true }));
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+const { startModel } = cliTestSetup("toolbridge-piped-mcp-", (dir) => {
+  home = dir;
+  config = writeConfig(dir, "toy.json", { toy: { command: process.execPath, args: [TOY, "--name", "alpha"], trust: true } });
 });
 
 const lastUser = (request: RecordedRequest | undefined) =>
@@ -28,7 +20,7 @@ const lastUser = (request: RecordedRequest | undefined) =>
 
 describe("piped chat: MCP prompts and resources", () => {
   it("sends a prompt command's messages and a message with the resource it mentions", async () => {
-    server = await startVllmServer({ replies: [{ text: "Hello back." }, { text: "Noted." }] });
+    const server = await startModel({ replies: [{ text: "Hello back." }, { text: "Noted." }] });
     const result = await runCli(["chat", "--base-url", server.url, "--config", config], { cwd: home, input: "/greet Ada\nwhat is @toy://alpha/info?\n" });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Hello back.\nNoted.\n");
@@ -39,7 +31,7 @@ describe("piped chat: MCP prompts and resources", () => {
   });
 
   it("explains a missing argument and goes on", async () => {
-    server = await startVllmServer({ replies: [{ text: "Fine." }] });
+    const server = await startModel({ replies: [{ text: "Fine." }] });
     const result = await runCli(["chat", "--base-url", server.url, "--config", config], { cwd: home, input: "/greet\nhi\n" });
     expect(result.stderr).toContain('toolbridge: prompt "greet" needs the argument "who"; its arguments (* required): who*; e.g. /greet <who>');
     expect(server.chatRequests).toHaveLength(1);
@@ -53,7 +45,7 @@ const contents = (request: RecordedRequest | undefined): unknown[] => ((request?
 describe("piped chat and saved conversations", () => {
   it("goes on with the last conversation on --continue and saves it back, run after run", async () => {
     const cwd = mkdtempSync(join(home, "run-"));
-    const s = (server = await startVllmServer({ replies: [{ text: "Noted: green." }, { text: "You said green." }, { text: "Still green." }] }));
+    const s = await startModel({ replies: [{ text: "Noted: green." }, { text: "You said green." }, { text: "Still green." }] });
     const chat = (input: string) => runCli(["chat", "--continue", "--base-url", s.url, "--config", config], { cwd, input });
     const first = await chat("my colour is green\n");
     expect(first.code).toBe(0);
@@ -69,7 +61,7 @@ describe("piped chat and saved conversations", () => {
 
   it("goes on with the conversation --resume ID names, and says plainly that --resume alone needs a terminal", async () => {
     const cwd = mkdtempSync(join(home, "run-"));
-    const s = (server = await startVllmServer({ replies: [{ text: "Noted: blue." }, { text: "You said blue." }] }));
+    const s = await startModel({ replies: [{ text: "Noted: blue." }, { text: "You said blue." }] });
     await runCli(["chat", "--continue", "--base-url", s.url, "--config", config], { cwd, input: "my colour is blue\n" });
     const [file] = readdirSync(join(cwd, ".local", "state", "toolbridge", "sessions")).filter((name) => name.endsWith(".jsonl"));
     const id = file!.slice(0, -".jsonl".length);

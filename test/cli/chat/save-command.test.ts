@@ -4,7 +4,8 @@ import { join } from "node:path";
 import picocolors from "picocolors";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
-import { runSlashCommand, type SlashContext } from "../../../src/cli/chat/slash-commands.js";
+import type { SlashContext } from "../../../src/cli/chat/slash-context.js";
+import { runSlashCommand } from "../../../src/cli/chat/slash-commands.js";
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "toolbridge-save-"))));

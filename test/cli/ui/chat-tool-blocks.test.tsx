@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/agent/events.js";
 import type { AgentSession } from "../../../src/cli/chat/session.js";
 import { UsageMeter } from "../../../src/cli/chat/usage-meter.js";
-import { ChatController, type ChatItem } from "../../../src/cli/ui/chat-controller.js";
+import { ChatController } from "../../../src/cli/ui/chat-controller.js";
+import type { ChatItem } from "../../../src/cli/ui/chat-items.js";
 import { ChatItemView } from "../../../src/cli/ui/ChatItemView.js";
 
 const plain = picocolors.createColors(false);
