@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CLI_ENTRY } from "../../src/config/bundled-servers.js";
 import type { ServerConfig } from "../../src/config/schema.js";
+import { SKILLS_PAGE_SIZE } from "../../src/gateway/hub-server-skills.js";
 import { startHarness, type Harness } from "./harness.js";
 
 /**
@@ -128,6 +129,33 @@ describe.each([
     expect(await front.read(pdf, pdf.uri)).toContain("# PDF processing");
     await expect(front.readRaw(HIDDEN_FILE)).rejects.toThrow(/Resource not found/);
   });
+});
+
+describe("skills/list of the hub", () => {
+  it(`pages what its servers list, ${SKILLS_PAGE_SIZE} entries a page, and refuses a cursor it did not give`, async () => {
+    const many = await startHarness({ servers: { many: { command: process.execPath, args: [FIXTURE, "--many", "150"], trust: true } }, approve: "ask" });
+    try {
+      const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(new ModernHttpClientTransport(new URL(`${many.gateway.url}/mcp`)));
+      try {
+        const skills = new SkillsClient(client);
+        // Without a cursor the SDK walks every page; with one, it asks for that page alone.
+        const all = await skills.list();
+        expect(new Set(all.skills.map((skill) => skill.frontmatter.name)).size).toBe(152);
+        const first = await skills.list({ cursor: "0" });
+        expect(first.skills).toHaveLength(SKILLS_PAGE_SIZE);
+        expect(first.nextCursor).toBe(String(SKILLS_PAGE_SIZE));
+        const last = await skills.list({ cursor: first.nextCursor! });
+        expect(last.skills.map((skill) => skill.uri)).toEqual(all.skills.slice(SKILLS_PAGE_SIZE).map((skill) => skill.uri));
+        expect(last.nextCursor).toBeUndefined();
+        await expect(skills.list({ cursor: "not-a-cursor" })).rejects.toThrow(/skills\/list: no such cursor: not-a-cursor/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await many.close();
+    }
+  }, 60_000);
 });
 
 describe("the skills extension", () => {
