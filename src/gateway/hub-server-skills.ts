@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { Server } from "@modelcontextprotocol/server";
-import { SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
+import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
 import type { Hub } from "../mcp/hub.js";
 import { resolve } from "../mcp/skills.js";
@@ -13,6 +13,7 @@ export const SKILLS_PAGE_SIZE = 100;
 const NOT_CACHED = { ttlMs: 0, cacheScope: "private" } as const;
 
 type SkillEntries = Pick<Hub, "skillEntries">;
+type SkillSource = Pick<Hub, "skillEntries" | "readSkillDirectory" | "serversOffering">;
 
 /**
  * The skills (SEP-2640) of the servers `reads` lets the caller read, as those servers listed them: digests and sizes
@@ -25,12 +26,13 @@ export async function readableSkills(hub: SkillEntries, reads: (server: string) 
 }
 
 /**
- * Serves `skills/list` (paged) and `skills/get` from readableSkills, and declares the extension. It does not declare
- * `directoryRead`: the hub does not relay `resources/directory/read`. A skill's files are read with `resources/read`,
- * which goes to the skill's server (skillFileOwner).
+ * Serves `skills/list` (paged) and `skills/get` from readableSkills, and declares the extension; with `directoryRead`
+ * where a server the caller may read declares it, `resources/directory/read` going to the server whose skill's folder
+ * holds the directory. A skill's files are read with `resources/read`, which goes to that server too (skillFileOwner).
  */
-export function serveSkills(server: Server, hub: SkillEntries, reads: (server: string) => boolean): void {
-  server.registerCapabilities({ extensions: { [SKILLS_EXTENSION_ID]: {} } });
+export function serveSkills(server: Server, hub: SkillSource, reads: (server: string) => boolean): void {
+  const directories = hub.serversOffering("skill directories").some(reads);
+  server.registerCapabilities({ extensions: { [SKILLS_EXTENSION_ID]: directories ? { directoryRead: true } : {} } });
   const entry = ({ server: _server, ...skill }: HubSkillEntry) => skill;
   server.setRequestHandler(SKILLS_LIST_METHOD, { params: z.looseObject({ cursor: z.string().optional() }) }, async ({ cursor }) => {
     const skills = await readableSkills(hub, reads);
@@ -43,6 +45,19 @@ export function serveSkills(server: Server, hub: SkillEntries, reads: (server: s
     const skill = (await readableSkills(hub, reads)).find((candidate) => sameUri(candidate.uri, uri));
     if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No skill is served at ${uri}`);
     return { skill: entry(skill), ...NOT_CACHED };
+  });
+  if (!directories) return;
+  server.setRequestHandler(RESOURCES_DIRECTORY_READ_METHOD, { params: z.looseObject({ uri: z.string(), cursor: z.string().optional() }) }, async ({ uri, cursor }) => {
+    // Every page is read from the server at once: the hub's answer is that one page.
+    if (cursor !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `resources/directory/read: no such cursor: ${cursor}`);
+    // A skill's folder may be named without its trailing slash.
+    const owner = skillFileOwner(await readableSkills(hub, reads), uri.endsWith("/") ? uri : `${uri}/`);
+    if (owner === undefined || !hub.serversOffering("skill directories").includes(owner)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri} is not a directory resource`);
+    try {
+      return { resources: await hub.readSkillDirectory(uri, owner), ...NOT_CACHED };
+    } catch (error) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+    }
   });
 }
 

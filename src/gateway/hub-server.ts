@@ -15,7 +15,7 @@ import { PACKAGE_VERSION } from "../version.js";
 
 export type HubServerSource = Pick<
   Hub,
-  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe" | "skillEntries"
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe" | "skillEntries" | "readSkillDirectory"
 >;
 
 export interface HubServerPolicy {

@@ -1,5 +1,5 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
-import { SKILLS_EXTENSION_ID } from "@modelcontextprotocol/client/ext/skills";
+import { SKILLS_EXTENSION_ID, type DirectoryResource } from "@modelcontextprotocol/client/ext/skills";
 import type { InputRequiredResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
@@ -366,6 +366,12 @@ export class Hub {
     return this.live().flatMap((c) => c.skills.map((skill) => ({ ...skill, server: c.name })));
   }
 
+  /** The children of a directory of one of `server`'s skills (`resources/directory/read`, every page). */
+  async readSkillDirectory(uri: string, server: string): Promise<DirectoryResource[]> {
+    this.assertOpen();
+    return maskSecretsIn(await this.connection(server).readSkillDirectory(uri));
+  }
+
   /**
    * Reads a skill's SKILL.md (or `file`, relative to the skill's folder) and verifies it against
    * the server's entry: digest, size, frontmatter, and the size bound. A refusal is a HubError
@@ -646,7 +652,9 @@ export class Hub {
 
 function offersFeature(capabilities: ServerCapabilities | undefined, feature: RelayedFeature): boolean {
   if (feature === "subscriptions") return capabilities?.resources?.subscribe === true;
-  if (feature === "skills") return capabilities?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+  const skills = capabilities?.extensions?.[SKILLS_EXTENSION_ID] as { directoryRead?: unknown } | undefined;
+  if (feature === "skills") return skills !== undefined;
+  if (feature === "skill directories") return skills?.directoryRead === true;
   return capabilities?.[feature] !== undefined;
 }
 

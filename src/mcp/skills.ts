@@ -1,5 +1,5 @@
 import type { Client, RequestOptions } from "@modelcontextprotocol/client";
-import { SkillsClient, SkillVerificationError, type Skill } from "@modelcontextprotocol/client/ext/skills";
+import { SkillsClient, SkillVerificationError, type DirectoryResource, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { HubError } from "./errors.js";
 import { formatMiB } from "./limits.js";
 
@@ -80,6 +80,11 @@ export async function readSkillFile(client: Client, server: string, skill: Skill
   }
   if (read.text === undefined) throw refuse(`${read.uri} is not text (${read.mimeType ?? "binary"})`);
   return { uri: read.uri, text: read.text, otherFiles: otherFiles(skill, read.uri) };
+}
+
+/** The children of a directory in a skill's folder (`resources/directory/read`, every page, as many as the client walks). */
+export async function readSkillDirectory(client: Client, uri: string, options: RequestOptions): Promise<DirectoryResource[]> {
+  return (await new SkillsClient(client).readDirectory(uri, options)).resources;
 }
 
 /** The entry of the file a ref names, when the skill lists it under the same spelling (the SDK checks every spelling). */

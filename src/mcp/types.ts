@@ -80,9 +80,10 @@ export interface RelayedRound {
 
 /**
  * What a server may offer beyond its lists that the hub, served as one MCP server, passes on: `completion/complete`,
- * log messages, resource subscriptions, skills (SEP-2640, the `io.modelcontextprotocol/skills` extension).
+ * log messages, resource subscriptions, skills (SEP-2640, the `io.modelcontextprotocol/skills` extension) and the
+ * reading of their folders (its `directoryRead`).
  */
-export type RelayedFeature = "completions" | "logging" | "subscriptions" | "skills";
+export type RelayedFeature = "completions" | "logging" | "subscriptions" | "skills" | "skill directories";
 
 export interface CallToolOptions {
   signal?: AbortSignal;

@@ -24,8 +24,8 @@ import { startHarness, type Harness } from "./harness.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/servers/skills-server.mjs");
 const SERVERS: Record<string, ServerConfig> = {
-  skills: { command: process.execPath, args: [FIXTURE, "--unlisted-files"], trust: true },
-  hidden: { command: process.execPath, args: [FIXTURE, "--unlisted-files", "--many", "2"], trust: false },
+  skills: { command: process.execPath, args: [FIXTURE, "--unlisted-files", "--directories"], trust: true },
+  hidden: { command: process.execPath, args: [FIXTURE, "--unlisted-files", "--directories", "--many", "2"], trust: false },
 };
 const FORMS = "skill://pdf-processing/references/FORMS.md";
 const HIDDEN_FILE = "skill://filler-0/SKILL.md";
@@ -38,6 +38,8 @@ interface SkillsFront {
   /** A file's text, verified against the skill's entry (digest and size). */
   read(skill: Skill, uri: string): Promise<string>;
   readRaw(uri: string): Promise<unknown>;
+  /** resources/directory/read: the children's URIs and names. */
+  readDirectory(uri: string): Promise<{ uri: string; name: string }[]>;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,8 @@ async function legacyFront(transport: StdioClientTransport | StreamableHTTPClien
       return text;
     },
     readRaw: (uri) => client.readResource({ uri }),
+    readDirectory: async (uri) =>
+      (await client.request({ method: "resources/directory/read", params: { uri } }, z.looseObject({ resources: z.array(z.looseObject({ uri: z.string(), name: z.string() })) }))).resources,
     close: () => client.close(),
   };
 }
@@ -89,6 +93,7 @@ async function modernFront(transport: ModernStdioClientTransport | ModernHttpCli
     get: async (uri) => (await skills.get(uri)).skill,
     read: async (skill, uri) => (await skills.read(skill, uri)).text ?? "",
     readRaw: (uri) => client.readResource({ uri }),
+    readDirectory: async (uri) => (await skills.readDirectory(uri)).resources,
     close: () => client.close(),
   };
 }
@@ -128,6 +133,17 @@ describe.each([
     expect(await front.read(pdf, FORMS)).toBe("# Forms\n\nFill fields with pdftk.\n");
     expect(await front.read(pdf, pdf.uri)).toContain("# PDF processing");
     await expect(front.readRaw(HIDDEN_FILE)).rejects.toThrow(/Resource not found/);
+  });
+
+  it("reads a skill's folders from its server (resources/directory/read); a refused server's are no directory here", async () => {
+    expect(front.capabilities()?.[SKILLS_EXTENSION_ID]).toEqual({ directoryRead: true });
+    const names = (children: { uri: string; name: string }[]) => children.map(({ uri, name }) => ({ uri, name })).sort((a, b) => a.name.localeCompare(b.name));
+    expect(names(await front.readDirectory("skill://pdf-processing"))).toEqual([
+      { uri: "skill://pdf-processing/references/", name: "references" },
+      { uri: "skill://pdf-processing/SKILL.md", name: "SKILL.md" },
+    ]);
+    expect(names(await front.readDirectory("skill://pdf-processing/references/"))).toEqual([{ uri: FORMS, name: "FORMS.md" }]);
+    await expect(front.readDirectory("skill://filler-0/")).rejects.toThrow(/skill:\/\/filler-0\/ is not a directory resource/);
   });
 });
 
@@ -170,7 +186,7 @@ describe("the skills extension", () => {
       }
       const trusted = await modernFront(new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`)));
       try {
-        expect(trusted.capabilities()?.[SKILLS_EXTENSION_ID]).toEqual({});
+        expect(trusted.capabilities()?.[SKILLS_EXTENSION_ID]).toEqual({ directoryRead: true });
       } finally {
         await trusted.close();
       }
