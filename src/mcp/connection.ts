@@ -11,6 +11,7 @@ import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAu
 import type { TokenStore } from "./auth/token-store.js";
 import { HubError, onePrefix } from "./errors.js";
 import { nestedDeeperThan, tooDeep } from "./json-depth.js";
+import { answerPosts } from "./transport/answer-posts.js";
 import { limitedFetch } from "./transport/limited-fetch.js";
 import { ownSignals } from "./transport/request-signals.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
@@ -515,13 +516,16 @@ export class Connection {
       ...(this.auth ? { authProvider: this.auth.provider } : {}),
     };
     if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; each request with a signal of its own.
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; answers posted a few at a
+    // time, and once more if a connection closed under one; each request with a signal of its own.
     const fetch = ownSignals(
-      limitedFetch({
-        maxMessageBytes: this.maxMessageBytes,
-        onOversizedStream: (error) => this.onOversizedStream(error),
-        ...(this.auth ? { fetch: this.auth.fetch } : {}),
-      }),
+      answerPosts(
+        limitedFetch({
+          maxMessageBytes: this.maxMessageBytes,
+          onOversizedStream: (error) => this.onOversizedStream(error),
+          ...(this.auth ? { fetch: this.auth.fetch } : {}),
+        }),
+      ),
     );
     if (config.type === "sse") {
       // The HTTP+SSE transport of 2024-11-05 predates server/discover.
