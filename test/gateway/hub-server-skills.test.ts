@@ -147,13 +147,22 @@ describe.each([
   });
 });
 
+/** `use` with a 2026-07-28 client (SDK v2) of the `/mcp` of the gateway at `url`, closed after. */
+async function atMcp<T>(url: string, use: (client: ModernClient) => Promise<T>): Promise<T> {
+  const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  try {
+    await client.connect(new ModernHttpClientTransport(new URL(`${url}/mcp`)));
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
 describe("skills/list of the hub", () => {
   it(`pages what its servers list, ${SKILLS_PAGE_SIZE} entries a page, and refuses a cursor it did not give`, async () => {
     const many = await startHarness({ servers: { many: { command: process.execPath, args: [FIXTURE, "--many", "150"], trust: true } }, approve: "ask" });
     try {
-      const client = new ModernClient({ name: "test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
-      await client.connect(new ModernHttpClientTransport(new URL(`${many.gateway.url}/mcp`)));
-      try {
+      await atMcp(many.gateway.url, async (client) => {
         const skills = new SkillsClient(client);
         // Without a cursor the SDK walks every page; with one, it asks for that page alone.
         const all = await skills.list();
@@ -165,9 +174,7 @@ describe("skills/list of the hub", () => {
         expect(last.skills.map((skill) => skill.uri)).toEqual(all.skills.slice(SKILLS_PAGE_SIZE).map((skill) => skill.uri));
         expect(last.nextCursor).toBeUndefined();
         await expect(skills.list({ cursor: "not-a-cursor" })).rejects.toThrow(/skills\/list: no such cursor: not-a-cursor/);
-      } finally {
-        await client.close();
-      }
+      });
     } finally {
       await many.close();
     }
@@ -177,19 +184,11 @@ describe("skills/list of the hub", () => {
 describe("the skills extension", () => {
   it("is declared only where a server the caller may read offers skills", async () => {
     const untrusted = await startHarness({ servers: { hidden: SERVERS.hidden! }, approve: "ask" });
+    const declared = (url: string) => atMcp(url, async (client) => client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]);
     try {
-      const front = await modernFront(new ModernHttpClientTransport(new URL(`${untrusted.gateway.url}/mcp`)));
-      try {
-        expect(front.capabilities()?.[SKILLS_EXTENSION_ID]).toBeUndefined();
-      } finally {
-        await front.close();
-      }
-      const trusted = await modernFront(new ModernHttpClientTransport(new URL(`${harness.gateway.url}/mcp`)));
-      try {
-        expect(trusted.capabilities()?.[SKILLS_EXTENSION_ID]).toEqual({ directoryRead: true });
-      } finally {
-        await trusted.close();
-      }
+      // The hidden server declares skills, with directoryRead, but nobody can be asked here to let it be read.
+      expect(await declared(untrusted.gateway.url)).toBeUndefined();
+      expect(await declared(harness.gateway.url)).toEqual({ directoryRead: true });
     } finally {
       await untrusted.close();
     }
