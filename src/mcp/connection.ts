@@ -27,11 +27,11 @@ import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks/tas
 import type { ToolTaskProtocol } from "./tasks/tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./tasks/ext-tasks.js";
 import type { CreatedTask, RemoteTask } from "./tasks/ext-tasks.js";
-import { listSkills, readSkillFile } from "./skills.js";
+import { listSkills, readSkillDirectory, readSkillFile } from "./skills.js";
 import { headerDeclarationFault } from "./tool-headers.js";
 import { callTool, compiledSchemas } from "./tool-call.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
-import type { Skill } from "@modelcontextprotocol/client/ext/skills";
+import type { DirectoryResource, Skill } from "@modelcontextprotocol/client/ext/skills";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -377,6 +377,11 @@ export class Connection {
       readSkillFile(client, this.name, skill, file, options),
     );
     return { server: this.name, name, ...read };
+  }
+
+  /** The children of a directory of a skill's folder, for a client of the hub's own (the server declares `directoryRead`). */
+  readSkillDirectory(uri: string): Promise<DirectoryResource[]> {
+    return this.request(`resources/directory/read ${uri}`, {}, (client, options) => readSkillDirectory(client, uri, options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {
