@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { CallToolRequestOptions, Client, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, InputRequiredResult, Prompt, ReadResourceResult, RequestOptions, Resource, ResourceTemplateType, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
@@ -11,6 +10,7 @@ import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVE
 import { describe } from "./connect/describe-error.js";
 import { Dialer } from "./connect/dialer.js";
 import { MODERN } from "./connect/era.js";
+import { DEFAULT_MAX_RESTARTS, Restarts } from "./connect/restarts.js";
 import { describeStartupError } from "./connect/startup-error.js";
 import { closeTransport, dropReason, StreamReopening, transportKind, type Transport } from "./connect/transports.js";
 import { HubError } from "./errors.js";
@@ -51,10 +51,6 @@ export interface ConnectionOptions {
   restartBackoffMs: number;
 }
 
-/** Consecutive restarts without one successful request in between before the hub gives up, unless the config says. */
-const DEFAULT_MAX_RESTARTS = 5;
-export const RESTART_BACKOFF_MS = 1000;
-const MAX_RESTART_DELAY_MS = 30_000;
 /** A request's SDK options with its idle timeout always set. */
 type BoundedOptions = RequestOptions & { timeout: number };
 
@@ -69,15 +65,9 @@ export class Connection {
   readonly lists: ServerLists;
   private client: Client | undefined;
   private transport: Transport | undefined;
-  private starting: Promise<void> | undefined;
+  private readonly restarts: Restarts;
   /** Aborts the startup under way (timeout, garbage on stdout, close()). */
   private startup: AbortController | undefined;
-  private everConnected = false;
-  /** Aborted by close(): a restart's wait ends at once. */
-  private readonly stopped = new AbortController();
-  private restartFailures = 0;
-  private gaveUp = false;
-  private closing = false;
   private terminating = false;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
@@ -114,6 +104,20 @@ export class Connection {
     // An OAuth request gets as long as a start-up: both stand between the user and the server.
     this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens, this.startupTimeoutMs) : undefined;
     const log = (line: string): void => options.log.write(name, line);
+    this.restarts = new Restarts({
+      name,
+      state: this.state,
+      backoffMs: options.restartBackoffMs,
+      maxRestarts: () => this.maxRestarts,
+      attempt: () => this.attempt(),
+      live: () => (this.state.status === "connected" ? this.client : undefined),
+      restarting: () => this.setState({ restarts: this.state.restarts + 1 }),
+      restarted: async (client) => {
+        await this.changes.renew(client, this.requestTimeoutMs, log);
+        for (const kind of LIST_KINDS) options.emit({ type: `${kind}-changed`, server: name });
+      },
+      leftDown: () => this.leftDown(),
+    });
     this.lists = new ServerLists({
       name,
       client: () => this.client,
@@ -205,10 +209,7 @@ export class Connection {
   /** Connects and loads the lists; never rejects. */
   start(): Promise<void> {
     if (this.state.status === "disabled") return Promise.resolve();
-    this.starting ??= this.attempt().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    return this.restarts.start();
   }
 
   callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
@@ -382,20 +383,18 @@ export class Connection {
    * does a server still starting.
    */
   async close(terminate = false): Promise<void> {
-    this.closing = true;
-    this.stopped.abort();
+    this.restarts.stop();
     // A server still starting has no session to end: it is not given the stdin grace (a `call` that found its tool elsewhere).
     if (terminate || this.state.status === "connecting") this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
-    await this.starting?.catch(() => undefined);
+    await this.restarts.settled().catch(() => undefined);
     await this.shutdown();
     if (this.state.status !== "disabled") this.setState({ status: "closed", pid: undefined });
   }
 
   /** For process 'exit' handlers, where nothing asynchronous runs any more. */
   killSync(): void {
-    this.closing = true;
-    this.stopped.abort();
+    this.restarts.stop();
     if (this.transport instanceof ProcessGroupTransport) this.transport.killSync();
   }
 
@@ -428,8 +427,8 @@ export class Connection {
           if (this.client === opened.client) this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
         }),
       ]);
-      if (this.closing) throw new HubError("closed", "the hub was closed");
-      this.everConnected = true;
+      if (this.restarts.stopped) throw new HubError("closed", "the hub was closed");
+      this.restarts.connected();
       const info = opened.client.getServerVersion();
       this.setState({
         status: "connected",
@@ -515,69 +514,16 @@ export class Connection {
     this.setState({ toolCount: this.tools.length, resourceCount: this.resources.length, promptCount: this.prompts.length });
   }
 
-  /** The client of a live server, restarting a stdio server that died or reconnecting a remote one (bounded, with backoff). */
-  private async ready(): Promise<Client> {
-    for (;;) {
-      if (this.closing) throw new HubError("closed", "the hub was closed", { server: this.name });
-      if (this.starting) {
-        await this.starting;
-        continue;
-      }
-      if (this.client && this.state.status === "connected") return this.client;
-      if (this.state.status === "disabled") {
-        throw new HubError("server-unavailable", `server "${this.name}" is disabled in the config`, { server: this.name });
-      }
-      if (!this.everConnected || this.gaveUp || this.restartFailures >= this.maxRestarts) {
-        if (this.everConnected && !this.gaveUp) this.giveUp();
-        throw new HubError("server-unavailable", `server "${this.name}" is unavailable: ${this.state.error ?? this.state.status}`, {
-          server: this.name,
-        });
-      }
-      this.starting = this.restart().finally(() => {
-        this.starting = undefined;
-      });
-    }
-  }
-
   /** Settles when the restarts under way (if any) have ended: the server is back, or left down. */
   settled(): Promise<void> {
-    return this.starting ?? Promise.resolve();
-  }
-
-  /**
-   * Starts again, at once and with backoff, a server whose live connection dropped, until it is back or maxRestarts
-   * tries in a row failed; its tools stay listed meanwhile (a call waits for the restart), and go when it is left down.
-   */
-  private async recover(): Promise<void> {
-    while (!this.closing && this.restartFailures < this.maxRestarts) {
-      await this.restart();
-      if (this.state.status === "connected") return;
-    }
-    if (!this.closing) this.giveUp();
+    return this.restarts.settled();
   }
 
   /** Left down for good: its lists leave the registry, and its state says why in one line. */
-  private giveUp(): void {
-    this.gaveUp = true;
+  private leftDown(): void {
     this.lists.clear();
     const tries = `${this.maxRestarts} ${this.maxRestarts === 1 ? "try" : "tries"}`;
     this.setState({ toolCount: 0, resourceCount: 0, promptCount: 0, restarting: undefined, error: `${this.state.error ?? "stopped"} (gave up after ${tries} to ${this.state.transport === "stdio" ? "restart" : "reconnect"} it)` });
-    for (const kind of LIST_KINDS) this.options.emit({ type: `${kind}-changed`, server: this.name });
-  }
-
-  private async restart(): Promise<void> {
-    const backoff = Math.min(this.options.restartBackoffMs * 2 ** Math.min(this.restartFailures, 16), MAX_RESTART_DELAY_MS);
-    // Between half the backoff and all of it: clients of one server that went down do not all come back at once.
-    const delay = backoff / 2 + Math.random() * (backoff / 2);
-    this.restartFailures++;
-    await sleep(delay, undefined, { signal: this.stopped.signal }).catch(() => undefined);
-    if (this.closing) return;
-    this.setState({ restarts: this.state.restarts + 1 });
-    await this.attempt();
-    const client = this.client;
-    if (!client || this.state.status !== "connected") return;
-    // Tool calls wait in ready() until this ends.
-    await this.changes.renew(client, this.requestTimeoutMs, (line) => this.options.log.write(this.name, line));
     for (const kind of LIST_KINDS) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 
@@ -595,12 +541,12 @@ export class Connection {
     if (signal?.aborted) return Promise.reject(new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name }));
     const options = signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs };
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
-    let client = this.client && this.state.status === "connected" && !this.closing ? this.client : undefined;
+    let client = this.client && this.state.status === "connected" && !this.restarts.stopped ? this.client : undefined;
     // ready()'s failures are HubErrors, passed on as they are.
-    const sent = client ? started(run, client, options) : this.ready().then((ready) => run((client = ready), options));
+    const sent = client ? started(run, client, options) : this.restarts.ready().then((ready) => run((client = ready), options));
     return sent.then(
       (result) => {
-        this.restartFailures = 0;
+        this.restarts.answered();
         // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
         if (nestedDeeperThan(result)) throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
         return result;
@@ -644,7 +590,7 @@ export class Connection {
     const hadSession = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
     const cause = remoteDropOf({ error, hadSession });
     if (cause === undefined) return false;
-    if (this.client !== client || this.closing || this.state.status !== "connected") return true;
+    if (this.client !== client || this.restarts.stopped || this.state.status !== "connected") return true;
     this.dropCause = cause;
     this.options.log.write(this.name, `the connection dropped (${cause}): reconnecting`);
     this.onClosed(client);
@@ -678,7 +624,7 @@ export class Connection {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
-      if (this.closing) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
+      if (this.restarts.stopped) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
       if (this.closeReason !== undefined) return new HubError("server-error", `${what} on server "${server}" failed: ${this.closeReason}`, { server, cause: error });
       const tail = this.tail.summary();
       return new HubError("server-unavailable", `server "${server}" closed the connection during ${what}${tail ? `; stderr: ${tail}` : ""}`, {
@@ -696,7 +642,7 @@ export class Connection {
     const wasLive = this.state.status === "connected";
     this.client = undefined;
     this.transport = undefined;
-    if (this.closing) return;
+    if (this.restarts.stopped) return;
     const tail = this.tail.summary();
     if (this.oversized) {
       this.setState({ status: "failed", error: `the connection was ended: ${this.oversized.message}` });
@@ -705,7 +651,7 @@ export class Connection {
     const what =
       this.closeReason ?? (this.dropCause !== undefined ? `the connection dropped (${this.dropCause})` : `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`);
     // A live server that dropped is started again now, not at its next call: its tools are offered again meanwhile.
-    const restart = wasLive && !this.starting && !this.gaveUp && this.maxRestarts > 0;
+    const restart = this.restarts.recovers(wasLive);
     this.setState({
       status: "failed",
       error: `${what}${tail ? `; stderr: ${tail}` : ""}`,
@@ -714,11 +660,7 @@ export class Connection {
       ...(wasLive ? { dropped: this.dropCause ?? dropReason(transport, this.closeReason) } : {}),
       restarting: restart || undefined,
     });
-    if (restart) {
-      this.starting = this.recover().finally(() => {
-        this.starting = undefined;
-      });
-    }
+    if (restart) this.restarts.recover();
   }
 
   private async shutdown(): Promise<void> {
