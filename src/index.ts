@@ -56,6 +56,9 @@ export { DEFAULT_SAMPLING_LIMITS, type SamplingLimits } from "./agent/sampling-l
 export { samplingRejected } from "./mcp/client-features.js";
 export type { ToolSearchMode, ToolSearchSettings } from "./agent/tool-offer.js";
 export { sessionSettings, type SessionSettings } from "./host/session-settings.js";
+export { openHost, type OpenHostOptions, type OpenedHost } from "./host/open-host.js";
+export { HostSession, sessionApproval, type HostSessionOptions, type SessionHandlerInputs, type SessionModelOptions } from "./host/host-session.js";
+export type { SessionModel } from "./host/session-model.js";
 export { EmbeddingRanker, ToolSearchIndex, SEARCH_TOOL, type Embed, type SearchableTool } from "./toolcall/tool-search.js";
 export { detectPromptFormat, type PromptFormat } from "./toolcall/prompt-families.js";
 export {

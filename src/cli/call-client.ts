@@ -1,5 +1,5 @@
-import { ApprovalPolicy } from "../agent/approval.js";
 import type { ResolvedConfig } from "../config/load.js";
+import { samplingModels, sessionApproval } from "../host/host-session.js";
 import { createChatModel } from "../llm/create-model.js";
 import type { ChatModel } from "../llm/types.js";
 import type { ClientHandlers } from "../mcp/types.js";
@@ -23,7 +23,8 @@ export function callClientHandlers(flags: CallFlags, env: Readonly<Record<string
     return cliClientHandlers({
       config,
       llm,
-      approval: { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) },
+      approval: sessionApproval(config, mode),
+      knownModels: samplingModels(config, llm),
       model: namedModels(llm, env, () => (base ??= createChatModel(llm, env))),
       slot,
       colors: colorsFor(process.stderr, env),

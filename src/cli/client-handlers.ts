@@ -16,6 +16,8 @@ export interface ClientHandlerInputs {
   llm: LlmConfig;
   /** The session's approval; its policy decides sampling, the terminal is asked when it says ask. */
   approval: Approval;
+  /** The models sampling may name (see SessionHandlerInputs). */
+  knownModels: readonly string[];
   /** The model called `name`, or the session's own. */
   model: (name: string | undefined) => Promise<ChatModel>;
   slot: PrompterSlot;
@@ -31,17 +33,13 @@ export interface ClientHandlerInputs {
 export function cliClientHandlers(inputs: ClientHandlerInputs): Required<ClientHandlers> {
   const { config, slot, colors } = inputs;
   const approval: Approval = { ...inputs.approval, askSampling: terminalSamplingApproval(slot, colors, inputs.warn) };
-  const knownModels = [
-    ...(inputs.llm.model ? [inputs.llm.model] : []),
-    ...Object.values(config.mcpServers).flatMap((server) => (server.sampling?.model ? [server.sampling.model] : [])),
-  ];
   return {
     ...terminalElicitation(slot, colors, inputs.warn),
     onSampling: createSamplingHandler({
       approval,
       model: inputs.model,
       servers: config.mcpServers,
-      knownModels,
+      knownModels: inputs.knownModels,
       ...(inputs.llm.toolMode !== undefined ? { toolMode: inputs.llm.toolMode } : {}),
       ...(inputs.llm.maxTokens !== undefined ? { maxTokens: inputs.llm.maxTokens } : {}),
     }),

@@ -8,13 +8,14 @@ import { requiresTasksExtension, TASKS_EXTENSION_ID, type CreatedTask, type Remo
 import { answerTasksFlat, declaresTasksExtension, serveTaskRequests, tasksExtensionRequired, type TaskStore } from "../mcp/tasks/ext-tasks-server.js";
 import type { Hub } from "../mcp/hub.js";
 import { HubLogRelay } from "./hub-server-logs.js";
+import { readableSkills, serveSkills, skillFileOwner } from "./hub-server-skills.js";
 import { ClientSubscriptions, type ReadableOwner } from "./hub-server-subscriptions.js";
 import type { HubEvent, HubPrompt, HubTool, RelayedRound } from "../mcp/types.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 export type HubServerSource = Pick<
   Hub,
-  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe"
+  "servers" | "tools" | "currentTools" | "callTool" | "relayToolCall" | "relayedTask" | "resources" | "resourceTemplates" | "readResource" | "prompts" | "getPrompt" | "relayPrompt" | "complete" | "serversOffering" | "on" | "subscribe" | "unsubscribe" | "skillEntries" | "readSkillDirectory"
 >;
 
 export interface HubServerPolicy {
@@ -43,8 +44,9 @@ export interface HubServerPolicy {
  *
  * It passes on what the servers behind it offer besides, each only where a server the caller may read offers it and
  * only about what the caller may see: `completion/complete` (to the prompt's or template's server), their log messages
- * (HubLogRelay), and resource subscriptions (`resources/subscribe` on a connection that outlives its requests; a
- * 2026-07-28 client's subscriptions/listen is narrowed before the SDK's entry serves it: see hub-server-subscriptions).
+ * (HubLogRelay), resource subscriptions (`resources/subscribe` on a connection that outlives its requests; a
+ * 2026-07-28 client's subscriptions/listen is narrowed before the SDK's entry serves it: see hub-server-subscriptions),
+ * and skills (`skills/list`, `skills/get`, and their files by `resources/read`: see hub-server-skills).
  */
 export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio"): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
@@ -76,6 +78,7 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   const subscribes = hub.serversOffering("subscriptions").some(reads);
   const subscriptions = subscribes ? new ClientSubscriptions(hub) : undefined;
   if (subscriptions) server.registerCapabilities({ resources: { subscribe: true } });
+  if (hub.serversOffering("skills").some(reads)) serveSkills(server, hub, reads);
   servedHere.set(mcp, { logs, ...(subscriptions ? { subscriptions } : {}) });
 
   server.setRequestHandler('tools/list', async () => {
@@ -210,13 +213,17 @@ function callerPolicy(options: HubServerPolicy): CallerPolicy {
   return new CallerPolicy({ approve: options.approve, servers: options.servers, ...(options.toolFilter ? { toolFilter: options.toolFilter } : {}), ...(options.rules ? { rules: options.rules } : {}) });
 }
 
-/** The server a caller may read a URI from: one the policy lets be read that lists it, else one with a template it matches. */
-export function resourceOwners(hub: Pick<HubServerSource, "resources" | "resourceTemplates">, options: HubServerPolicy): ReadableOwner {
+/**
+ * The server a caller may read a URI from, among those the policy lets be read: one that lists it, else one with a
+ * skill whose folder holds it, else one with a template it matches.
+ */
+export function resourceOwners(hub: Pick<HubServerSource, "resources" | "resourceTemplates" | "skillEntries">, options: HubServerPolicy): ReadableOwner {
   const policy = callerPolicy(options);
   return async (caller, uri) => {
     const reads = (server: string) => policy.allowsUnasked(caller, { kind: "resource", server, uri });
     return (
       (await hub.resources()).find((resource) => resource.uri === uri && reads(resource.server))?.server ??
+      skillFileOwner(await readableSkills(hub, reads), uri) ??
       (await hub.resourceTemplates()).find((template) => reads(template.server) && new UriTemplate(template.uriTemplate).match(uri) !== null)?.server
     );
   };

@@ -1,4 +1,6 @@
+import type { ProbedMode } from "../agent/tool-mode.js";
 import type { LlmConfig } from "../config/schema.js";
+import type { SessionModel } from "../host/session-model.js";
 import { createChatModel, openAIFamilyApiKey } from "../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../llm/discovery.js";
 import type { ChatModel } from "../llm/types.js";
@@ -15,13 +17,28 @@ const LIST_TTL_MS = 60_000;
 export class GatewayModels {
   private readonly made = new Map<string, Promise<ChatModel>>();
   private listing: { at: number; models: Promise<ListedModel[]> } | undefined;
+  /** Each model's probed tool mode, where its session model had one. */
+  private readonly probed = new WeakMap<ChatModel, ProbedMode>();
+  readonly primary: ChatModel;
 
+  /**
+   * `primary` is the configured model, as the host made it (openSessionModel, with its probed
+   * mode) or as it is; `open` makes the others as the host makes a session's model, or plainly.
+   */
   constructor(
-    readonly primary: ChatModel,
+    primary: ChatModel | SessionModel,
     private readonly llm: LlmConfig,
     private readonly env: Record<string, string | undefined>,
     private readonly aliases: Readonly<Record<string, string>> = {},
-  ) {}
+    private readonly open: (llm: LlmConfig) => Promise<SessionModel> = async (other) => ({ model: await createChatModel(other, env) }),
+  ) {
+    this.primary = this.remember("model" in primary ? primary : { model: primary });
+  }
+
+  /** In tool mode "auto": the mode `model`'s probe found best, to start its turns in. */
+  probedMode(model: ChatModel): ProbedMode | undefined {
+    return this.probed.get(model);
+  }
 
   /** The upstream's models, then the aliases. */
   async list(): Promise<string[]> {
@@ -56,10 +73,15 @@ export class GatewayModels {
     if (!(await this.upstreamModels()).some((model) => model.id === target)) return undefined;
     let model = this.made.get(target);
     if (!model) {
-      model = createChatModel({ ...this.llm, model: target }, this.env);
+      model = this.open({ ...this.llm, model: target }).then((made) => this.remember(made));
       this.made.set(target, model);
       model.catch(() => this.made.delete(target));
     }
+    return model;
+  }
+
+  private remember({ model, probedMode }: SessionModel): ChatModel {
+    if (probedMode) this.probed.set(model, probedMode);
     return model;
   }
 

@@ -5,6 +5,7 @@ import { parseToolArguments } from "../agent/tool-arguments.js";
 import { ToolCatalog, type ToolFilter, type ToolHost } from "../agent/tool-host.js";
 import { runToolCalls } from "../agent/tool-runner.js";
 import type { SkillHost } from "../agent/skills.js";
+import type { ProbedMode } from "../agent/tool-mode.js";
 import type { ToolMode } from "../config/schema.js";
 import type { SessionSettings } from "../host/session-settings.js";
 import type { ChatModel, ToolCall } from "../llm/types.js";
@@ -26,6 +27,8 @@ export interface TurnSettings extends Partial<SessionSettings> {
   /** The config's allow and deny rules by pattern. */
   rules?: ApprovalRules;
   toolTimeoutMs?: number;
+  /** In tool mode "auto": the mode a model's probe found best (the host's session model), its turns started in. */
+  probedMode?: (model: ChatModel) => ProbedMode | undefined;
 }
 
 export interface TurnOptions {
@@ -108,6 +111,7 @@ export class TurnRunner {
     const systemPrompt = [settings.systemPrompt, request.system].filter((part) => part !== undefined && part !== "").join("\n\n");
     const toolChoice = request.toolChoice ?? settings.toolChoice;
     const toolFilter = both(settings.toolFilter, options.toolFilter);
+    const probedMode = settings.probedMode?.(options.model);
     const agent = new Agent({
       model: this.metrics.instrument(options.model),
       tools: settings.tools,
@@ -120,6 +124,7 @@ export class TurnRunner {
         ...(options.ask ? { ask: options.ask } : {}),
       },
       toolMode,
+      ...(probedMode ? { probedMode } : {}),
       ...(toolFilter ? { toolFilter } : {}),
       ...(settings.toolSearch ? { toolSearch: settings.toolSearch } : {}),
       ...(settings.promptFormat !== undefined ? { promptFormat: settings.promptFormat } : {}),

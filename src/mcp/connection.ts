@@ -1,7 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
 import type { CallToolRequestOptions, Client, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, InputRequiredResult, Prompt, ReadResourceResult, RequestOptions, Resource, ResourceTemplateType, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
-import type { Skill } from "@modelcontextprotocol/client/ext/skills";
+import type { DirectoryResource, Skill } from "@modelcontextprotocol/client/ext/skills";
 import { redactSecrets } from "../config/redact.js";
 import type { ProtocolSetting, ServerConfig } from "../config/schema.js";
 import { oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
@@ -25,7 +25,7 @@ import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks/tas
 import type { ToolTaskProtocol } from "./tasks/tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./tasks/ext-tasks.js";
 import type { CreatedTask, RemoteTask } from "./tasks/ext-tasks.js";
-import { readSkillFile } from "./skills.js";
+import { readSkillDirectory, readSkillFile } from "./skills.js";
 import { withTimeout } from "./time-limit.js";
 import { callTool } from "./tool-call.js";
 import { ProcessGroupTransport } from "./transport/stdio.js";
@@ -355,6 +355,11 @@ export class Connection {
       readSkillFile(client, this.name, skill, file, options),
     );
     return { server: this.name, name, ...read };
+  }
+
+  /** The children of a directory of a skill's folder, for a client of the hub's own (the server declares `directoryRead`). */
+  readSkillDirectory(uri: string): Promise<DirectoryResource[]> {
+    return this.request(`resources/directory/read ${uri}`, {}, (client, options) => readSkillDirectory(client, uri, options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined): Promise<GetPromptResult> {

@@ -1,4 +1,5 @@
 import { UriTemplate } from "@modelcontextprotocol/client";
+import { SKILLS_EXTENSION_ID, type DirectoryResource } from "@modelcontextprotocol/client/ext/skills";
 import type { InputRequiredResult, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { maskSecretsIn } from "../config/redact.js";
@@ -28,6 +29,7 @@ import type {
   HubResource,
   HubResourceTemplate,
   HubSkill,
+  HubSkillEntry,
   HubTask,
   HubTool,
   LoadedSkill,
@@ -361,6 +363,18 @@ export class Hub {
     );
   }
 
+  /** The skill entries every live server lists, as it listed them (listed again first where stale, as the resources); no file is read. */
+  async skillEntries(): Promise<HubSkillEntry[]> {
+    await this.current("resources");
+    return this.live().flatMap((c) => c.skills.map((skill) => ({ ...skill, server: c.name })));
+  }
+
+  /** The children of a directory of one of `server`'s skills (`resources/directory/read`, every page). */
+  async readSkillDirectory(uri: string, server: string): Promise<DirectoryResource[]> {
+    this.assertOpen();
+    return maskSecretsIn(await this.connection(server).readSkillDirectory(uri));
+  }
+
   /**
    * Reads a skill's SKILL.md (or `file`, relative to the skill's folder) and verifies it against
    * the server's entry: digest, size, frontmatter, and the size bound. A refusal is a HubError
@@ -641,6 +655,9 @@ export class Hub {
 
 function offersFeature(capabilities: ServerCapabilities | undefined, feature: RelayedFeature): boolean {
   if (feature === "subscriptions") return capabilities?.resources?.subscribe === true;
+  const skills = capabilities?.extensions?.[SKILLS_EXTENSION_ID] as { directoryRead?: unknown } | undefined;
+  if (feature === "skills") return skills !== undefined;
+  if (feature === "skill directories") return skills?.directoryRead === true;
   return capabilities?.[feature] !== undefined;
 }
 

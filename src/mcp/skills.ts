@@ -1,5 +1,5 @@
 import type { Client, RequestOptions } from "@modelcontextprotocol/client";
-import { SkillsClient, SkillVerificationError, type Skill } from "@modelcontextprotocol/client/ext/skills";
+import { SkillsClient, SkillVerificationError, type DirectoryResource, type Skill } from "@modelcontextprotocol/client/ext/skills";
 import { HubError } from "./errors.js";
 import { formatMiB } from "./limits.js";
 
@@ -82,6 +82,11 @@ export async function readSkillFile(client: Client, server: string, skill: Skill
   return { uri: read.uri, text: read.text, otherFiles: otherFiles(skill, read.uri) };
 }
 
+/** The children of a directory in a skill's folder (`resources/directory/read`, every page, as many as the client walks). */
+export async function readSkillDirectory(client: Client, uri: string, options: RequestOptions): Promise<DirectoryResource[]> {
+  return (await new SkillsClient(client).readDirectory(uri, options)).resources;
+}
+
 /** The entry of the file a ref names, when the skill lists it under the same spelling (the SDK checks every spelling). */
 function listedEntry(skill: Skill, file: string | undefined): { uri: string; size: number } | undefined {
   if (skill.resources === "dynamic") return undefined;
@@ -99,7 +104,8 @@ function otherFiles(skill: Skill, read: string): string[] {
   return paths.length > MAX_FILES_NAMED ? [...paths.slice(0, MAX_FILES_NAMED), `(and ${paths.length - MAX_FILES_NAMED} more)`] : paths;
 }
 
-function resolve(base: string, ref: string): string | undefined {
+/** `ref` resolved against `base`, as one spelling; undefined where either is no URI. */
+export function resolve(base: string, ref: string): string | undefined {
   try {
     return new URL(ref, base).href;
   } catch {

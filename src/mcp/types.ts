@@ -1,4 +1,5 @@
 import type { CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult, CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, Icon, LoggingLevel, Prompt, GetPromptResult, ReadResourceResult, Resource, ResourceTemplateType, Root, Task, ToolAnnotations, ToolExecution } from "@modelcontextprotocol/client";
+import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import type { JsonSchema } from "../llm/types.js";
 
 /** One tool in the hub's registry. */
@@ -33,6 +34,9 @@ export interface HubPrompt extends Prompt {
 }
 
 /** A skill a server offers (SEP-2640): what a listing shows and the model is told; its files are read only when it is loaded. */
+/** A skill entry as its server listed it (valid, its files' digests and sizes as given), and that server. */
+export type HubSkillEntry = Skill & { server: string };
+
 export interface HubSkill {
   server: string;
   /** The frontmatter's `name`, unique within its server. */
@@ -74,8 +78,12 @@ export interface RelayedRound {
   clientCapabilities?: ClientCapabilities;
 }
 
-/** What a server may offer beyond its lists that the hub, served as one MCP server, passes on: `completion/complete`, log messages, resource subscriptions. */
-export type RelayedFeature = "completions" | "logging" | "subscriptions";
+/**
+ * What a server may offer beyond its lists that the hub, served as one MCP server, passes on: `completion/complete`,
+ * log messages, resource subscriptions, skills (SEP-2640, the `io.modelcontextprotocol/skills` extension) and the
+ * reading of their folders (its `directoryRead`).
+ */
+export type RelayedFeature = "completions" | "logging" | "subscriptions" | "skills" | "skill directories";
 
 export interface CallToolOptions {
   signal?: AbortSignal;

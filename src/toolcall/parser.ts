@@ -103,6 +103,8 @@ const enum State {
   Xml,
   /** After a call: whitespace, then the container's closer, another call, or text. */
   Trailer,
+  /** After an LFM2 call block: holding text while it still repeats the block (see stepEcho). */
+  Echo,
 }
 
 type ContainerKind =
@@ -401,6 +403,15 @@ class StreamParser implements ToolCallParser {
   private regionLength = 0;
   /** The region's first tag matched its `head`. */
   private headSeen = false;
+  /** In Echo: the closed LFM2 block's body and end token, which an echo repeats. */
+  private echoOf = "";
+  /** In Echo: where the body ends in `echoOf` (whitespace may stand there and before the body). */
+  private echoBodyEnd = 0;
+  /** In Echo: how much of `echoOf` the held text matched. */
+  private echoAt = 0;
+  /** In Echo: the text held back, in the pieces it came in; given back if it is not an echo. */
+  private echoHeld: string[] = [];
+  private echoHeldLength = 0;
 
   constructor(options: ToolCallParserOptions) {
     this.tools = knownTools(options.tools);
@@ -441,6 +452,10 @@ class StreamParser implements ToolCallParser {
       case State.Xml:
         this.finishRegion(this.parts.join(""), "");
         break;
+      case State.Echo:
+        // An echo cut off by the end of the stream (the token limit) is no more text than a whole one.
+        this.dropEcho();
+        break;
       case State.Trailer:
       case State.Text:
         break;
@@ -469,6 +484,9 @@ class StreamParser implements ToolCallParser {
           break;
         case State.Xml:
           i = this.scanRegion(s, i);
+          break;
+        case State.Echo:
+          i = this.scanEcho(s, i);
           break;
         default:
           // Character states return false when the character must be read again in the new state.
@@ -867,6 +885,52 @@ class StreamParser implements ToolCallParser {
     return this.resumeText();
   }
 
+  /**
+   * LFM2 often writes its call block's body again after the end token, capped with a second end
+   * token (vLLM's LFM2 parser drops it too). Text after the block is held while it still
+   * repeats the body (whitespace allowed before the body and before the end token); a whole
+   * repeat and its end token are dropped, and the next echo looked for. The first character
+   * that differs gives the held text back to be read as usual, so text after a call waits at
+   * most the body's length, and each character is held back here at most once.
+   */
+  private scanEcho(s: string, at: number): number {
+    const echo = this.echoOf;
+    const n = s.length;
+    let from = at;
+    let j = at;
+    while (j < n) {
+      const c = s.charCodeAt(j);
+      if (c === echo.charCodeAt(this.echoAt)) {
+        j++;
+        if (++this.echoAt === echo.length) {
+          this.dropEcho();
+          from = j;
+        }
+        continue;
+      }
+      const gap = this.echoAt === 0 || this.echoAt === this.echoBodyEnd;
+      if (gap && isSpace(s.charAt(j)) && this.echoHeldLength + (j - from) < echo.length + MAX_LEAD) {
+        j++;
+        continue;
+      }
+      this.echoHeld.push(s.slice(from, j));
+      const held = this.echoHeld.join("");
+      this.dropEcho();
+      this.state = State.Text;
+      this.feed(held);
+      return j;
+    }
+    this.echoHeld.push(s.slice(from, j));
+    this.echoHeldLength += j - from;
+    return j;
+  }
+
+  private dropEcho(): void {
+    this.echoHeld = [];
+    this.echoHeldLength = 0;
+    this.echoAt = 0;
+  }
+
   private startJson(): void {
     this.scanner.reset();
     this.parts = [];
@@ -932,6 +996,13 @@ class StreamParser implements ToolCallParser {
     if (calls === undefined) this.emitText(this.leadRaw + body + closerText);
     else {
       this.emitCalls(calls);
+      if (c?.closer === LFM2.close && closerText !== "") {
+        const repeated = body.trimEnd();
+        this.echoOf = repeated + closerText;
+        this.echoBodyEnd = repeated.length;
+        this.dropEcho();
+        this.state = State.Echo;
+      }
       // Qwen3-Coder's call written without its opening `<tool_call>` still ends with the closing one.
       if (c?.kind === "function" && closerText !== "") {
         this.container = ORPHAN_TOOL_CALL_CLOSER;

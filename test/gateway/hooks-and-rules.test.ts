@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/load.js";
 import { turnSettings } from "../../src/gateway/settings.js";
+import { sessionSettings } from "../../src/host/session-settings.js";
 import { openaiClient, startHarness, type Harness } from "./harness.js";
 
 /** The gateway's turns honour the config's hooks and allow/deny rules, read by the one turnSettings. */
@@ -21,7 +22,8 @@ afterEach(async () => {
 const dateCall = { toolCalls: [{ name: "get-date", arguments: { format: "date-only" } }] };
 
 async function ask(config: Record<string, unknown>, approve: "ask" | "all" = "ask"): Promise<string> {
-  const settings = turnSettings(parseConfig(JSON.stringify({ mcpServers: {}, ...config }), { env: { PATH: process.env.PATH ?? "" } }), {}, { PATH: process.env.PATH });
+  const parsed = parseConfig(JSON.stringify({ mcpServers: {}, ...config }), { env: { PATH: process.env.PATH ?? "" } });
+  const settings = turnSettings(parsed, sessionSettings(parsed, {}, { PATH: process.env.PATH }));
   const { servers: _servers, ...fromConfig } = settings;
   harness = await startHarness({ replies: [dateCall, { text: "done" }], trustTime: false, approve, turnSettings: { ...fromConfig, approve } });
   const reply = await openaiClient(harness).chat.completions.create({ model: "Qwen/Qwen3-8B", messages: [{ role: "user", content: "date?" }] });

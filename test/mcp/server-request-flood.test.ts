@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { ServerConfig } from "../../src/config/schema.js";
 import { Hub, type HubOptions } from "../../src/mcp/hub.js";
+import { ANSWERS_AT_ONCE } from "../../src/mcp/transport/answer-posts.js";
 import { samplingRejected } from "../../src/mcp/client-features.js";
 import { readBody } from "../support/read-body.js";
 
@@ -47,12 +48,12 @@ function floodRequests(count: number): object[] {
 }
 
 /** Connects to the flooding server, calls its tool: every request was answered, and Node warned of no listeners piled up. */
-async function expectFloodAnswered(server: ServerConfig): Promise<void> {
+async function expectFloodAnswered(server: ServerConfig, count: number): Promise<void> {
   const hub = await Hub.connect({ flood: server }, { ...declining, stderrLogFile: join(dir, "log") });
   cleanups.push(() => hub.close());
   expect(hub.servers()[0]?.status).toBe("connected");
   const result = await hub.callTool("flood", {});
-  expect(result.content).toEqual([{ type: "text", text: `${2 * FLOOD} answers` }]);
+  expect(result.content).toEqual([{ type: "text", text: `${2 * count} answers` }]);
   await new Promise((resolve) => setImmediate(resolve));
   expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([]);
 }
@@ -91,16 +92,20 @@ function handle(message) {
 
 it("answers a stdio server's flood of requests while it does not read, with no listener piled up per answer", async () => {
   writeFileSync(join(dir, "flood.mjs"), STDIO_SERVER);
-  await expectFloodAnswered({ command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" });
+  await expectFloodAnswered({ command: process.execPath, args: [join(dir, "flood.mjs")], protocol: "2025-11-25" }, FLOOD);
 }, 180_000);
 
 /**
  * Over Streamable HTTP: a hand-written server that answers the tool call with an event stream on which it sends the
- * flood at once, each answer coming back as a POST of its own; the tool's result follows the last answer.
+ * flood at once, each answer coming back as a POST of its own; the tool's result follows the last answer. Idle
+ * connections are closed after Node's 5 s: an answer written to one the server is closing just then must be posted
+ * again. A server that `drops` goes further: it closes the connection under the first arrival of each answer, before
+ * it answers, as a keep-alive close would, and counts what arrived.
  */
-async function startHttpFloodServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const flood = floodRequests(FLOOD);
-  let answers = 0;
+async function startHttpFloodServer(count: number, drops = false): Promise<{ url: string; arrivals: Map<string, number>; connections(): number; close(): Promise<void> }> {
+  const flood = floodRequests(count);
+  const arrivals = new Map<string, number>();
+  const answered = new Set<unknown>();
   let stream: { res: ServerResponse; id: unknown } | undefined;
   const server = createServer((req, res) => {
     if (req.method !== "POST") {
@@ -110,6 +115,13 @@ async function startHttpFloodServer(): Promise<{ url: string; close(): Promise<v
     void readBody(req).then((body) => {
       const message = JSON.parse(body) as { id?: unknown; method?: string; params?: { protocolVersion?: string } };
       const { id, method } = message;
+      const key = method ?? `answer ${String(id)}`;
+      const arrived = (arrivals.get(key) ?? 0) + 1;
+      arrivals.set(key, arrived);
+      if (drops && arrived === 1 && (method === undefined || method === "tools/call")) {
+        req.socket.destroy();
+        return;
+      }
       const json = (result: unknown) => res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "flood" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
       if (method === "initialize") return json({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flood", version: "1" } });
       if (method === "tools/list") return json({ tools: [{ name: "flood", inputSchema: { type: "object" } }] });
@@ -120,23 +132,43 @@ async function startHttpFloodServer(): Promise<{ url: string; close(): Promise<v
         return;
       }
       res.writeHead(202).end();
-      if (method === undefined && ++answers === flood.length && stream) {
-        stream.res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: stream.id, result: { content: [{ type: "text", text: `${answers} answers` }] } })}\n\n`);
+      if (method !== undefined || answered.has(id)) return;
+      answered.add(id);
+      if (answered.size === flood.length && stream) {
+        stream.res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: stream.id, result: { content: [{ type: "text", text: `${answered.size} answers` }] } })}\n\n`);
       }
     });
   });
-  // Idle connections kept open for the whole test: with Node's 5 s, an answer posted on a connection the server is
-  // closing just then is lost (fetch does not send a POST again), which is not what this test is about.
-  server.keepAliveTimeout = 120_000;
+  let connections = 0;
+  server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
+    connections: () => connections,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    arrivals,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-it("answers a Streamable HTTP server's flood of requests on one event stream, with no listener piled up per answer", async () => {
-  const server = await startHttpFloodServer();
+it("answers a Streamable HTTP server's flood of requests on one event stream over a few connections, with no listener piled up per answer", async () => {
+  const server = await startHttpFloodServer(FLOOD);
   cleanups.push(() => server.close());
-  await expectFloodAnswered({ url: server.url, protocol: "2025-11-25" });
+  await expectFloodAnswered({ url: server.url, protocol: "2025-11-25" }, FLOOD);
+  // A few connections carry the answers (one per answer made 2,001), besides the few of the session's other requests.
+  expect(server.connections()).toBeLessThanOrEqual(ANSWERS_AT_ONCE + 10);
 }, 180_000);
+
+it("posts an answer once more when the server closes its connection before answering it, and a tool call not", async () => {
+  const server = await startHttpFloodServer(20, true);
+  cleanups.push(() => server.close());
+  const hub = await Hub.connect({ flood: { url: server.url, protocol: "2025-11-25" } }, { ...declining, stderrLogFile: join(dir, "log") });
+  cleanups.push(() => hub.close());
+  // The call whose connection was cut is not sent again: the hub says it may or may not have run.
+  const cut = await hub.callTool("flood", {});
+  expect(cut.isError).toBe(true);
+  expect(server.arrivals.get("tools/call")).toBe(1);
+  const result = await hub.callTool("flood", {});
+  expect(result.content).toEqual([{ type: "text", text: "40 answers" }]);
+  expect(server.arrivals.get("tools/call")).toBe(2);
+  expect([...server.arrivals].filter(([key]) => key.startsWith("answer ")).every(([, arrived]) => arrived === 2)).toBe(true);
+});

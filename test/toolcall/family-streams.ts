@@ -41,12 +41,18 @@ export const FAMILY_STREAMS: Record<string, (body: string) => string> = {
     `<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="write_file">\n<steptml:parameter name="content">${b}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>`,
   "Hunyuan <tool_calls>": (b) => `<tool_calls>[{"name": "write_file", "arguments": {"content": "${b}"}}]</tool_calls>`,
   "LFM2 <|tool_call_start|>": (b) => `<|tool_call_start|>[write_file(content="${b}")]<|tool_call_end|>`,
+  // LFM2 often writes the call again after its end token, capped with a second one: one call still.
+  "LFM2 with its echo": (b) =>
+    `<|tool_call_start|>[write_file(content="${b}")]<|tool_call_end|>[write_file(content="${b}")]<|tool_call_end|>`,
   "OLMo 3 <function_calls>": (b) => `<function_calls>write_file(content="${b}")</function_calls>`,
   "xLAM JSON list": (b) => `[{"name": "write_file", "arguments": {"content": "${b}"}}]`,
 };
 
 export function familyText(make: (body: string) => string, size: number): string {
   const frame = make("").length;
-  const body = "text of the file, with {braces} and [brackets] and <tags>; ".repeat(Math.ceil(size / 50)).slice(0, Math.max(0, size - frame));
+  // A format that writes the body more than once shares the size among the copies.
+  const copies = make("x").length - frame;
+  const length = Math.max(0, Math.floor((size - frame) / copies));
+  const body = "text of the file, with {braces} and [brackets] and <tags>; ".repeat(Math.ceil(size / 50)).slice(0, length);
   return make(body);
 }

@@ -110,6 +110,18 @@ describe("streaming behaviour", () => {
     expect(parser.end()).toEqual([]);
   });
 
+  it("drops LFM2's echo of a call and gives back text after it as soon as it differs", () => {
+    const parser = createToolCallParser({ tools: ["get_weather"] });
+    const call = '[get_weather(location="Paris")]';
+    expect(parser.push(`<|tool_call_start|>${call}<|tool_call_end|>`)).toEqual([
+      { type: "tool-call", name: "get_weather", arguments: { location: "Paris" } },
+    ]);
+    expect(parser.push(`${call}<|tool_call_end|>`)).toEqual([]);
+    expect(parser.push("[get_weather")).toEqual([]);
+    expect(parser.push("] said")).toEqual([{ type: "text", text: "[get_weather] said" }]);
+    expect(parser.end()).toEqual([]);
+  });
+
   it("streams reasoning as reasoning events and does not execute a call written there", () => {
     const parser = createToolCallParser({ tools: ["get_time"] });
     const events = [

@@ -1,22 +1,20 @@
-import { Agent } from "../../agent/agent.js";
-import { APPROVAL_MODES, ApprovalPolicy, type Approval, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
+import type { Agent } from "../../agent/agent.js";
+import { APPROVAL_MODES, type ApprovalMode, type ApproveCallback } from "../../agent/approval.js";
 import { redactUrl } from "../../config/redact.js";
 import { ProviderSchema, ToolModeSchema, type LlmConfig } from "../../config/schema.js";
-import { openAIFamilyApiKey, type CreateChatModelOptions } from "../../llm/create-model.js";
+import { openAIFamilyApiKey } from "../../llm/create-model.js";
 import { listModelInfo, type ListedModel } from "../../llm/discovery.js";
-import type { ChatModel, Message } from "../../llm/types.js";
 import type { Hub } from "../../mcp/hub.js";
+import type { HostSession, SessionModelOptions } from "../../host/host-session.js";
 import { cliClientHandlers, namedModels } from "../client-handlers.js";
 import { downloadProgress } from "../download-progress.js";
 import { runtimeProgress } from "../runtime-offer.js";
 import { UsageError, warn } from "../errors.js";
-import { openHub, type HubHandle, type OpenHubOptions } from "../open-hub.js";
+import type { OpenHubOptions } from "../open-hub.js";
 import { resumedChanges, type SavedWith } from "./resumed-changes.js";
 import { PrompterSlot } from "../server-questions/prompter.js";
 import { colorsFor } from "../render/colors.js";
-import { sessionSettings } from "../../host/session-settings.js";
-import { openSessionModel } from "../../host/session-model.js";
-import type { ProbedMode } from "../../agent/tool-mode.js";
+import { openTerminalHost, type TerminalHost } from "../terminal-host.js";
 import { UsageMeter } from "./usage-meter.js";
 
 /** How long the model server may take to list its models (for /model and the context gauge). */
@@ -46,8 +44,9 @@ export type SessionOptions = Pick<OpenHubOptions, "onSignal" | "leaveSigint" | "
 };
 
 /**
- * Everything one `run` or `chat` needs: the config read, the servers connected, the model
- * ready and an agent over them. `close()` stops the servers.
+ * The host's session (src/host/host-session.ts) on a terminal, for one `run` or `chat`: the
+ * process's signals, servers' questions asked on the terminal, the token meter. `close()`
+ * stops the servers.
  */
 export class AgentSession {
   /** The chat's token accounting and context gauge. */
@@ -57,10 +56,9 @@ export class AgentSession {
   );
 
   private constructor(
-    private readonly opened: HubHandle<ChatModel>,
-    readonly llm: LlmConfig,
+    private readonly host: HostSession,
+    private readonly signals: TerminalHost["signals"],
     private readonly env: Env,
-    private readonly buildAgent: (model: ChatModel, messages: readonly Message[], probed?: ProbedMode) => Agent,
     public agent: Agent,
     /** Who servers' questions (elicitation, sampling approval) go to: set by the front end. */
     readonly prompts: PrompterSlot,
@@ -73,68 +71,42 @@ export class AgentSession {
    * (`ask`; without it such a tool is refused).
    */
   static async open(flags: AgentFlags, env: Env, options: SessionOptions): Promise<AgentSession> {
-    const { ask, offerRuntimeInstall, ...signals } = options;
-    const mode = approvalMode(flags.approve);
-    let llm: LlmConfig = {};
-    let approval: Approval | undefined;
-    // Sampling waits for the session's model (a server may ask while the model is still being probed).
-    let sessionReady: (session: AgentSession) => void = () => undefined;
-    const ready = new Promise<AgentSession>((resolve) => (sessionReady = resolve));
+    const { ask, offerRuntimeInstall, onSignal, leaveSigint, ...start } = options;
     const prompts = new PrompterSlot();
-    let probedMode: ProbedMode | undefined;
-    // The servers start while the model server is asked which model it serves.
-    const opened = await openHub(
+    const { session: host, signals } = await openTerminalHost(
       {
-        ...signals,
+        ...start,
         env,
         ...(flags.config ? { config: flags.config } : {}),
         ...(flags.root ? { roots: flags.root } : {}),
-        // Called after the model's creation has begun, so `llm` holds the flags by then.
-        handlers: (config) => {
-          // One policy for the session, so "allow for this session" outlives a /model switch.
-          approval = { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) };
-          return cliClientHandlers({
+        llm: (config) => applyFlags(config.llm ?? {}, flags),
+        approve: approvalMode(flags.approve),
+        ...(ask ? { ask } : {}),
+        model: { ...modelOptions(env), ...(offerRuntimeInstall ? { offerRuntimeInstall } : {}) },
+        handlers: ({ config, llm, approval, model, knownModels }) =>
+          cliClientHandlers({
             config,
             llm,
             approval,
-            model: namedModels(llm, env, async () => (await ready).agent.model),
+            knownModels,
+            model: namedModels(llm, env, model),
             slot: prompts,
             colors: colorsFor(process.stderr, env),
             warn: (line) => warn(line, env),
-          });
-        },
+          }),
       },
-      async (config) => {
-        llm = applyFlags(config.llm ?? {}, flags);
-        const opened = await openSessionModel(llm, env, { ...modelOptions(env), ...(offerRuntimeInstall ? { offerRuntimeInstall } : {}) });
-        probedMode = opened.probedMode;
-        return opened.model;
-      },
+      { ...(onSignal ? { onSignal } : {}), ...(leaveSigint ? { leaveSigint } : {}) },
     );
-    const { hub, config } = opened;
-    // One policy for the session (tools and sampling), so "allow for this session" outlives a /model switch.
-    const sessionApproval: Approval = approval ?? { policy: new ApprovalPolicy({ mode, servers: config.mcpServers, ...(config.permissions ? { rules: config.permissions } : {}) }) };
-    if (ask) sessionApproval.ask = ask;
-    const settings = sessionSettings(config, llm, env);
-    const buildAgent = (model: ChatModel, messages: readonly Message[], probed?: ProbedMode): Agent =>
-      new Agent({
-        model,
-        tools: hub,
-        skills: hub,
-        approval: sessionApproval,
-        messages,
-        // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
-        signal: opened.signal,
-        ...settings,
-        ...(probed ? { probedMode: probed } : {}),
-      });
-    const session = new AgentSession(opened, llm, env, buildAgent, buildAgent(opened.alongside, [], probedMode), prompts);
-    sessionReady(session);
-    return session;
+    // A signal to toolbridge ends the turn under way, whatever cancels turns in the UI.
+    return new AgentSession(host, signals, env, host.agent([], signals.signal), prompts);
   }
 
   get hub(): Hub {
-    return this.opened.hub;
+    return this.host.hub;
+  }
+
+  get llm(): LlmConfig {
+    return this.host.llm;
   }
 
   /** The servers configured and enabled, up or not: what a saved conversation records, and a resumed one is compared with. */
@@ -152,17 +124,17 @@ export class AgentSession {
 
   /** Settles when every server has connected or failed. */
   get ready(): Promise<void> {
-    return this.opened.ready;
+    return this.host.ready;
   }
 
   /** Aborted by the signals the session handles. */
   get signal(): AbortSignal {
-    return this.opened.signal;
+    return this.signals.signal;
   }
 
   /** The exit code of the signal that aborted `signal` (130 / 143), if one did. */
   interruptedWith(): number | undefined {
-    return this.opened.interruptedWith();
+    return this.signals.interruptedWith();
   }
 
   /** Where requests go, for display. */
@@ -172,7 +144,7 @@ export class AgentSession {
 
   /** The config file read; undefined when none was found and the bundled servers are used. */
   get configPath(): string | undefined {
-    return this.opened.configPath;
+    return this.host.configPath;
   }
 
   /**
@@ -187,12 +159,12 @@ export class AgentSession {
 
   /** Switches the model and keeps the conversation. */
   async switchModel(model: string): Promise<void> {
-    const next = await openSessionModel({ ...this.llm, model }, this.env, modelOptions(this.env));
-    this.agent = this.buildAgent(next.model, this.agent.messages, next.probedMode);
+    await this.host.switchModel(model);
+    this.agent = this.host.agent(this.agent.messages, this.signal);
   }
 
   close(): Promise<void> {
-    return this.opened.close();
+    return this.host.close();
   }
 }
 
@@ -200,7 +172,7 @@ export class AgentSession {
  * On the terminal: the probe's lines and a notice when the local model stands in on stderr, and
  * progress lines for a model being downloaded and for llama.cpp's runtime being installed.
  */
-function modelOptions(env: Env): Omit<CreateChatModelOptions, "strictMemory"> & { say: (line: string) => void } {
+function modelOptions(env: Env): SessionModelOptions {
   const progress = downloadProgress();
   const installing = runtimeProgress(process.stderr);
   return {

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import type { Command } from "commander";
-import type { LlmConfig } from "../../config/schema.js";
 import type { Logger } from "../../gateway/log.js";
 import { action, UsageError, warn } from "../errors.js";
 import type { AgentFlags } from "../chat/session.js";
@@ -73,10 +72,10 @@ export interface RunningGateway {
 export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGateway): Promise<RunningGateway> {
   const env = process.env;
   // Loaded here, not at the top, so that `toolbridge --version` and `--help` load none of it.
-  const [{ approvalMode, applyFlags }, { openHub }, { createChatModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS, DEFAULT_STORE_BUDGET }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
+  const [{ approvalMode, applyFlags }, { openTerminalHost }, { openSessionModel }, gatewayModule, { GatewayModels }, { turnSettings }, { collectKeys }, { jsonLogger }, stateModule, { DEFAULT_STORE_TTL_SECONDS, DEFAULT_STORE_BUDGET }, { stateDir }, { WebServerQuestions }, { webClientHandlers }] = await Promise.all([
     import("../chat/session.js"),
-    import("../open-hub.js"),
-    import("../../llm/create-model.js"),
+    import("../terminal-host.js"),
+    import("../../host/session-model.js"),
     import("../../gateway/server.js"),
     import("../../gateway/models.js"),
     import("../../gateway/settings.js"),
@@ -89,31 +88,38 @@ export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGat
     import("../../gateway/web-chat/client-handlers.js"),
   ]);
   const approve = flags.approve === undefined ? undefined : approvalMode(flags.approve);
-  let llm: LlmConfig = {};
   // Servers' questions go to the web chat's page; sampling uses the gateway's models, made once the hub is up.
   const questions = new WebServerQuestions();
   let models: InstanceType<typeof GatewayModels> | undefined;
-  const handlers = (config: Parameters<typeof turnSettings>[0]) => {
-    const known = [...(llm.model ? [llm.model] : []), ...Object.values(config.mcpServers).flatMap((server) => (server.sampling?.model ? [server.sampling.model] : []))];
-    return webClientHandlers(questions, {
-      approve: approve ?? config.gateway?.approve ?? "ask",
-      servers: config.mcpServers,
-      models: () => models,
-      knownModels: known,
-      ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
-      ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
-    });
-  };
-  const opened = await openHub({ env, onSignal: "abort", handlers, leaveSigint: only?.leaveSigint ?? false, ...(flags.config ? { config: flags.config } : {}), ...(flags.root ? { roots: flags.root } : {}) }, (config) => {
-    llm = applyFlags(config.llm ?? {}, flags);
-    return createChatModel(llm, env);
-  });
-  const closing: (() => Promise<void>)[] = [() => opened.close()];
+  const say = (line: string) => warn(line, env);
+  // The session every front end gets from the host: servers, the model and its tool mode, the tool offer, the policy.
+  const { session: host, signals } = await openTerminalHost(
+    {
+      env,
+      ...(flags.config ? { config: flags.config } : {}),
+      ...(flags.root ? { roots: flags.root } : {}),
+      llm: (config) => applyFlags(config.llm ?? {}, flags),
+      approve: (config) => approve ?? config.gateway?.approve ?? "ask",
+      model: { say, onNotice: say },
+      handlers: ({ config, llm, approval, knownModels }) =>
+        webClientHandlers(questions, {
+          approve: approval.policy.mode,
+          servers: config.mcpServers,
+          models: () => models,
+          knownModels,
+          ...(llm.toolMode !== undefined ? { toolMode: llm.toolMode } : {}),
+          ...(llm.maxTokens !== undefined ? { maxTokens: llm.maxTokens } : {}),
+        }),
+    },
+    { onSignal: "abort", leaveSigint: only?.leaveSigint ?? false },
+  );
+  const { llm } = host;
+  const closing: (() => Promise<void>)[] = [() => host.close()];
   const close = async () => {
     for (const step of [...closing].reverse()) await step();
   };
   try {
-    const settings = opened.config.gateway ?? {};
+    const settings = host.config.gateway ?? {};
     const listen = only ? { host: "127.0.0.1", port: 0 } : (flags.listen ?? listenFromConfig(settings.listen, gatewayModule.DEFAULT_GATEWAY_PORT));
     const apiKeys = only ? [only.apiKey] : collectKeys(settings.apiKeys, env[API_KEYS_ENV]);
     if (!gatewayModule.isLoopback(listen.host)) {
@@ -145,11 +151,13 @@ export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGat
     }
     const opening = state;
     closing.push(() => opening.close());
-    const handle = await gatewayModule.startGateway({
-      hub: opened.hub,
-      models: (models = new GatewayModels(opened.alongside, llm, env, settings.modelAliases)),
+    models = new GatewayModels(host.model, llm, env, settings.modelAliases, (other) => openSessionModel(other, env, { say, onNotice: say }));
+    const known = models;
+    const gateway = await gatewayModule.startGateway({
+      hub: host.hub,
+      models,
       questions,
-      settings: turnSettings(opened.config, llm, env, { ...(approve ? { approve } : {}), skills: opened.hub }),
+      settings: { ...turnSettings(host.config, host.settings, { approve: host.approve, skills: host.hub }), probedMode: (model) => known.probedMode(model) },
       host: listen.host,
       port: listen.port,
       apiKeys,
@@ -162,8 +170,8 @@ export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGat
       state,
       log,
     });
-    closing.push(() => handle.close());
-    return { url: handle.url, model: opened.alongside.modelId, store: state.description, signal: opened.signal, interruptedWith: () => opened.interruptedWith(), close };
+    closing.push(() => gateway.close());
+    return { url: gateway.url, model: host.model.model.modelId, store: state.description, signal: signals.signal, interruptedWith: () => signals.interruptedWith(), close };
   } catch (error) {
     await close();
     throw error;

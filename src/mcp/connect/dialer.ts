@@ -10,6 +10,7 @@ import type { MessageTooLargeError } from "../limits.js";
 import type { StderrTail } from "../server-log.js";
 import { untilAborted } from "../time-limit.js";
 import { compiledSchemas } from "../tool-call.js";
+import { answerPosts } from "../transport/answer-posts.js";
 import { limitedFetch } from "../transport/limited-fetch.js";
 import { ownSignals } from "../transport/request-signals.js";
 import { ProcessGroupTransport } from "../transport/stdio.js";
@@ -103,13 +104,16 @@ export class Dialer {
       ...(auth ? { authProvider: auth.provider } : {}),
     };
     if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; each request with a signal of its own.
+    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; answers posted a few at a
+    // time, and once more if a connection closed under one; each request with a signal of its own.
     const fetch = ownSignals(
-      limitedFetch({
-        maxMessageBytes: this.host.maxMessageBytes(),
-        onOversizedStream: (error) => this.host.oversizedStream(error),
-        ...(auth ? { fetch: auth.fetch } : {}),
-      }),
+      answerPosts(
+        limitedFetch({
+          maxMessageBytes: this.host.maxMessageBytes(),
+          onOversizedStream: (error) => this.host.oversizedStream(error),
+          ...(auth ? { fetch: auth.fetch } : {}),
+        }),
+      ),
     );
     if (config.type === "sse") {
       // The HTTP+SSE transport of 2024-11-05 predates server/discover.
