@@ -2,8 +2,6 @@ import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/cli
 import { HubError } from "./errors.js";
 import { MessageTooLargeError } from "./limits.js";
 
-/** What a failed request's SDK error says, read once for the HubError a request fails with. */
-
 /** Whether a request failed because the server's connection dropped under it (not a refusal, a timeout or a close of ours). */
 export function droppedDuring(error: unknown): error is HubError {
   return error instanceof HubError && error.code === "server-unavailable" && isConnectionClosed(error.cause);

@@ -2,11 +2,6 @@ import { SdkError, SdkErrorCode, SdkHttpError, UnsupportedProtocolVersionError }
 import type { PriorDiscovery } from "@modelcontextprotocol/client";
 
 /**
- * The protocol era a server speaks: the server/discover probe (2026-07-28), else initialize (2025-11-25).
- * What v2's negotiation reports, read here once for the fallbacks that connect a server in the era it speaks.
- */
-
-/**
  * How long a stdio server gets to answer the server/discover probe (2026-07-28) before it is taken
  * for a 2025 server that ignores requests before initialize; at most half its startup time. A slow
  * 2025 server loses nothing (it answers initialize after the probe); only a slow 2026-only one would.
