@@ -1,37 +1,36 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { Client, CLIENT_CAPABILITIES_META_KEY, SseError, SSEClientTransport, StreamableHTTPClientTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError, SdkHttpError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/client";
-import { ListPromptsResultSchema, ListResourcesResultSchema, ListResourceTemplatesResultSchema, ListToolsResultSchema, TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
-import type { CallToolRequestOptions, CallToolRequestParams, McpSubscription, PriorDiscovery, StandardSchemaV1, RequestOptions, CallToolResult, InputRequiredResult, CompleteRequestParams, CompleteResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType, ServerCapabilities, SubscriptionFilter, Tool } from "@modelcontextprotocol/client";
-import { redactSecrets, registerSecret } from "../config/redact.js";
-import { isStdioServer, isWebSocketServer, type ProtocolSetting, type RemoteServerConfig, type ServerConfig, type StdioServerConfig } from "../config/schema.js";
-import { keepArrivalOrder } from "./arrival-order.js";
-import { usableHints } from "./cache-hints.js";
-import { watchResponseStreams } from "./transport/cut-streams.js";
-import { authenticationRequired, oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { TaskStatusNotificationParamsSchema } from "@modelcontextprotocol/core";
+import type { CallToolRequestOptions, Client, CallToolRequestParams, CallToolResult, CompleteRequestParams, CompleteResult, GetPromptResult, InputRequiredResult, Prompt, ReadResourceResult, RequestOptions, Resource, ResourceTemplateType, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
+import type { DirectoryResource, Skill } from "@modelcontextprotocol/client/ext/skills";
+import { redactSecrets } from "../config/redact.js";
+import type { ProtocolSetting, ServerConfig } from "../config/schema.js";
+import { oauthSessionFor, type OAuthSession, type OpenAuthorizationUrl } from "./auth/session.js";
 import type { TokenStore } from "./auth/token-store.js";
-import { HubError, onePrefix } from "./errors.js";
-import { nestedDeeperThan, tooDeep } from "./json-depth.js";
-import { answerPosts } from "./transport/answer-posts.js";
-import { limitedFetch } from "./transport/limited-fetch.js";
-import { ownSignals } from "./transport/request-signals.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./limits.js";
-import { paginate as paginateEntries, type Listing } from "./listing.js";
-import { RefreshQueue } from "./refresh-queue.js";
-import { remoteDropOf } from "./remote-drop.js";
-import { StderrTail, type ServerLog } from "./server-log.js";
-import { ProcessGroupTransport } from "./transport/stdio.js";
-import { untilAborted, withTimeout } from "./time-limit.js";
-import { WebSocketClientTransport } from "./transport/websocket.js";
 import { answerInputRequest, applyLogLevel, clientCapabilities, DEFAULT_LOG_LEVEL, registerClientFeatures, withUrlElicitations } from "./client-features.js";
+import { describe } from "./connect/describe-error.js";
+import { Dialer } from "./connect/dialer.js";
+import { MODERN } from "./connect/era.js";
+import { DEFAULT_MAX_RESTARTS, Restarts } from "./connect/restarts.js";
+import { describeStartupError } from "./connect/startup-error.js";
+import { closeTransport, dropReason, StreamReopening, transportKind, type Transport } from "./connect/transports.js";
+import { HubError } from "./errors.js";
+import { nestedDeeperThan, tooDeep } from "./json-depth.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, type MessageTooLargeError } from "./limits.js";
+import { ChangeStream } from "./lists/change-stream.js";
+import { LIST_KINDS, ServerLists } from "./lists/server-lists.js";
+import { remoteDropOf } from "./remote-drop.js";
+import { isConnectionClosed, isFromTransport, isTotalTimeout, tooLargeMessage } from "./request-errors.js";
+import { StderrTail, type ServerLog } from "./server-log.js";
 import { extensionTasks, runsAsTask, sep1686Tasks, ToolTasks } from "./tasks/tasks.js";
 import type { ToolTaskProtocol } from "./tasks/tasks.js";
 import { createdTaskOf, RawRequests, requiresTasksExtension, serverDeclaresTasksExtension, TASKS_EXTENSION_ID, TasksExtensionClient } from "./tasks/ext-tasks.js";
 import type { CreatedTask, RemoteTask } from "./tasks/ext-tasks.js";
-import { listSkills, readSkillDirectory, readSkillFile } from "./skills.js";
-import { headerDeclarationFault } from "./tool-headers.js";
-import { callTool, compiledSchemas } from "./tool-call.js";
+import { readSkillDirectory, readSkillFile } from "./skills.js";
+import { withTimeout } from "./time-limit.js";
+import { callTool } from "./tool-call.js";
+import { ProcessGroupTransport } from "./transport/stdio.js";
+import { WebSocketClientTransport } from "./transport/websocket.js";
 import type { CallToolOptions, ClientHandlers, HubEvent, HubTask, LoadedSkill, RelayedRound, Root, ServerState, TaskMode } from "./types.js";
-import type { DirectoryResource, Skill } from "@modelcontextprotocol/client/ext/skills";
 
 export interface ConnectionOptions {
   clientInfo: { name: string; version: string };
@@ -52,40 +51,8 @@ export interface ConnectionOptions {
   restartBackoffMs: number;
 }
 
-/** Consecutive restarts without one successful request in between before the hub gives up, unless the config says. */
-const DEFAULT_MAX_RESTARTS = 5;
-export const RESTART_BACKOFF_MS = 1000;
-const MAX_RESTART_DELAY_MS = 30_000;
-/** The SDK's own defaults for resuming a Streamable HTTP event stream. */
-const STREAM_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
-/**
- * The Streamable HTTP event stream cut at maxMessageBytes this many times is not opened again: a server
- * that fills it without end would otherwise be read for ever. Each reopening waits STREAM_CUT_BACKOFF times longer.
- */
-const MAX_STREAM_CUTS = 3;
-const STREAM_CUT_BACKOFF = 2;
-/** A server that printed non-JSON-RPC on stdout gets this long to answer initialize anyway. */
-const GARBAGE_GRACE_MS = 1500;
-/**
- * How long a stdio server gets to answer the server/discover probe (2026-07-28) before it is taken
- * for a 2025 server that ignores requests before initialize; at most half its startup time. A slow
- * 2025 server loses nothing (it answers initialize after the probe); only a slow 2026-only one would.
- */
-const PROBE_TIMEOUT_MS = 5000;
-/** For a server known to speak 2025-11-25 only: initialize, no probe. */
-const LEGACY: PriorDiscovery = { kind: "legacy" };
-const LEGACY_VERSION = "2025-11-25";
-const MODERN = "2026-07-28";
-
 /** A request's SDK options with its idle timeout always set. */
 type BoundedOptions = RequestOptions & { timeout: number };
-
-/** A result schema that takes any result as it came, for results held to their spec schema afterwards. */
-const UNPARSED: StandardSchemaV1<unknown> = { "~standard": { version: 1, vendor: "toolbridge", validate: (value) => ({ value }) } };
-
-type Transport = ProcessGroupTransport | StreamableHTTPClientTransport | SSEClientTransport | WebSocketClientTransport;
-/** The lists a server keeps: resources stand for their templates and skills too. */
-export type ListKind = "tools" | "resources" | "prompts";
 
 /**
  * One MCP server: starts it (spawning a stdio child or reaching a URL), keeps its lists of
@@ -94,74 +61,30 @@ export type ListKind = "tools" | "resources" | "prompts";
  */
 export class Connection {
   readonly state: ServerState;
-  tools: Tool[] = [];
-  resources: Resource[] = [];
-  resourceTemplates: ResourceTemplateType[] = [];
-  prompts: Prompt[] = [];
-  /** SEP-2640 skills, listed with the resources (a skill's files are resources, their changes announced as such). */
-  skills: Skill[] = [];
-
+  /** Its tools, resources and prompts, kept fresh. */
+  readonly lists: ServerLists;
   private client: Client | undefined;
   private transport: Transport | undefined;
-  private starting: Promise<void> | undefined;
+  private readonly restarts: Restarts;
   /** Aborts the startup under way (timeout, garbage on stdout, close()). */
   private startup: AbortController | undefined;
-  private everConnected = false;
-  /** Aborted by close(): a restart's wait ends at once. */
-  private readonly stopped = new AbortController();
-  private restartFailures = 0;
-  private gaveUp = false;
-  private closing = false;
   private terminating = false;
-  private reconnection: typeof STREAM_RECONNECTION | undefined;
-  /** How often this session's event stream was cut at maxMessageBytes. */
-  private streamCuts = 0;
   /** Why the transport last closed, when it says (a message over maxMessageBytes). */
   private closeReason: string | undefined;
   /** Why the hub took a remote server's live connection for dropped (remoteDropOf), until it connects again. */
   private dropCause: string | undefined;
   /** Why the hub ended a legacy SSE connection, for the requests it was carrying. */
   private oversized: MessageTooLargeError | undefined;
-  private readonly subscriptions = new Set<string>();
-  /** A 2026-07-28 server's open subscriptions/listen stream, and the opening of the next one. */
-  private listener: { client: Client; subscription: McpSubscription } | undefined;
-  private listening: Promise<unknown> = Promise.resolve();
   private readonly tail = new StderrTail(20);
-  /** list_changed notifications coalesced: one listing in flight per kind, one pending. */
-  private readonly refreshes = {
-    tools: new RefreshQueue(() => this.refresh("tools")),
-    resources: new RefreshQueue(() => this.refresh("resources")),
-    prompts: new RefreshQueue(() => this.refresh("prompts")),
-  };
-  /**
-   * When each list stops being fresh (performance.now()): a 2026-07-28 server's caching hint (its
-   * result's ttlMs) says; a 2025 server's list is held until it says the list changed. So is a
-   * 2026-07-28 list with no hint, or a hint of 0 (what the SDKs send unless told), where the server
-   * announces its changes: listing it again before every model request would cost a round trip
-   * each (18 ms with 100 tools) to learn what a change notice tells anyway.
-   */
-  private readonly freshUntil: Record<ListKind, number> = { tools: Infinity, resources: Infinity, prompts: Infinity };
-  /** The server said the list changed since it was last listed (list_changed). */
-  private readonly saidChanged: Record<ListKind, boolean> = { tools: false, resources: false, prompts: false };
-  /** Listings again that failed in a row, per list: each puts the next off longer (relistDelay); a good listing or a change notice starts over. */
-  private readonly relistFailures: Record<ListKind, number> = { tools: 0, resources: 0, prompts: 0 };
+  private readonly streams = new StreamReopening();
+  private readonly changes = new ChangeStream();
+  private readonly dialer: Dialer;
   private readonly tasks: ToolTasks;
   /** The task form of the connected server: SEP-1686, or the tasks extension on a 2026-07-28 server declaring it. */
   private taskProtocol: ToolTaskProtocol = sep1686Tasks;
   /** The extension's requests on the connected server, where it declares the extension (a relayed task's go through it). */
   private extTasks: TasksExtensionClient | undefined;
   private readonly auth: OAuthSession | undefined;
-  /**
-   * Set when this stdio server showed it speaks 2025-11-25 only (it exited on, or did not answer,
-   * server/discover): its restarts initialize at once instead of probing again.
-   */
-  private legacyOnly = false;
-  /**
-   * Set when this stdio server answered server/discover only after the probe's bound and then refused
-   * 2025-11-25 (slow to start, on a loaded machine): it speaks 2026-07-28 alone, and is spoken to in it
-   * from then on, its restarts given their whole start-up for the handshake.
-   */
-  private modernOnly = false;
 
   constructor(
     readonly name: string,
@@ -171,7 +94,7 @@ export class Connection {
     this.tasks = new ToolTasks(name, options.emit, () => this.taskProtocol);
     this.state = {
       name,
-      transport: isStdioServer(config) ? "stdio" : isWebSocketServer(config) ? "websocket" : config.type === "sse" ? "sse" : "streamable-http",
+      transport: transportKind(config),
       status: config.disabled ? "disabled" : "connecting",
       toolCount: 0,
       resourceCount: 0,
@@ -180,6 +103,73 @@ export class Connection {
     };
     // An OAuth request gets as long as a start-up: both stand between the user and the server.
     this.auth = options.tokens ? oauthSessionFor(name, config, options.tokens, this.startupTimeoutMs) : undefined;
+    const log = (line: string): void => options.log.write(name, line);
+    this.restarts = new Restarts({
+      name,
+      state: this.state,
+      backoffMs: options.restartBackoffMs,
+      maxRestarts: () => this.maxRestarts,
+      attempt: () => this.attempt(),
+      live: () => (this.state.status === "connected" ? this.client : undefined),
+      restarting: () => this.setState({ restarts: this.state.restarts + 1 }),
+      restarted: async (client) => {
+        await this.changes.renew(client, this.requestTimeoutMs, log);
+        for (const kind of LIST_KINDS) options.emit({ type: `${kind}-changed`, server: name });
+      },
+      leftDown: () => this.leftDown(),
+    });
+    this.lists = new ServerLists({
+      name,
+      client: () => this.client,
+      connected: () => this.state.status === "connected",
+      transport: () => this.state.transport,
+      requestTimeoutMs: () => this.requestTimeoutMs,
+      log,
+      changed: (kind) => {
+        this.updateCounts();
+        options.emit({ type: `${kind}-changed`, server: name });
+      },
+    });
+    this.dialer = new Dialer({
+      name,
+      config,
+      clientInfo: options.clientInfo,
+      handlers: options.handlers,
+      roots: options.roots,
+      auth: this.auth,
+      tail: this.tail,
+      streams: this.streams,
+      startupTimeoutMs: () => this.startupTimeoutMs,
+      maxMessageBytes: () => this.maxMessageBytes,
+      log,
+      prepare: (client) => this.registerHandlers(client),
+      transportError: (client, error) => void this.noticeDrop(client, error),
+      closed: (client) => this.onClosed(client),
+      oversizedStream: (error) => this.onOversizedStream(error),
+      fellBackToSse: () => this.setState({ transport: "sse" }),
+      dispose: (client, transport) => this.dispose(client, transport),
+    });
+  }
+
+  get tools(): Tool[] {
+    return this.lists.tools;
+  }
+
+  get resources(): Resource[] {
+    return this.lists.resources;
+  }
+
+  get resourceTemplates(): ResourceTemplateType[] {
+    return this.lists.resourceTemplates;
+  }
+
+  get prompts(): Prompt[] {
+    return this.lists.prompts;
+  }
+
+  /** SEP-2640 skills, listed with the resources (a skill's files are resources, their changes announced as such). */
+  get skills(): Skill[] {
+    return this.lists.skills;
   }
 
   get startupTimeoutMs(): number {
@@ -198,7 +188,7 @@ export class Connection {
 
   /** The protocol revision this server is spoken to in: "auto" negotiates it. */
   get protocol(): ProtocolSetting {
-    return this.config.protocol ?? (this.modernOnly ? MODERN : "auto");
+    return this.dialer.protocol;
   }
 
   /** How many restarts in a row (without a request answered between) before the server is left down. */
@@ -219,10 +209,7 @@ export class Connection {
   /** Connects and loads the lists; never rejects. */
   start(): Promise<void> {
     if (this.state.status === "disabled") return Promise.resolve();
-    this.starting ??= this.attempt().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    return this.restarts.start();
   }
 
   callTool(tool: string, args: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
@@ -351,22 +338,13 @@ export class Connection {
 
   /** On 2026-07-28 there is no resources/subscribe: the subscriptions/listen stream is opened again with the URI in it. */
   async subscribe(uri: string): Promise<void> {
-    await this.request(`resources/subscribe ${uri}`, {}, async (client, options) => {
-      if (client.getProtocolEra() !== "modern") return client.subscribeResource({ uri }, options);
-      const honored = await this.listen(client, [...this.subscriptions, uri], options.timeout);
-      if (!honored.resourceSubscriptions?.includes(uri)) throw new Error(`the server does not offer updates of ${uri} (subscriptions/listen)`);
-      return {};
-    });
-    this.subscriptions.add(uri);
+    await this.request(`resources/subscribe ${uri}`, {}, (client, options) => this.changes.subscribe(client, uri, options));
+    this.changes.subscriptions.add(uri);
   }
 
   async unsubscribe(uri: string): Promise<void> {
-    this.subscriptions.delete(uri);
-    await this.request(`resources/unsubscribe ${uri}`, {}, async (client, options) => {
-      if (client.getProtocolEra() !== "modern") return client.unsubscribeResource({ uri }, options);
-      await this.listen(client, [...this.subscriptions], options.timeout);
-      return {};
-    });
+    this.changes.subscriptions.delete(uri);
+    await this.request(`resources/unsubscribe ${uri}`, {}, (client, options) => this.changes.unsubscribe(client, uri, options));
   }
 
   /** One verified file of a listed skill (its SKILL.md by default), read now: skills are never read ahead of need. */
@@ -410,20 +388,18 @@ export class Connection {
    * does a server still starting.
    */
   async close(terminate = false): Promise<void> {
-    this.closing = true;
-    this.stopped.abort();
+    this.restarts.stop();
     // A server still starting has no session to end: it is not given the stdin grace (a `call` that found its tool elsewhere).
     if (terminate || this.state.status === "connecting") this.terminating = true;
     this.startup?.abort(new HubError("closed", "the hub was closed while the server was starting"));
-    await this.starting?.catch(() => undefined);
+    await this.restarts.settled().catch(() => undefined);
     await this.shutdown();
     if (this.state.status !== "disabled") this.setState({ status: "closed", pid: undefined });
   }
 
   /** For process 'exit' handlers, where nothing asynchronous runs any more. */
   killSync(): void {
-    this.closing = true;
-    this.stopped.abort();
+    this.restarts.stop();
     if (this.transport instanceof ProcessGroupTransport) this.transport.killSync();
   }
 
@@ -441,7 +417,7 @@ export class Connection {
     );
     let transport: Transport | undefined;
     try {
-      const opened = await this.open(startup);
+      const opened = await this.dialer.open(startup);
       transport = opened.transport;
       this.client = opened.client;
       this.transport = transport;
@@ -449,12 +425,15 @@ export class Connection {
       // A 2026-07-28 server's change stream opens beside the first listings, not after them: one round trip less
       // before the server is ready, and a change made while they run is heard (the listing after it, RefreshQueue.during).
       await Promise.all([
-        this.loadLists(opened.client, startup.signal),
+        this.lists.loadAll(opened.client, startup.signal).then(() => this.updateCounts()),
         applyLogLevel(opened.client, this.config.logLevel ?? DEFAULT_LOG_LEVEL, this.startupTimeoutMs, (line) => this.options.log.write(this.name, line)),
-        this.listenForChanges(opened.client),
+        this.changes.open(opened.client, this.startupTimeoutMs, (error) => {
+          // A start that failed otherwise closed the client under it: that start's error says why.
+          if (this.client === opened.client) this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
+        }),
       ]);
-      if (this.closing) throw new HubError("closed", "the hub was closed");
-      this.everConnected = true;
+      if (this.restarts.stopped) throw new HubError("closed", "the hub was closed");
+      this.restarts.connected();
       const info = opened.client.getServerVersion();
       this.setState({
         status: "connected",
@@ -477,7 +456,7 @@ export class Connection {
       const tail = this.tail.summary();
       this.setState({
         status: "failed",
-        error: `${this.describeStartupError(reason)}${tail ? `; stderr: ${tail}` : ""}`,
+        error: `${describeStartupError(reason, this.name, this.config, this.auth)}${tail ? `; stderr: ${tail}` : ""}`,
         stderrTail: this.tail.lines(),
         pid: undefined,
         needsLogin: this.auth?.needsLogin || undefined,
@@ -485,207 +464,6 @@ export class Connection {
     } finally {
       clearTimeout(timer);
       this.startup = undefined;
-    }
-  }
-
-  private async open(startup: AbortController): Promise<{ client: Client; transport: Transport }> {
-    const config = this.config;
-    if (isStdioServer(config)) {
-      const transport = this.spawn(config);
-      try {
-        return { client: await this.connectClient(transport, startup, this.legacyOnly ? LEGACY : undefined), transport };
-      } catch (error) {
-        if (this.protocol === "auto" && !startup.signal.aborted && refusedAllBut(error, MODERN)) {
-          this.modernOnly = true;
-          this.options.log.write(this.name, `answered the server/discover probe (2026-07-28) too late and refused ${LEGACY_VERSION}: started again speaking ${MODERN}`);
-          const again = this.spawn(config);
-          return { client: await this.connectClient(again, startup), transport: again };
-        }
-        // Servers on SDKs that end on any request before initialize exit on the probe: a 2025 server, started again.
-        if (this.legacyOnly || this.protocol !== "auto" || startup.signal.aborted || !exitedOnProbe(error)) throw error;
-        this.legacyOnly = true;
-        this.options.log.write(this.name, "exited on the server/discover probe (2026-07-28): started again speaking 2025-11-25");
-        const again = this.spawn(config);
-        return { client: await this.connectClient(again, startup, LEGACY), transport: again };
-      }
-    }
-    const url = new URL(config.url);
-    for (const value of Object.values(config.headers ?? {})) registerSecret(value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
-    const requestInit = {
-      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-      ...(this.auth ? { authProvider: this.auth.provider } : {}),
-    };
-    if (isWebSocketServer(config)) return this.openWebSocket(url, config, startup);
-    // The size limit over the OAuth session's fetch, which notes what a 401 or 403 asks for; answers posted a few at a
-    // time, and once more if a connection closed under one; each request with a signal of its own.
-    const fetch = ownSignals(
-      answerPosts(
-        limitedFetch({
-          maxMessageBytes: this.maxMessageBytes,
-          onOversizedStream: (error) => this.onOversizedStream(error),
-          ...(this.auth ? { fetch: this.auth.fetch } : {}),
-        }),
-      ),
-    );
-    if (config.type === "sse") {
-      // The HTTP+SSE transport of 2024-11-05 predates server/discover.
-      const transport = new SSEClientTransport(url, { ...requestInit, fetch });
-      return { client: await this.connectClient(transport, startup, LEGACY), transport };
-    }
-    // Ours, so that closing can stop the SDK from scheduling reconnections that would keep toolbridge alive.
-    const reconnection = { ...STREAM_RECONNECTION };
-    this.reconnection = reconnection;
-    this.streamCuts = 0;
-    const newStreamable = (): StreamableHTTPClientTransport => {
-      const streamable: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
-        ...requestInit,
-        reconnectionOptions: reconnection,
-        fetch: watchResponseStreams((ids, how) => {
-          for (const id of ids) {
-            const error = { code: ProtocolErrorCode.InternalError, message: `the server's event stream ${how}`, data: { fromTransport: true, streamEnd: how } };
-            streamable.onmessage?.({ jsonrpc: "2.0", id, error });
-          }
-        }, fetch),
-      });
-      return streamable;
-    };
-    const streamable = newStreamable();
-    try {
-      return { client: await this.connectClient(streamable, startup), transport: streamable };
-    } catch (caught) {
-      let error = caught;
-      await closeTransport(streamable);
-      // A 5xx to the server/discover probe is a refusal of it like any other (a 2025 server whose router throws on
-      // a method it does not know): v2 gives up there, so the server is asked with initialize, as v2 does for a 4xx.
-      if (this.protocol === "auto" && !startup.signal.aborted && probeFailedOnServer(error)) {
-        this.options.log.write(this.name, `answered the server/discover probe (2026-07-28) with ${describe(error)}: speaking ${LEGACY_VERSION}`);
-        const again = newStreamable();
-        try {
-          return { client: await this.connectClient(again, startup, LEGACY), transport: again };
-        } catch (legacyError) {
-          await closeTransport(again);
-          error = legacyError;
-        }
-      }
-      // The spec's backwards compatibility: a 4xx to the POST of initialize means an old
-      // server that only speaks the HTTP+SSE transport of 2024-11-05; 401 and 403 are about credentials.
-      // A server pinned to 2026-07-28 has no such fallback.
-      if (!(error instanceof SdkHttpError) || error.status < 400 || error.status >= 500 || isAuthStatus(error.status) || this.protocol === MODERN) {
-        throw error;
-      }
-      const sse = new SSEClientTransport(url, { ...requestInit, fetch });
-      try {
-        const client = await this.connectClient(sse, startup, LEGACY);
-        this.setState({ transport: "sse" });
-        return { client, transport: sse };
-      } catch (sseError) {
-        await closeTransport(sse);
-        throw new Error(
-          `Streamable HTTP: ${describe(error)}; legacy SSE: ${describe(sseError)}`,
-        );
-      }
-    }
-  }
-
-  /** A WebSocket server: its headers on the handshake, maxMessageBytes on every frame; one that closes on the probe is spoken to in 2025-11-25. */
-  private async openWebSocket(url: URL, config: RemoteServerConfig, startup: AbortController): Promise<{ client: Client; transport: Transport }> {
-    const connect = async (prior?: PriorDiscovery): Promise<{ client: Client; transport: Transport }> => {
-      const transport = new WebSocketClientTransport(url, {
-        ...(config.headers ? { headers: config.headers } : {}),
-        maxMessageBytes: this.maxMessageBytes,
-        handshakeTimeoutMs: this.startupTimeoutMs,
-      });
-      try {
-        return { client: await this.connectClient(transport, startup, prior), transport };
-      } catch (error) {
-        await closeTransport(transport);
-        throw error;
-      }
-    };
-    try {
-      return await connect(this.legacyOnly ? LEGACY : undefined);
-    } catch (error) {
-      if (this.legacyOnly || this.protocol !== "auto" || startup.signal.aborted || !exitedOnProbe(error)) throw error;
-      this.legacyOnly = true;
-      this.options.log.write(this.name, "closed the WebSocket on the server/discover probe (2026-07-28): connected again speaking 2025-11-25");
-      return connect(LEGACY);
-    }
-  }
-
-  private spawn(config: StdioServerConfig): ProcessGroupTransport {
-    const transport = new ProcessGroupTransport({
-      command: config.command,
-      args: config.args ?? [],
-      // Added to the SDK's safe defaults (PATH, HOME, ...); nothing else of ours leaks.
-      env: config.env ?? {},
-      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-      ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
-    });
-    this.tail.clear();
-    transport.stderr.on("data", (chunk: Buffer) => {
-      for (const line of this.tail.push(chunk.toString("utf8"))) this.options.log.write(this.name, line);
-    });
-    return transport;
-  }
-
-  /**
-   * A client on `transport`, connected in the era the server speaks: v2's negotiation probes with
-   * server/discover and speaks 2026-07-28 to a server that offers it, else initializes as in 2025
-   * (`prior` LEGACY skips the probe). The probe is made in place, on the one connection.
-   */
-  private async connectClient(transport: Transport, startup: AbortController, prior?: PriorDiscovery): Promise<Client> {
-    keepArrivalOrder(transport, usableHints(transport, (line) => this.options.log.write(this.name, line)));
-    // Silence to the probe means a 2025 server only on stdio; on HTTP it is an outage (v2 fails the connect),
-    // and pinned to 2026-07-28 the probe is the handshake itself: both get the whole start-up, as initialize would.
-    const guessing = transport instanceof ProcessGroupTransport && this.protocol === "auto";
-    const probeTimeoutMs = guessing ? Math.min(PROBE_TIMEOUT_MS, Math.ceil(this.startupTimeoutMs / 2)) : this.startupTimeoutMs;
-    // A pinned 2025-11-25 skips the probe; a pinned 2026-07-28 must be offered by server/discover, with no fallback.
-    if (this.protocol === LEGACY_VERSION) prior = LEGACY;
-    if (this.protocol === MODERN && prior === LEGACY) {
-      throw new HubError("server-error", `"protocol": "${MODERN}" needs Streamable HTTP or stdio: the legacy SSE transport speaks ${LEGACY_VERSION} at most`);
-    }
-    const client = new Client(this.options.clientInfo, {
-      capabilities: clientCapabilities({ handlers: this.options.handlers, roots: this.options.roots }),
-      versionNegotiation: { mode: this.protocol === MODERN ? { pin: MODERN } : "auto", probe: { timeoutMs: probeTimeoutMs } },
-      jsonSchemaValidator: compiledSchemas,
-    });
-    let initialized = false;
-    let garbageTimer: NodeJS.Timeout | undefined;
-    // On the transport, not the client: v2 forwards a transport's errors during the server/discover probe too.
-    transport.onerror = (error) => {
-      // An event stream that failed or could not be reopened, heard while no request is under way.
-      if (initialized) this.noticeDrop(client, error);
-      if (!isUnparsableOutput(error)) return;
-      const where = transport instanceof WebSocketClientTransport ? "a WebSocket frame" : "stdout";
-      this.options.log.write(this.name, `${where} is not JSON-RPC: ${describe(error)}`);
-      // Some servers print a banner before they start speaking JSON-RPC; give them a moment.
-      garbageTimer ??= setTimeout(() => {
-        if (!initialized) startup.abort(new HubError("server-error", `wrote something that is not JSON-RPC ${where === "stdout" ? "on stdout" : "in a WebSocket frame"} (${describe(error)})`));
-      }, GARBAGE_GRACE_MS);
-    };
-    client.onclose = () => {
-      clearTimeout(garbageTimer);
-      this.onClosed(client);
-    };
-    this.registerHandlers(client);
-    try {
-      const started = performance.now();
-      // The SDK hears the signal only after its server/discover probe: a close (Ctrl-C) during the probe must not wait it out.
-      await untilAborted(client.connect(transport, { signal: startup.signal, timeout: this.startupTimeoutMs + 1000, ...(prior ? { prior } : {}) }), startup.signal);
-      initialized = true;
-      if (!prior && transport instanceof ProcessGroupTransport && client.getProtocolEra() === "legacy" && performance.now() - started >= probeTimeoutMs) {
-        this.legacyOnly = true;
-        this.options.log.write(this.name, `did not answer the server/discover probe (2026-07-28) within ${probeTimeoutMs} ms: speaking 2025-11-25`);
-      }
-      return client;
-    } catch (error) {
-      // Given up while the SDK still probes, the client may not hold the transport yet: both are closed.
-      // After a signal to toolbridge (dispose) the process is ended at once, not after the stdin grace.
-      await this.dispose(client, transport);
-      await closeTransport(transport);
-      throw error;
-    } finally {
-      clearTimeout(garbageTimer);
     }
   }
 
@@ -714,12 +492,9 @@ export class Connection {
   }
 
   private registerHandlers(client: Client): void {
-    for (const kind of ["tools", "resources", "prompts"] as const) {
+    for (const kind of LIST_KINDS) {
       client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
-        if (this.client !== client) return;
-        this.saidChanged[kind] = true;
-        this.relistFailures[kind] = 0;
-        void this.refreshes[kind].request();
+        if (this.client === client) this.lists.announced(kind);
       });
     }
     // SDK v2 dropped SEP-1686 tasks from its spec methods; their schemas remain.
@@ -740,288 +515,21 @@ export class Connection {
     });
   }
 
-  /**
-   * A 2026-07-28 server sends list changes and resource updates only on a subscriptions/listen stream:
-   * one is opened for the lists it says change and the resources subscribed to (a restart's too); the
-   * notifications reach the handlers a 2025 server's would. A refusal is logged.
-   */
-  private async listenForChanges(client: Client): Promise<void> {
-    if (client.getProtocolEra() !== "modern") return;
-    await this.listen(client, [...this.subscriptions], this.startupTimeoutMs).catch((error: unknown) => {
-      // A start that failed otherwise closed the client under it: that start's error says why.
-      if (this.client === client) this.options.log.write(this.name, `could not open subscriptions/listen: ${describe(error)}`);
-    });
-  }
-
-  /**
-   * Opens the subscriptions/listen stream for the server's list changes and these resources, then closes
-   * the one it replaces (so nothing sent meanwhile is missed); one at a time. What the server agreed to.
-   */
-  private listen(client: Client, resources: string[], timeout: number): Promise<SubscriptionFilter> {
-    const capabilities = client.getServerCapabilities() ?? {};
-    const filter: SubscriptionFilter = {
-      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
-      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
-      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
-      ...(resources.length > 0 ? { resourceSubscriptions: resources } : {}),
-    };
-    const opening = this.listening.catch(() => undefined).then(async () => {
-      const previous = this.listener?.client === client ? this.listener.subscription : undefined;
-      if (Object.keys(filter).length === 0) {
-        this.listener = undefined;
-        await previous?.close();
-        return filter;
-      }
-      const subscription = await client.listen(filter, { timeout });
-      this.listener = { client, subscription };
-      await previous?.close();
-      return subscription.honoredFilter;
-    });
-    this.listening = opening;
-    return opening;
-  }
-
-  /** Whether its server's caching hint says the list of `kind` it gave is no longer fresh (never so for a 2025 server's). */
-  isStale(kind: ListKind): boolean {
-    return this.client !== undefined && this.state.status === "connected" && performance.now() >= this.freshUntil[kind];
-  }
-
-  /** Whether the list of `kind` is to be listed before use: stale, or being listed again (a change notice's listing). */
-  needsListing(kind: ListKind): boolean {
-    return this.isStale(kind) || this.refreshes[kind].busy;
-  }
-
-  /**
-   * Lists `kind` again first when it is stale, or waits for the listing under way; a fresh list, or a
-   * 2025 server's, is kept as it is. A failure to list is logged and the list kept.
-   */
-  async current(kind: ListKind): Promise<void> {
-    if (this.needsListing(kind)) await this.refreshes[kind].current();
-  }
-
-  /**
-   * Lists `kind` again, all its pages within requestTimeoutMs. A failure keeps the list it gave and puts the next
-   * try off (relistDelay), so a server whose listing keeps failing is not asked before every model request; the
-   * first failure of a run is one log line, the end of the run another.
-   */
-  private async refresh(kind: ListKind): Promise<void> {
-    const client = this.client;
-    if (!client) return;
-    const before = JSON.stringify(this.listsOf(kind));
-    const said = this.saidChanged[kind];
-    this.saidChanged[kind] = false;
-    const limit = AbortSignal.timeout(this.requestTimeoutMs);
-    try {
-      await this.loadList(client, kind, limit);
-    } catch (error) {
-      const failures = ++this.relistFailures[kind];
-      this.freshUntil[kind] = Math.max(this.freshUntil[kind], performance.now() + relistDelay(failures));
-      if (failures === 1) {
-        const why = limit.aborted ? `no answer within ${this.requestTimeoutMs} ms (toolTimeoutMs)` : describe(error);
-        this.options.log.write(
-          this.name,
-          `could not refresh ${kind}: ${why}; kept the list it gave before, and while listing it keeps failing, tries again ` +
-            `${RELIST_BACKOFF_MS / 1000} s later, doubling up to ${MAX_RELIST_BACKOFF_MS / 1000} s (said once)`,
-        );
-      }
-      return;
-    }
-    if (this.relistFailures[kind] > 0) {
-      this.options.log.write(this.name, `refreshed ${kind} again after ${this.relistFailures[kind]} failed ${this.relistFailures[kind] === 1 ? "try" : "tries"}`);
-      this.relistFailures[kind] = 0;
-    }
-    // A stale list listed again is most often the same list: announced only when it changed.
-    if (!said && JSON.stringify(this.listsOf(kind)) === before) return;
-    this.updateCounts();
-    this.options.emit({ type: `${kind}-changed`, server: this.name });
-  }
-
-  private listsOf(kind: ListKind): unknown[] {
-    return kind === "tools" ? this.tools : kind === "prompts" ? this.prompts : [this.resources, this.resourceTemplates, this.skills];
-  }
-
-  private async loadLists(client: Client, signal: AbortSignal): Promise<void> {
-    // A list_changed heard while a first listing runs makes one listing after it (see RefreshQueue.during).
-    const first = (kind: ListKind): Promise<void> => {
-      const listing = this.loadList(client, kind, signal);
-      this.refreshes[kind].during(listing);
-      return listing;
-    };
-    await Promise.all([
-      first("tools"),
-      // A server whose resources or prompts listing fails still serves its tools.
-      first("resources").catch((error: unknown) => {
-        if (signal.aborted) throw error;
-        this.options.log.write(this.name, `could not list resources: ${describe(error)}`);
-      }),
-      first("prompts").catch((error: unknown) => {
-        if (signal.aborted) throw error;
-        this.options.log.write(this.name, `could not list prompts: ${describe(error)}`);
-      }),
-    ]);
-    this.updateCounts();
-  }
-
-  private async loadList(client: Client, kind: ListKind, signal?: AbortSignal): Promise<void> {
-    const capabilities = client.getServerCapabilities() ?? {};
-    const options: RequestOptions = signal ? { signal } : {};
-    const server = this.name;
-    const list = <R extends { nextCursor?: string | undefined }, T>(
-      method: "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list",
-      key: string,
-      schema: { parse(value: unknown): R },
-      items: (result: R) => T[],
-    ) => paginateEntries({ server, method }, (params) => this.listPage(client, method, key, schema, params, options), items);
-    const started = performance.now();
-    // The shortest hint of the lists read; a list the server does not offer never goes stale.
-    let ttlMs = Infinity;
-    const entries = <T>(listing: Listing<T>): T[] => {
-      ttlMs = Math.min(ttlMs, listing.ttlMs);
-      return listing.entries;
-    };
-    if (kind === "tools") {
-      const tools = capabilities.tools ? entries(await list("tools/list", "tools", ListToolsResultSchema, (r) => r.tools)) : [];
-      this.tools = this.state.transport === "streamable-http" && client.getProtocolEra() === "modern" ? this.withValidHeaders(tools) : tools;
-    } else if (kind === "resources") {
-      [this.resources, this.resourceTemplates, this.skills] = capabilities.resources
-        ? await Promise.all([
-            list("resources/list", "resources", ListResourcesResultSchema, (r) => r.resources).then(entries),
-            list("resources/templates/list", "resourceTemplates", ListResourceTemplatesResultSchema, (r) => r.resourceTemplates).then(entries),
-            // Skills are extra: a server whose skill listing fails keeps its resources.
-            listSkills(client, (line) => this.options.log.write(this.name, line), options).catch((error: unknown) => {
-              if (signal?.aborted) throw error;
-              this.options.log.write(this.name, `could not list skills: ${describe(error)}`);
-              return [];
-            }),
-          ])
-        : [[], [], []];
-    } else {
-      this.prompts = capabilities.prompts ? entries(await list("prompts/list", "prompts", ListPromptsResultSchema, (r) => r.prompts)) : [];
-    }
-    this.freshUntil[kind] = client.getProtocolEra() === "modern" && (ttlMs > 0 || !announcesChanges(capabilities, kind)) ? started + ttlMs : Infinity;
-  }
-
-  /**
-   * One page of a list, as a raw request: v2's list verbs walk every page themselves, past our
-   * caps (listing.ts), and its parse recurses into each entry's schemas, so one entry nested
-   * without end would overflow the stack and lose the whole list. Such entries are dropped
-   * first (with a log line); the rest is then held to the spec's schema.
-   */
-  private async listPage<R>(
-    client: Client,
-    method: string,
-    key: string,
-    schema: { parse(value: unknown): R },
-    params: { cursor?: string },
-    options: RequestOptions,
-  ): Promise<R> {
-    const raw = await client.request({ method, params }, UNPARSED, options);
-    const page = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
-    const entries = page?.[key];
-    return schema.parse(Array.isArray(entries) ? { ...page, [key]: this.withinDepth(entries, method) } : raw);
-  }
-
-  /** A list's entries without those nested past MAX_JSON_DEPTH (a tool's schema, say), each dropped with a log line. */
-  private withinDepth(entries: unknown[], method: string): unknown[] {
-    return entries.filter((entry) => {
-      if (!nestedDeeperThan(entry)) return true;
-      const name = (entry as { name?: unknown }).name;
-      this.options.log.write(this.name, `${method}: left out "${typeof name === "string" ? name : "?"}": ${tooDeep("its entry")}`);
-      return false;
-    });
-  }
-
-  /**
-   * The tools whose x-mcp-header declarations are valid: on Streamable HTTP in 2026-07-28 a client MUST leave
-   * out the others (it could not send their headers), each with a log line naming it and why.
-   */
-  private withValidHeaders(tools: Tool[]): Tool[] {
-    return tools.filter((tool) => {
-      const fault = headerDeclarationFault(tool.inputSchema);
-      if (fault) this.options.log.write(this.name, `tools/list: left out ${JSON.stringify(tool.name)}: ${fault}`);
-      return !fault;
-    });
-  }
-
   private updateCounts(): void {
     this.setState({ toolCount: this.tools.length, resourceCount: this.resources.length, promptCount: this.prompts.length });
   }
 
-  /** The client of a live server, restarting a stdio server that died or reconnecting a remote one (bounded, with backoff). */
-  private async ready(): Promise<Client> {
-    for (;;) {
-      if (this.closing) throw new HubError("closed", "the hub was closed", { server: this.name });
-      if (this.starting) {
-        await this.starting;
-        continue;
-      }
-      if (this.client && this.state.status === "connected") return this.client;
-      if (this.state.status === "disabled") {
-        throw new HubError("server-unavailable", `server "${this.name}" is disabled in the config`, { server: this.name });
-      }
-      if (!this.everConnected || this.gaveUp || this.restartFailures >= this.maxRestarts) {
-        if (this.everConnected && !this.gaveUp) this.giveUp();
-        throw new HubError("server-unavailable", `server "${this.name}" is unavailable: ${this.state.error ?? this.state.status}`, {
-          server: this.name,
-        });
-      }
-      this.starting = this.restart().finally(() => {
-        this.starting = undefined;
-      });
-    }
-  }
-
   /** Settles when the restarts under way (if any) have ended: the server is back, or left down. */
   settled(): Promise<void> {
-    return this.starting ?? Promise.resolve();
-  }
-
-  /**
-   * Starts again, at once and with backoff, a server whose live connection dropped, until it is back or maxRestarts
-   * tries in a row failed; its tools stay listed meanwhile (a call waits for the restart), and go when it is left down.
-   */
-  private async recover(): Promise<void> {
-    while (!this.closing && this.restartFailures < this.maxRestarts) {
-      await this.restart();
-      if (this.state.status === "connected") return;
-    }
-    if (!this.closing) this.giveUp();
+    return this.restarts.settled();
   }
 
   /** Left down for good: its lists leave the registry, and its state says why in one line. */
-  private giveUp(): void {
-    this.gaveUp = true;
-    this.tools = [];
-    this.resources = [];
-    this.resourceTemplates = [];
-    this.prompts = [];
-    this.skills = [];
+  private leftDown(): void {
+    this.lists.clear();
     const tries = `${this.maxRestarts} ${this.maxRestarts === 1 ? "try" : "tries"}`;
     this.setState({ toolCount: 0, resourceCount: 0, promptCount: 0, restarting: undefined, error: `${this.state.error ?? "stopped"} (gave up after ${tries} to ${this.state.transport === "stdio" ? "restart" : "reconnect"} it)` });
-    for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
-  }
-
-  private async restart(): Promise<void> {
-    const backoff = Math.min(this.options.restartBackoffMs * 2 ** Math.min(this.restartFailures, 16), MAX_RESTART_DELAY_MS);
-    // Between half the backoff and all of it: clients of one server that went down do not all come back at once.
-    const delay = backoff / 2 + Math.random() * (backoff / 2);
-    this.restartFailures++;
-    await sleep(delay, undefined, { signal: this.stopped.signal }).catch(() => undefined);
-    if (this.closing) return;
-    this.setState({ restarts: this.state.restarts + 1 });
-    await this.attempt();
-    const client = this.client;
-    if (!client || this.state.status !== "connected") return;
-    // Tool calls wait in ready() until this ends: renew together, each bounded like any request.
-    // A 2026-07-28 server's are in the subscriptions/listen stream the start opened.
-    if (client.getProtocolEra() === "legacy") await Promise.all(
-      [...this.subscriptions].map((uri) =>
-        client.subscribeResource({ uri }, { timeout: this.requestTimeoutMs }).catch((error: unknown) => {
-          this.options.log.write(this.name, `could not renew the subscription to ${uri}: ${describe(error)}`);
-        }),
-      ),
-    );
-    for (const kind of ["tools", "resources", "prompts"] as const) this.options.emit({ type: `${kind}-changed`, server: this.name });
+    for (const kind of LIST_KINDS) this.options.emit({ type: `${kind}-changed`, server: this.name });
   }
 
   /**
@@ -1038,12 +546,12 @@ export class Connection {
     if (signal?.aborted) return Promise.reject(new HubError("cancelled", `${what} on server "${this.name}" was cancelled`, { server: this.name }));
     const options = signal ? { timeout: timeoutMs, signal } : { timeout: timeoutMs };
     // The common case stays synchronous: a round trip is a fraction of a millisecond over stdio.
-    let client = this.client && this.state.status === "connected" && !this.closing ? this.client : undefined;
+    let client = this.client && this.state.status === "connected" && !this.restarts.stopped ? this.client : undefined;
     // ready()'s failures are HubErrors, passed on as they are.
-    const sent = client ? started(run, client, options) : this.ready().then((ready) => run((client = ready), options));
+    const sent = client ? started(run, client, options) : this.restarts.ready().then((ready) => run((client = ready), options));
     return sent.then(
       (result) => {
-        this.restartFailures = 0;
+        this.restarts.answered();
         // Checked once here, so nothing that renders, serializes or validates it later overflows the stack.
         if (nestedDeeperThan(result)) throw new HubError("server-error", `${what} on server "${this.name}" failed: ${tooDeep("the result")}`, { server: this.name });
         return result;
@@ -1068,17 +576,10 @@ export class Connection {
     void this.client.close();
   }
 
-  /** The SDK reopens the event stream: later each time it is cut, and not at all after MAX_STREAM_CUTS, saying so once. */
+  /** The SDK reopens the event stream: later each time it is cut, and not at all after a few cuts, saying so once. */
   private backOffStream(): void {
-    const reconnection = this.reconnection;
-    if (!reconnection || reconnection.maxRetries === 0) return;
-    this.streamCuts++;
-    if (this.streamCuts < MAX_STREAM_CUTS) {
-      reconnection.initialReconnectionDelay = Math.min(reconnection.initialReconnectionDelay * STREAM_CUT_BACKOFF, reconnection.maxReconnectionDelay);
-      return;
-    }
-    reconnection.maxRetries = 0;
-    const text = `stopped reopening the server's event stream after ${MAX_STREAM_CUTS} cuts at maxMessageBytes: its notifications (list changes, logs) no longer arrive; calls still work`;
+    const text = this.streams.cut();
+    if (text === undefined) return;
     this.options.log.write(this.name, text);
     this.options.emit({ type: "log", server: this.name, level: "warning", text });
   }
@@ -1094,7 +595,7 @@ export class Connection {
     const hadSession = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
     const cause = remoteDropOf({ error, hadSession });
     if (cause === undefined) return false;
-    if (this.client !== client || this.closing || this.state.status !== "connected") return true;
+    if (this.client !== client || this.restarts.stopped || this.state.status !== "connected") return true;
     this.dropCause = cause;
     this.options.log.write(this.name, `the connection dropped (${cause}): reconnecting`);
     this.onClosed(client);
@@ -1128,7 +629,7 @@ export class Connection {
       return new HubError("timeout", `${what} on server "${server}" timed out after ${timeoutMs} ms without progress`, { server, cause: error });
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
-      if (this.closing) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
+      if (this.restarts.stopped) return new HubError("closed", `the hub was closed during ${what} on server "${server}"`, { server, cause: error });
       if (this.closeReason !== undefined) return new HubError("server-error", `${what} on server "${server}" failed: ${this.closeReason}`, { server, cause: error });
       const tail = this.tail.summary();
       return new HubError("server-unavailable", `server "${server}" closed the connection during ${what}${tail ? `; stderr: ${tail}` : ""}`, {
@@ -1146,7 +647,7 @@ export class Connection {
     const wasLive = this.state.status === "connected";
     this.client = undefined;
     this.transport = undefined;
-    if (this.closing) return;
+    if (this.restarts.stopped) return;
     const tail = this.tail.summary();
     if (this.oversized) {
       this.setState({ status: "failed", error: `the connection was ended: ${this.oversized.message}` });
@@ -1155,7 +656,7 @@ export class Connection {
     const what =
       this.closeReason ?? (this.dropCause !== undefined ? `the connection dropped (${this.dropCause})` : `the server closed the connection${this.state.transport === "stdio" ? " (the process exited)" : ""}`);
     // A live server that dropped is started again now, not at its next call: its tools are offered again meanwhile.
-    const restart = wasLive && !this.starting && !this.gaveUp && this.maxRestarts > 0;
+    const restart = this.restarts.recovers(wasLive);
     this.setState({
       status: "failed",
       error: `${what}${tail ? `; stderr: ${tail}` : ""}`,
@@ -1164,11 +665,7 @@ export class Connection {
       ...(wasLive ? { dropped: this.dropCause ?? dropReason(transport, this.closeReason) } : {}),
       restarting: restart || undefined,
     });
-    if (restart) {
-      this.starting = this.recover().finally(() => {
-        this.starting = undefined;
-      });
-    }
+    if (restart) this.restarts.recover();
   }
 
   private async shutdown(): Promise<void> {
@@ -1176,8 +673,7 @@ export class Connection {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
-    // Ending the session ends its streams: the SDK must not schedule reconnections then.
-    if (this.reconnection) this.reconnection.maxRetries = 0;
+    this.streams.stop();
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       await withTimeout(transport.terminateSession(), 1000).catch(() => undefined);
     }
@@ -1191,33 +687,6 @@ export class Connection {
     else if (transport) await closeTransport(transport);
   }
 
-  private describeStartupError(error: unknown): string {
-    error = probeFailure(error);
-    // Already one line naming this server (a listing over its limits).
-    if (error instanceof HubError && error.server === this.name) return error.message;
-    const config = this.config;
-    const authFailure = this.auth?.describeFailure(error);
-    if (authFailure !== undefined) return authFailure;
-    // Only a 401 asks for credentials: a 403 may be anything the server refuses (its Host allow-list against DNS
-    // rebinding, an IP filter), so its status and words are quoted below as they are.
-    if (error instanceof SdkHttpError && error.status === 401) {
-      return authenticationRequired(error.status, error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ""), "the server refused it");
-    }
-    if (isStdioServer(config) && isErrnoException(error) && error.code === "ENOENT") {
-      return `command not found: ${config.command}`;
-    }
-    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
-      return isStdioServer(config) ? "the process exited during startup" : "the server closed the connection during startup";
-    }
-    // v2 asked once more in the version the server named: refused again, the connection is given up.
-    if (error instanceof UnsupportedProtocolVersionError) {
-      const supported = error.supported.slice(0, 5).join(", ").slice(0, 200);
-      error = new Error(`the server refused the protocol version again (-32022) after one retry in a version it names; it names: ${supported}`);
-    }
-    if (!isStdioServer(config)) return `cannot connect to ${(config as RemoteServerConfig).url}: ${describe(error)}`;
-    return describe(error);
-  }
-
   private setState(patch: Partial<ServerState>): void {
     // Errors quote URLs and servers' own words: no token in them reaches `servers`, warnings or JSON.
     if (patch.error !== undefined) patch = { ...patch, error: redactSecrets(patch.error) };
@@ -1227,44 +696,6 @@ export class Connection {
       this.options.emit({ type: "server-status", state: { ...this.state } });
     }
   }
-}
-
-/** Why a live connection ended, in a few words: how the process exited, or the limit a message passed. */
-function dropReason(transport: Transport | undefined, closeReason: string | undefined): string {
-  if (closeReason !== undefined) return "a message over maxMessageBytes";
-  if (transport instanceof ProcessGroupTransport) return transport.exit ?? "the process exited";
-  return "the connection closed";
-}
-
-/** Whether a request failed because the server's connection dropped under it (not a refusal, a timeout or a close of ours). */
-export function droppedDuring(error: unknown): error is HubError {
-  return error instanceof HubError && error.code === "server-unavailable" && isConnectionClosed(error.cause);
-}
-
-async function closeTransport(transport: Transport): Promise<void> {
-  await transport.close().catch(() => undefined);
-}
-
-function isAuthStatus(status: number): boolean {
-  return status === 401 || status === 403;
-}
-
-function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
-}
-
-function isFromTransport(data: unknown): boolean {
-  return typeof data === "object" && data !== null && "fromTransport" in data;
-}
-
-/** The limit's line, from our error or from the JSON-RPC error that replaced a reply on a POST stream. */
-function tooLargeMessage(error: unknown): string | undefined {
-  if (error instanceof MessageTooLargeError) return error.message;
-  if (error instanceof Error && error.cause instanceof MessageTooLargeError) return error.cause.message;
-  if (error instanceof ProtocolError && typeof (error.data as { maxMessageBytes?: unknown } | undefined)?.maxMessageBytes === "number") {
-    return error.message.replace(/^MCP error -?\d+: /, "");
-  }
-  return undefined;
 }
 
 /** run's promise; a throw before it has one is a rejection, as from an async function. */
@@ -1278,70 +709,6 @@ function started<T>(run: (client: Client, options: BoundedOptions) => Promise<T>
 
 /** The progress handler of a call whose caller has none: the call still asks for progress, to reset its idle timeout. */
 function ignoreProgress(): void {}
-
-/**
- * Whether a call's timeout was its total cap: the SDK's maxTotalTimeout, or the idle timeout
- * when the cap was below it and stood in for it (`idleWasCap`).
- */
-function isTotalTimeout(error: unknown, idleWasCap: boolean): boolean {
-  const cause = error instanceof HubError ? error.cause : error;
-  if (!(cause instanceof SdkError) || cause.code !== SdkErrorCode.RequestTimeout) return false;
-  return idleWasCap || typeof (cause.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === "number";
-}
-
-/** The server refused initialize and named only `version`, a revision reached by server/discover alone. */
-function refusedAllBut(error: unknown, version: string): boolean {
-  return error instanceof UnsupportedProtocolVersionError && error.supported.length > 0 && error.supported.every((named) => named === version);
-}
-
-/** v2's verdict when a server probed in place closed the connection during server/discover. */
-function exitedOnProbe(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /closed during the server\/discover probe/.test(error.message);
-}
-
-/** v2's verdict when an HTTP server answered the server/discover probe with a 5xx (it falls back to initialize on a 4xx). */
-function probeFailedOnServer(error: unknown): boolean {
-  return error instanceof SdkHttpError && error.code === SdkErrorCode.EraNegotiationFailed && error.status >= 500 && error.message.startsWith("Version negotiation failed");
-}
-
-/**
- * What went wrong under v2's "version negotiation failed" when the server/discover probe met a
- * network error (its cause) or an HTTP error (its body), as the same request would say without the probe.
- */
-function probeFailure(error: unknown): unknown {
-  // A 401 or 403 to the probe comes with its own codes, but the same "Version negotiation failed" wording.
-  const fromProbe = error instanceof SdkError && (error.code === SdkErrorCode.EraNegotiationFailed || (error instanceof SdkHttpError && error.message.startsWith("Version negotiation failed")));
-  if (!fromProbe) return error;
-  if (error instanceof SdkHttpError && typeof error.data.text === "string" && error.data.text) {
-    return new SdkHttpError(error.code, `Error POSTing to endpoint: ${error.data.text}`, error.data);
-  }
-  return error.cause instanceof Error && !(error instanceof SdkHttpError) ? error.cause : error;
-}
-
-function isConnectionClosed(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
-}
-
-/** What the SDK's stdio reader reports for a line that is not a JSON-RPC message. */
-function isUnparsableOutput(error: Error): boolean {
-  return error instanceof SyntaxError || error.name === "ZodError" || error.constructor.name.includes("ZodError");
-}
-
-/** One line from any error, with the network cause fetch hides under "fetch failed". */
-function describe(error: unknown): string {
-  error = probeFailure(error);
-  if (!(error instanceof Error)) return String(error);
-  const status = error instanceof SdkHttpError ? error.status : error instanceof SseError ? error.code : undefined;
-  if (typeof status === "number" && status > 0) {
-    const message = error.message.replace(/^(Streamable HTTP error|SSE error): /, "");
-    return `HTTP ${status}: ${message}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
-  }
-  const cause = error.cause;
-  const causeText =
-    cause instanceof Error && error.message === "fetch failed" ? `: ${(cause as NodeJS.ErrnoException).code ?? cause.message}` : "";
-  const message = onePrefix(error.message);
-  return `${message}${causeText}`.replace(/\s*\n\s*/g, " ").slice(0, 500);
-}
 
 /** The task a relayed tools/call was answered with, as the server made it; any other error is thrown on. */
 function relayedTaskOf(error: unknown): CreatedTask {
@@ -1363,17 +730,4 @@ function relayed(client: Client, round: RelayedRound | undefined): { params: Par
     },
     options: { allowInputRequired: true },
   };
-}
-
-/** How long a list whose listing again failed is kept before the next try: doubling from 1 s, at most 60 s. */
-const RELIST_BACKOFF_MS = 1000;
-const MAX_RELIST_BACKOFF_MS = 60_000;
-
-function relistDelay(failures: number): number {
-  return Math.min(RELIST_BACKOFF_MS * 2 ** Math.min(failures - 1, 16), MAX_RELIST_BACKOFF_MS);
-}
-
-/** Whether the server declares that it announces changes of its `kind` list (listChanged). */
-function announcesChanges(capabilities: ServerCapabilities, kind: ListKind): boolean {
-  return capabilities[kind]?.listChanged === true;
 }

@@ -6,7 +6,10 @@ import { maskSecretsIn } from "../config/redact.js";
 import { PACKAGE_VERSION } from "../version.js";
 import type { OpenAuthorizationUrl } from "./auth/session.js";
 import { TokenStore } from "./auth/token-store.js";
-import { Connection, droppedDuring, RESTART_BACKOFF_MS, type ListKind } from "./connection.js";
+import { Connection } from "./connection.js";
+import { RESTART_BACKOFF_MS } from "./connect/restarts.js";
+import type { ListKind } from "./lists/server-lists.js";
+import { droppedDuring } from "./request-errors.js";
 import type { CreatedTask, RemoteTask } from "./tasks/ext-tasks.js";
 import { HubError, toolErrorOnce } from "./errors.js";
 import { RecentLogs } from "./recent-logs.js";
@@ -613,9 +616,9 @@ export class Hub {
 
   /** The listing of each stale list of `kind`, or one being listed again (see current); undefined when there is none, at no cost. */
   private relist(kind: ListKind): Promise<void> | undefined {
-    const stale = [...this.connections.values()].filter((connection) => connection.needsListing(kind));
+    const stale = [...this.connections.values()].filter((connection) => connection.lists.needsListing(kind));
     if (stale.length === 0) return undefined;
-    return Promise.all(stale.map((connection) => connection.current(kind))).then(() => undefined);
+    return Promise.all(stale.map((connection) => connection.lists.current(kind))).then(() => undefined);
   }
 
   /** Servers whose lists are current: connected, or between a death and their restart. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Hub } from "../../src/mcp/hub.js";
 import { MAX_JSON_DEPTH } from "../../src/mcp/json-depth.js";
-import { MAX_LIST_PAGES } from "../../src/mcp/listing.js";
+import { MAX_LIST_PAGES } from "../../src/mcp/lists/listing.js";
 import { startHostileServer, type HostileServer, type HostileServerOptions } from "../support/hostile-mcp-http.js";
 import { rejection } from "./hub-error.js";
 import { hubPerTest } from "./hub-per-test.js";

@@ -1,6 +1,6 @@
 import { MAX_CACHE_TTL_MS } from "@modelcontextprotocol/client";
-import { freshFor } from "./cache-hints.js";
-import { HubError } from "./errors.js";
+import { freshFor } from "../cache-hints.js";
+import { HubError } from "../errors.js";
 
 /** More pages than any real server sends; a server handing out a new cursor for ever stops here. */
 export const MAX_LIST_PAGES = 1000;
