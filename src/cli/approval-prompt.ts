@@ -36,7 +36,7 @@ async function askOnce(io: PromptIo, request: ToolApprovalRequest, signal: Abort
   const shown = argumentLines(request.arguments, columnsOf(io.output) - INDENT.length);
   const hints = [tool.annotations?.destructiveHint === true ? "destructive" : "", tool.annotations?.readOnlyHint === true ? "read-only" : ""].filter(Boolean);
   io.output.write(
-    `${c.yellow("?")} run ${c.bold(clean(tool.name))} ${c.dim(`(server ${clean(tool.server)}${hints.length > 0 ? `, ${hints.join(", ")}` : ""})`)}}\n`,
+    `${c.yellow("?")} run ${c.bold(clean(tool.name))} ${c.dim(`(server ${clean(tool.server)}${hints.length > 0 ? `, ${hints.join(", ")}` : ""})`)}\n`,
   );
   if (request.why !== undefined) io.output.write(`  ${c.dim(`asked because ${clean(request.why)}`)}\n`);
   const tint = (line: string, tone: LineTone): string => (tone === "removed" ? c.red(line) : tone === "added" ? c.green(line) : line);

@@ -82,6 +82,7 @@ describe("run asks on a terminal", () => {
     const lines = run.screen.split(/\r?\n/);
     const at = lines.findIndex((line) => line.includes("edits: 1 line out, 1 in"));
     expect(at).toBeGreaterThan(-1);
+    expect(lines.slice(0, at).join("\n")).toMatch(/\? run edit_file \(server files\)\n {2}asked because [^\n]*\n {2}path: "\/src\/x\.ts"$/);
     expect(lines.slice(at + 1, at + 5)).toEqual(["      const a = 1;", "    - const b = 2;", "    + const b = 20;", "      const c = 3;"]);
     expect(run.screen.indexOf("const c = 3;")).toBeLessThan(run.screen.indexOf("[y/a/s/n] "));
   });
