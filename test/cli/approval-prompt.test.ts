@@ -3,6 +3,7 @@ import picocolors from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { ToolApprovalRequest } from "../../src/agent/approval.js";
 import { terminalApproval } from "../../src/cli/approval-prompt.js";
+import { MAX_ARGUMENT_LINES } from "../../src/cli/ui/argument-lines.js";
 import type { HubTool } from "../../src/mcp/types.js";
 
 /** `run`'s question on the terminal: allow once, for the session, or deny with a reason. */
@@ -61,6 +62,22 @@ describe("terminalApproval", () => {
     await terminalApproval({ ...t, colors })(request({ path: "\x1b]2;PWNED\x07/etc/passwd" }), undefined);
     expect(t.shown()).not.toContain("\x1b]2");
     expect(t.shown()).toContain("/etc/passwd");
+  });
+
+  it("colours an edit's removed lines red and its added lines green when the stream has colours", async () => {
+    const t = terminal("y");
+    const edit = { oldText: "a\nb", newText: "a\nc" };
+    await terminalApproval({ ...t, colors: picocolors.createColors(true) })(request({ path: "/x", edits: [edit] }), undefined);
+    expect(t.shown()).toContain(`  ${picocolors.createColors(true).red("  - b")}\n`);
+    expect(t.shown()).toContain(`  ${picocolors.createColors(true).green("  + c")}\n`);
+  });
+
+  it("offers only to deny arguments too long to review", async () => {
+    const t = terminal("", "");
+    const content = Array.from({ length: MAX_ARGUMENT_LINES + 1 }, (_, i) => `line ${i}`).join("\n");
+    expect(await terminalApproval({ ...t, colors })(request({ content }), undefined)).toEqual({ decision: "deny" });
+    expect(t.shown()).not.toContain("[y/a/s/n]");
+    expect(t.shown()).toContain("These arguments are too long to review here; they can only be denied.");
   });
 
   it("asks about concurrent calls one at a time", async () => {
