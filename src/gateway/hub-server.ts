@@ -47,8 +47,11 @@ export interface HubServerPolicy {
  * (HubLogRelay), resource subscriptions (`resources/subscribe` on a connection that outlives its requests; a
  * 2026-07-28 client's subscriptions/listen is narrowed before the SDK's entry serves it: see hub-server-subscriptions),
  * and skills (`skills/list`, `skills/get`, and their files by `resources/read`: see hub-server-skills).
+ *
+ * `legacyRequest`: the instance serves one 2025-era request on /mcp (the SDK's stateless fallback), not a connection
+ * (`serve hub`) nor a 2026-07-28 request (whose subscriptions live on its listen's stream).
  */
-export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio"): McpServer {
+export function createHubServer(hub: HubServerSource, options: HubServerPolicy, tasks: TaskStore, caller = "stdio", legacyRequest = false): McpServer {
   const mcp = new McpServer({ name: "toolbridge-hub", title: "toolbridge hub", version: PACKAGE_VERSION });
   const server = mcp.server;
   server.registerCapabilities({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, extensions: { [TASKS_EXTENSION_ID]: {} } });
@@ -77,7 +80,9 @@ export function createHubServer(hub: HubServerSource, options: HubServerPolicy, 
   }
   const subscribes = hub.serversOffering("subscriptions").some(reads);
   const subscriptions = subscribes ? new ClientSubscriptions(hub) : undefined;
-  if (subscriptions) server.registerCapabilities({ resources: { subscribe: true } });
+  // A 2025-era request on /mcp is served alone and nothing outlives it to carry an update: not promised there
+  // (a client that asks anyway is told why by the handler below).
+  if (subscriptions && !legacyRequest) server.registerCapabilities({ resources: { subscribe: true } });
   if (hub.serversOffering("skills").some(reads)) serveSkills(server, hub, reads);
   servedHere.set(mcp, { logs, ...(subscriptions ? { subscriptions } : {}) });
 

@@ -108,7 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   // Its tasks (the tasks extension) outlive the request that started them, so the store is the gateway's.
   const tasks = new TaskStore();
   // The caller (known from the key) comes to the factory as the request's auth, set by the /mcp route.
-  const mcp = createMcpHandler((ctx) => createHubServer(options.hub, options.settings, tasks, ctx.authInfo?.clientId ?? "anonymous"), { maxRequestBodySize: maxBytes });
+  const mcp = createMcpHandler((ctx) => createHubServer(options.hub, options.settings, tasks, ctx.authInfo?.clientId ?? "anonymous", ctx.era === "legacy"), { maxRequestBodySize: maxBytes });
   // A subscriptions/listen naming tasks also hears of their status changes, which the SDK's handler knows nothing of.
   // A subscriptions/listen naming resources names only those the caller may read, held at their servers meanwhile.
   const serveMcp = toNodeHandler(withTaskListens(withResourceListens(mcp, options.hub, resourceOwners(options.hub, options.settings)), tasks), { maxRequestBodySize: maxBytes });

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { ApprovalMode } from "../../src/agent/approval.js";
+import { ApprovalPolicy, type ApprovalMode } from "../../src/agent/approval.js";
 import { bundledServer } from "../../src/config/bundled-servers.js";
 import type { LlmConfig, ServerConfig, ToolMode } from "../../src/config/schema.js";
 import { GatewayModels } from "../../src/gateway/models.js";
@@ -52,7 +52,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const models = new GatewayModels(await createChatModel(llm, {}), llm, {}, aliases ?? {});
   // As `toolbridge gateway` does: servers' questions go to the web chat's page, sampling to the gateway's models.
   const questions = new WebServerQuestions();
-  const hub = await Hub.connect(config, { ...webClientHandlers(questions, { approve: approve ?? "ask", servers: config, models: () => models }), ...(roots ? { roots } : {}) });
+  const hub = await Hub.connect(config, { ...webClientHandlers(questions, { approval: { policy: new ApprovalPolicy({ mode: approve ?? "ask", servers: config }) }, servers: config, models: () => models }), ...(roots ? { roots } : {}) });
   const gateway = await startGateway({
     port: 0,
     ...gatewayOptions,

@@ -149,9 +149,10 @@ describe("resource subscriptions of a 2025-11-25 client", () => {
     }
   }, 60_000);
 
-  it("on /mcp: refused, saying why (nothing outlives a request there to carry an update)", async () => {
+  it("on /mcp: not declared, and refused saying why when asked anyway (nothing outlives a request there to carry an update)", async () => {
     const client = await connected(new Client({ name: "test", version: "1.0.0" }), new StreamableHTTPClientTransport(new URL(`${harness.gateway.url}/mcp`)));
     try {
+      expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true });
       const { resources } = await client.listResources();
       const uri = resources.find((resource) => resource.uri.startsWith("demo://"))!.uri;
       await expect(client.subscribeResource({ uri })).rejects.toThrow(/stateless.*subscriptions\/listen/);

@@ -25,13 +25,16 @@ import { DEFAULT_VLLM_MODEL, startVllmServer, type RecordedRequest, type VllmRep
  * reached the model), and the tools a person was asked about where one can be. Those where a
  * caller asks without a model (`serve hub` over stdio, the gateway's `/mcp`, the web chat's
  * API) must list the same tools and serve or withhold the same tool calls, resource and
- * prompt. The gateway is `toolbridge gateway` itself, assembled from the same config file.
+ * prompt; the web chat's tool calls are an MCP App's, through its bridge (`/api/app-tool`). The gateway is `toolbridge gateway` itself, assembled from the same config file.
  */
 
 const NOTES = fixture("notes-server.mjs");
 const SKILLS = fixture("skills-server.mjs");
 const QUESTION = "Do what the notes need.";
 const NOTES_TOOLS = ["erase-notes", "list-notes", "read-notes"];
+/** The notes server with an app: show-notes's result shows it, and the app calls the notes tools. */
+const NOTES_APP = fixture("notes-server.mjs", "--app");
+const APP_TOOLS = [...NOTES_TOOLS, "show-notes"];
 
 interface Seen {
   /** Per model request: the tool names offered natively, sorted. */
@@ -69,6 +72,8 @@ interface Row {
   /** The tools a person is asked about, where one can be (chat, web chat): each answered no. */
   asked?: string[];
   direct: Direct;
+  /** The notes server has its app (NOTES_APP): the web chat's calls are the app's, through the bridge. */
+  apps?: true;
 }
 
 const call = (name: string, args: Record<string, unknown> = {}): VllmReply => ({ toolCalls: [{ name, arguments: args }] });
@@ -101,10 +106,11 @@ const ROWS: Row[] = [
   },
   {
     name: "an excluded tool is offered nowhere, and runs nowhere",
-    config: { mcpServers: { notes: { ...NOTES, trust: true, excludeTools: ["list-notes"] } } },
+    config: { mcpServers: { notes: { ...NOTES_APP, trust: true, excludeTools: ["list-notes"] } } },
+    apps: true,
     replies: [DONE],
-    expected: { offers: [["erase-notes", "read-notes"]], ran: [] },
-    direct: { ...OPEN, offered: ["erase-notes", "read-notes"], unasked: ["erase-notes", "read-notes"], calls: { "list-notes": "withheld", "read-notes": "served" } },
+    expected: { offers: [["erase-notes", "read-notes", "show-notes"]], ran: [] },
+    direct: { ...OPEN, offered: ["erase-notes", "read-notes", "show-notes"], unasked: ["erase-notes", "read-notes", "show-notes"], calls: { "list-notes": "withheld", "read-notes": "served" } },
   },
   {
     name: "a server's skill is offered through load_skill",
@@ -115,11 +121,12 @@ const ROWS: Row[] = [
   },
   {
     name: "a tool of an untrusted server is refused when nobody allows it",
-    config: { mcpServers: { notes: NOTES } },
+    config: { mcpServers: { notes: NOTES_APP } },
+    apps: true,
     replies: [call("read-notes"), DONE],
-    expected: { offers: [NOTES_TOOLS, NOTES_TOOLS], ran: [] },
+    expected: { offers: [APP_TOOLS, APP_TOOLS], ran: [] },
     asked: ["read-notes"],
-    direct: { offered: NOTES_TOOLS, unasked: [], calls: { "read-notes": "withheld" }, resource: "withheld", prompt: "withheld" },
+    direct: { offered: APP_TOOLS, unasked: [], calls: { "read-notes": "withheld" }, resource: "withheld", prompt: "withheld" },
   },
   {
     name: "a resource and a prompt of an untrusted server are withheld unless a person allows them",
@@ -138,11 +145,12 @@ const ROWS: Row[] = [
   },
   {
     name: "a destructive tool is asked about where a person can be, and refused where nobody can",
-    config: { mcpServers: { notes: { ...NOTES, autoApprove: ["read-notes"] } } },
+    config: { mcpServers: { notes: { ...NOTES_APP, autoApprove: ["read-notes"] } } },
+    apps: true,
     replies: [call("erase-notes"), DONE],
-    expected: { offers: [NOTES_TOOLS, NOTES_TOOLS], ran: [] },
+    expected: { offers: [APP_TOOLS, APP_TOOLS], ran: [] },
     asked: ["erase-notes"],
-    direct: { offered: NOTES_TOOLS, unasked: ["read-notes"], calls: { "erase-notes": "withheld", "read-notes": "served" }, resource: "withheld", prompt: "withheld" },
+    direct: { offered: APP_TOOLS, unasked: ["read-notes"], calls: { "erase-notes": "withheld", "read-notes": "served" }, resource: "withheld", prompt: "withheld" },
   },
   {
     name: "under readonly, a read-only tool runs and a destructive one is refused",
@@ -156,6 +164,7 @@ const ROWS: Row[] = [
 ];
 
 interface RowSetup {
+  upstream: VllmServer;
   gatewayUrl: string;
   configFile: string;
   dir: string;
@@ -230,7 +239,8 @@ const DIRECT_FRONT_ENDS: Record<string, DirectFrontEnd> = {
     throughClient(new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", "hub", "--config", configFile, "--approve", row.approve ?? "ask"], cwd: dir, env: env as Record<string, string>, stderr: "ignore" }), row),
   "/mcp": (row, { gatewayUrl }) => throughClient(new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`)), row),
   // The web chat's API: the tools it lists, and a resource or prompt served, or a question put to the page (not answered here).
-  "web chat API": async (row, { gatewayUrl }) => {
+  "web chat API": async (row, setup) => {
+    const { gatewayUrl } = setup;
     const status = (await (await fetch(`${gatewayUrl}/api/status`)).json()) as { tools?: { name: string }[] };
     const served = async (path: string, body: unknown): Promise<Served> => {
       const response = await fetch(`${gatewayUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -239,19 +249,45 @@ const DIRECT_FRONT_ENDS: Record<string, DirectFrontEnd> = {
     };
     return {
       offered: (status.tools ?? []).map((tool) => tool.name).sort(),
-      // The page calls no tool but through a turn or an app; the row's calls are the model's (above).
-      calls: row.direct.calls,
+      // The page calls no tool but through a turn or an app: the app's where the row's server has one, else the model's (above).
+      calls: row.apps ? await appCalls(row, setup) : row.direct.calls,
       resource: await served("/api/resource", { uri: "notes://all", server: "notes" }),
       prompt: await served("/api/prompt", { name: "summarize-notes", server: "notes" }),
     };
   },
 };
 
+/**
+ * The row's calls made by the notes app: shown by a web-chat turn that runs show-notes (the page allows it once
+ * where it is asked), its frame opened, then each call through the bridge; one met with a question is withheld.
+ */
+async function appCalls(row: Row, { upstream, gatewayUrl }: RowSetup): Promise<Record<string, Served>> {
+  const page = "a".repeat(32);
+  upstream.push(call("show-notes"), DONE);
+  const response = await fetch(`${gatewayUrl}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: DEFAULT_VLLM_MODEL, history: [], input: "Show the notes." }) });
+  await webChatEvents(response, async (event) => {
+    if (event.type === "approval") await post(`${gatewayUrl}/api/approvals`, { id: event.id, fingerprint: event["fingerprint"], decision: "allow-once" });
+  });
+  const bridge = async (path: string, body: unknown) => {
+    const answer = await fetch(`${gatewayUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { ok: answer.ok, body: (await answer.json()) as { path?: string; approval?: unknown; result?: unknown } };
+  };
+  const opened = await bridge("/api/app-frames", { page, uri: "ui://notes/app.html", server: "notes" });
+  expect(opened.ok, JSON.stringify(opened.body)).toBe(true);
+  const frame = String(opened.body.path).split("/").at(-1);
+  const calls: Record<string, Served> = {};
+  for (const name of Object.keys(row.direct.calls)) {
+    const made = await bridge("/api/app-tool", { page, frame, name, arguments: {} });
+    calls[name] = made.ok && made.body.approval === undefined && JSON.stringify(made.body.result).includes(`ran ${name}`) ? "served" : "withheld";
+  }
+  return calls;
+}
+
 async function throughClient(transport: Transport, row: Row): Promise<Direct> {
   const client = new Client({ name: "parity", version: "1.0.0" });
   await client.connect(transport);
   try {
-    const unasked = (await client.listTools()).tools.map((tool) => tool.name).filter((name) => NOTES_TOOLS.includes(name)).sort();
+    const unasked = (await client.listTools()).tools.map((tool) => tool.name).filter((name) => APP_TOOLS.includes(name)).sort();
     const calls: Record<string, Served> = {};
     for (const name of Object.keys(row.direct.calls)) {
       const result = await client.callTool({ name, arguments: {} }).catch(() => ({ isError: true, content: [] }));
@@ -320,6 +356,7 @@ describe.each(ROWS)("$name", (row) => {
 
   beforeAll(async () => {
     upstream = await startVllmServer({ replies: [] });
+    setup.upstream = upstream;
     const llm = { provider: "vllm", baseURL: upstream.url, model: DEFAULT_VLLM_MODEL };
     const file = { ...row.config, llm: { ...llm, ...(row.config.llm as object | undefined) }, ...(row.approve ? { gateway: { approve: row.approve } } : {}) };
     // A home (and state directory) of the row's own: its tool-mode cache is the row's.

@@ -103,7 +103,7 @@ export async function startGatewayCommand(flags: GatewayFlags, only?: PrivateGat
       model: { say, onNotice: say },
       handlers: ({ config, llm, approval, knownModels }) =>
         webClientHandlers(questions, {
-          approve: approval.policy.mode,
+          approval,
           servers: config.mcpServers,
           models: () => models,
           knownModels,
