@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Tmux } from "../test/support/tmux.js";
 import { startVllmServer } from "../test/support/vllm-server.js";
+import { median } from "./support/median.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const HANG = fileURLToPath(new URL("../test/fixtures/servers/hang-on-initialize.mjs", import.meta.url));
@@ -41,11 +42,6 @@ function answer(tokens: number): string {
   let text = "";
   for (let i = 1; i <= tokens; i++) text += words[i % words.length] + (i % 60 === 0 ? "\n\n" : " ");
   return text.trim();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 async function echoDelay(term: Tmux, marker: string): Promise<number> {

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { median } from "./support/median.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const REPEATS = 15;
@@ -32,11 +33,6 @@ const clients = await Promise.all(names.map(async (name) => {
 for (const [i, client] of clients.entries()) for (const tool of (await client.listTools()).tools) console.log(names[i], tool.name);
 await Promise.all(clients.map((client) => client.close()));
 `;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**

@@ -11,15 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startVllmServer } from "../test/support/vllm-server.js";
+import { median } from "./support/median.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const HANG = fileURLToPath(new URL("../test/fixtures/servers/hang-on-initialize.mjs", import.meta.url));
 const REPEATS = 5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** Runs the CLI; `interruptAfter` (ms) sends SIGINT then and times from it; else times the whole run. */
 function timed(args: string[], home: string, interruptAfter?: number): Promise<number> {

@@ -14,13 +14,9 @@ import { Hub } from "../src/mcp/hub.js";
 import type { ServerState } from "../src/mcp/types.js";
 import { startRestartableServer, type RestartableKind } from "../test/support/restartable-mcp-http.js";
 import { SERVER } from "./support/mcp-peers.js";
+import { median } from "./support/median.js";
 
 const REPEATS = 10;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "toolbridge-bench-reconnect-"));

@@ -23,6 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Hub } from "../src/mcp/hub.js";
+import { median } from "./support/median.js";
 
 const SERVER = { command: process.execPath, args: [fileURLToPath(new URL("../test/fixtures/servers/task-server.mjs", import.meta.url))] };
 /** The same server sending no status notifications: the hub must poll. */
@@ -88,11 +89,6 @@ function textOf(content: unknown): string {
 }
 
 const wallNow = (): number => performance.timeOrigin + performance.now();
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 async function latencies(call: Call): Promise<Map<number, number>> {
   const byLength = new Map<number, number>();

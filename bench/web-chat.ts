@@ -18,15 +18,11 @@ import { gzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { startHarness } from "../test/gateway/harness.js";
 import { CHROMIUM, DESKTOP, launch } from "../test/web/browser.js";
+import { median } from "./support/median.js";
 
 const TOKENS = Number(process.env.BENCH_WEB_TOKENS ?? 10_000);
 const TOKEN_DELAY_MS = 10;
 const WEB = fileURLToPath(new URL("../dist/web/", import.meta.url));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 /** About `tokens` one-token words: paragraphs, and every 500 tokens a code block and a table. */
 function markdownAnswer(tokens: number): string {
